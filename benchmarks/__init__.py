@@ -1,0 +1,1 @@
+"""Dataset loaders, splits, ablation runners and performance benchmarks."""

@@ -1,0 +1,1 @@
+"""Environments (Coq, LeanDojo), provers, distributed evaluation and the ``dojo-prover`` CLI."""

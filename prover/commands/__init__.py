@@ -1,0 +1,1 @@
+"""Subcommands of ``dojo-prover``; each module has ``configure(parser)`` and ``run(args)``."""

@@ -1,0 +1,1 @@
+"""Premise retrieval: corpora and retrievers behind one interface."""

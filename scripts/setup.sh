@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs everything dojo-prover needs on a fresh Debian machine: Coq (+ CoqHammer), the pinned
+# Python requirements and the package itself (editable). Safe to run again: it skips what is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v coqtop >/dev/null || ! dpkg -s libcoq-hammer >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq coq libcoq-hammer >/dev/null
+fi
+python3 -m pip install -q -r requirements.txt
+python3 -m pip install -q --no-deps -e .

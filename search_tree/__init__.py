@@ -1,0 +1,31 @@
+"""Environment-agnostic proof search: the environment protocol, search graphs and algorithms.
+
+This package imports nothing else of dojo-prover and no heavy library, so it loads in milliseconds.
+"""
+
+from search_tree.best_first import BestFirstSearch
+from search_tree.budget import Budget, EventSink, Meter, Propose
+from search_tree.nodes import Edge, ErrorNode, InternalNode, ProofFinishedNode, Status, extract_proof
+from search_tree.protocol import (
+    Environment,
+    EnvironmentFailure,
+    ErrorKind,
+    Goal,
+    Hypothesis,
+    Proof,
+    ProofFinished,
+    ProofGivenUp,
+    ProofStep,
+    Session,
+    TacticError,
+    TacticResult,
+    TacticState,
+    Theorem,
+    TheoremNotFound,
+    Verification,
+    linear_proof,
+    proof_tactics,
+)
+from search_tree.result import SearchResult
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,155 @@
+"""Best-first proof search (ReProver, Yang et al. 2023; LeanAgent, Kumarappan et al. 2024).
+
+The open node with the highest priority is expanded: the generator proposes tactics, which are
+run best first until one finishes the proof. Priority is the cumulative log-probability of the best
+path to a node, optionally length-normalised as ``score / depth**alpha`` so that long but likely
+paths are not starved. Equal states (by :attr:`TacticState.key`) are merged; a state reached again
+by a more likely path takes the better priority while it is still unexpanded.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from search_tree.budget import Budget, EventSink, Meter, Propose
+from search_tree.nodes import Edge, ErrorNode, InternalNode, Node, ProofFinishedNode, Status, extract_proof
+from search_tree.protocol import (
+    EnvironmentFailure,
+    ProofFinished,
+    Session,
+    TacticError,
+    TacticState,
+    Theorem,
+    linear_proof,
+)
+from search_tree.result import SearchResult
+
+
+def merge_suggestions(suggestions: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Drop duplicate tactics (keeping the best score) and sort the rest best first."""
+    best: dict[str, float] = {}
+    for tactic, logprob in suggestions:
+        tactic = tactic.strip()
+        if tactic and logprob > best.get(tactic, float("-inf")):
+            best[tactic] = logprob
+    return sorted(best.items(), key=lambda kv: -kv[1])
+
+
+class BestFirstSearch:
+    """One best-first search over an open session; build one per theorem."""
+
+    def __init__(
+        self,
+        session: Session,
+        init_state: TacticState,
+        propose: Propose,
+        budget: Budget,
+        length_alpha: float = 0.0,
+        on_event: EventSink | None = None,
+    ) -> None:
+        self.session = session
+        self.propose = propose
+        self.length_alpha = length_alpha
+        self.meter = Meter(budget, on_event)
+        self.root = InternalNode(state=init_state)
+        self.nodes: dict[str, InternalNode] = {init_state.key: self.root}
+        self.num_leaves = 0
+        self._heap: list[tuple[float, int, InternalNode]] = []
+        self._tiebreak = itertools.count()
+        self._push(self.root)
+
+    def priority(self, node: InternalNode) -> float:
+        if self.length_alpha == 0.0:
+            return node.cumulative_logprob
+        return node.cumulative_logprob / max(node.depth, 1) ** self.length_alpha
+
+    def _push(self, node: InternalNode) -> None:
+        heapq.heappush(self._heap, (-self.priority(node), next(self._tiebreak), node))
+
+    def _pop(self) -> InternalNode | None:
+        """The best open unexpanded node; stale heap entries (re-prioritised nodes) are skipped."""
+        while self._heap:
+            neg_priority, _, node = heapq.heappop(self._heap)
+            if node.is_expanded or node.status != Status.OPEN or -neg_priority != self.priority(node):
+                continue
+            return node
+        return None
+
+    def run(self, theorem: Theorem) -> SearchResult:
+        stop_reason = "exhausted"
+        try:
+            while self.root.status == Status.OPEN:
+                reason = self.meter.exhausted()
+                if reason:
+                    stop_reason = reason
+                    break
+                node = self._pop()
+                if node is None:
+                    break
+                reason = self._expand(node)
+                if reason:
+                    stop_reason = reason
+                    break
+        except EnvironmentFailure as exc:
+            stop_reason = f"environment_failure: {exc}"
+        proof = extract_proof(self.root)
+        if proof is not None:
+            status, stop_reason = Status.PROVED, "proved"
+        elif stop_reason == "exhausted" or stop_reason.startswith("environment_failure"):
+            status = Status.FAILED
+        else:
+            status = Status.OPEN  # a budget ran out with nodes still open
+        m = self.meter
+        return SearchResult(
+            theorem=theorem,
+            status=status,
+            proof=None if proof is None else linear_proof(proof),
+            stop_reason=stop_reason,
+            total_time=m.elapsed,
+            env_time=m.env_time,
+            gen_time=m.gen_time,
+            num_nodes=len(self.nodes) + self.num_leaves,
+            num_expansions=m.expansions,
+            num_env_calls=m.env_calls,
+        )
+
+    def _expand(self, node: InternalNode) -> str | None:
+        """Try the proposed tactics on ``node``; returns the exhausted budget's name, if any."""
+        suggestions = merge_suggestions(self.meter.generate(self.propose, node.state))
+        self.meter.expansions += 1
+        self.meter.emit("expand", state=node.state.id, depth=node.depth, priority=self.priority(node))
+        for tactic, logprob in suggestions:
+            result, seconds = self.meter.run_tac(self.session, node.state, tactic)
+            child = self._child(node, result, node.cumulative_logprob + logprob)
+            if child is not None:
+                node.add_edge(Edge(tactic, node, child, logprob, seconds))
+            if isinstance(result, ProofFinished):
+                break
+            reason = self.meter.exhausted()
+            if reason:
+                return reason
+        node.mark_expanded()
+        return None
+
+    def _child(self, parent: InternalNode, result, cumulative_logprob: float) -> Node | None:
+        """The node a tactic result leads to (merged with an equal state), or None for a cycle."""
+        if isinstance(result, ProofFinished):
+            self.num_leaves += 1
+            return ProofFinishedNode()
+        if not isinstance(result, TacticState):
+            self.num_leaves += 1
+            return ErrorNode(error=result if isinstance(result, TacticError) else TacticError(result.message))
+        existing = self.nodes.get(result.key)
+        if existing is None:
+            node = InternalNode(state=result, cumulative_logprob=cumulative_logprob, depth=parent.depth + 1)
+            self.nodes[result.key] = node
+            self._push(node)
+            return node
+        if existing.is_ancestor_or_self(parent):
+            self.meter.emit("cycle", state=parent.state.id, to=existing.state.id)
+            return None
+        if cumulative_logprob > existing.cumulative_logprob and not existing.is_expanded:
+            existing.cumulative_logprob, existing.depth = cumulative_logprob, parent.depth + 1
+            self._push(existing)
+        return existing

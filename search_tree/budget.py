@@ -1,0 +1,98 @@
+"""Search budgets and the meter that enforces them and times every environment and model call."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from search_tree.protocol import (
+    ProofFinished,
+    ProofGivenUp,
+    Session,
+    TacticError,
+    TacticResult,
+    TacticState,
+)
+
+# A tactic proposer: state -> [(tactic, log-probability)]. Provers build it from a generator.
+Propose = Callable[[TacticState], list[tuple[str, float]]]
+# Receives one JSON-serialisable dict per search event (expansion, tactic, outcome, timings).
+EventSink = Callable[[dict], None]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits of one search; ``None`` means unlimited. Checked after every tactic."""
+
+    timeout: float | None = 600.0
+    max_expansions: int | None = None
+    max_env_calls: int | None = None
+
+
+def outcome_name(result: TacticResult) -> str:
+    if isinstance(result, TacticState):
+        return "state"
+    if isinstance(result, ProofFinished):
+        return "proved"
+    if isinstance(result, ProofGivenUp):
+        return "given_up"
+    assert isinstance(result, TacticError)
+    return result.kind.value
+
+
+class Meter:
+    """Counts and times what a search spends, and says when a budget is exhausted."""
+
+    def __init__(self, budget: Budget, on_event: EventSink | None = None) -> None:
+        self.budget = budget
+        self.on_event = on_event
+        self.start = time.monotonic()
+        self.env_time = 0.0
+        self.gen_time = 0.0
+        self.env_calls = 0
+        self.expansions = 0
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def emit(self, event: str, **fields) -> None:
+        if self.on_event is not None:
+            self.on_event({"event": event, "t": round(self.elapsed, 4), **fields})
+
+    def run_tac(self, session: Session, state: TacticState, tactic: str) -> tuple[TacticResult, float]:
+        t0 = time.monotonic()
+        result = session.run_tac(state, tactic)
+        dt = time.monotonic() - t0
+        self.env_time += dt
+        self.env_calls += 1
+        self.emit(
+            "tactic",
+            state=state.id,
+            tactic=tactic,
+            outcome=outcome_name(result),
+            next_state=result.id if isinstance(result, TacticState) else None,
+            message=result.message if isinstance(result, (TacticError, ProofGivenUp)) else None,
+            seconds=round(dt, 5),
+        )
+        return result, dt
+
+    def generate(self, propose: Propose, state: TacticState) -> list[tuple[str, float]]:
+        t0 = time.monotonic()
+        suggestions = propose(state)
+        dt = time.monotonic() - t0
+        self.gen_time += dt
+        self.emit("generate", state=state.id, num=len(suggestions), seconds=round(dt, 5))
+        return suggestions
+
+    def exhausted(self) -> str | None:
+        """The name of the first exhausted limit, or None while budget remains."""
+        b = self.budget
+        if b.timeout is not None and self.elapsed >= b.timeout:
+            return "timeout"
+        if b.max_expansions is not None and self.expansions >= b.max_expansions:
+            return "max_expansions"
+        if b.max_env_calls is not None and self.env_calls >= b.max_env_calls:
+            return "max_env_calls"
+        return None

@@ -1,0 +1,198 @@
+"""The environment protocol shared by every backend and every search algorithm.
+
+A backend (Coq, LeanDojo, a scripted test graph) opens a theorem and answers tactics:
+
+    with env.open(theorem) as (session, init_state):
+        result = session.run_tac(init_state, "intros.")
+
+``result`` is exactly one of :class:`TacticState`, :class:`ProofFinished`, :class:`TacticError`
+or :class:`ProofGivenUp`; names follow LeanDojo so that its users feel at home.
+
+Failures of the underlying prover process are the backend's to absorb. The contract, in one place:
+
+* a tactic that runs past its time limit answers ``TacticError(kind=ErrorKind.TIMEOUT)``;
+* a prover process that crashes or hangs is restarted and the path replayed by the backend; the
+  tactic that caused it answers ``TacticError(kind=ErrorKind.CRASH)`` and the session goes on;
+* an untrusted tactic that the backend refuses (vernacular, several sentences, ``sorry``...) answers
+  ``TacticError(kind=ErrorKind.REFUSED)`` without reaching the prover;
+* only when recovery itself fails does a backend raise :class:`EnvironmentFailure` (or a
+  subclass); a search then ends with that reason instead of crashing the caller.
+
+Every proof a search reports is re-checked with :meth:`Environment.verify` in a fresh process.
+"""
+
+from __future__ import annotations
+
+import enum
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Protocol, Union, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One local hypothesis ``name : type`` (``value`` holds the body of a let-binding)."""
+
+    name: str
+    type: str
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One open goal: its hypotheses, its target and whether an unresolved evar occurs in it.
+
+    ``has_evar`` matters to AND-OR search: goals that share an existential variable cannot be
+    proved independently, so a state with such goals is never split.
+    """
+
+    hypotheses: tuple[Hypothesis, ...]
+    target: str
+    has_evar: bool = False
+    name: str | None = None  # Lean case tag or Coq goal name, when the backend prints one
+
+
+@dataclass(frozen=True)
+class TacticState:
+    """A proof state with at least one goal.
+
+    ``pp`` is the pretty-printed state; ``id`` is the backend's handle for returning to it (a
+    coqtop state number, a LeanDojo state id); ``key`` is the identity used to merge equal states
+    during search (by default the printed goals).
+    """
+
+    pp: str
+    id: int
+    goals: tuple[Goal, ...] = ()
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", self.pp)
+
+    @property
+    def num_goals(self) -> int:
+        return len(self.goals)
+
+    @property
+    def has_evars(self) -> bool:
+        return any(g.has_evar for g in self.goals)
+
+
+@dataclass(frozen=True)
+class ProofFinished:
+    """No goal is left (and none is shelved or given up): the proof is complete."""
+
+    id: int = -1
+    message: str = ""
+
+
+class ErrorKind(str, enum.Enum):
+    ERROR = "error"  # the prover rejected the tactic
+    TIMEOUT = "timeout"  # the tactic ran past its per-tactic limit
+    CRASH = "crash"  # the prover process died or hung; the backend restarted it
+    REFUSED = "refused"  # untrusted input refused before reaching the prover
+
+
+@dataclass(frozen=True)
+class TacticError:
+    message: str
+    kind: ErrorKind = ErrorKind.ERROR
+
+
+@dataclass(frozen=True)
+class ProofGivenUp:
+    """The tactic closed goals by giving up (``sorry``, ``admit``, ``Admitted``): never a proof."""
+
+    message: str = ""
+
+
+TacticResult = Union[TacticState, ProofFinished, TacticError, ProofGivenUp]
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """A theorem to prove, independent of the backend.
+
+    ``file_path`` and ``position`` (line, column of the declaration) let retrievers restrict
+    premises to those accessible from the theorem; ``statement`` is the declaration's text when
+    the backend needs it to open the theorem.
+    """
+
+    full_name: str
+    file_path: str = ""
+    position: tuple[int, int] | None = None
+    statement: str = ""
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class ProofStep:
+    """One tactic of a proof, optionally followed by one sub-proof per goal it produced.
+
+    With empty ``branches`` the next step of the enclosing proof continues on the whole state; with
+    branches, the backend renders focusing (Coq bullets, Lean ``·``) around each sub-proof.
+    """
+
+    tactic: str
+    branches: tuple[tuple["ProofStep", ...], ...] = ()
+
+
+Proof = tuple[ProofStep, ...]
+
+
+def linear_proof(tactics: list[str] | tuple[str, ...]) -> Proof:
+    """A proof made of tactics run one after the other on the whole state."""
+    return tuple(ProofStep(t) for t in tactics)
+
+
+def proof_tactics(proof: Proof) -> list[str]:
+    """All tactics of a proof in the order they are run (depth first through branches)."""
+    out: list[str] = []
+    for step in proof:
+        out.append(step.tactic)
+        for branch in step.branches:
+            out.extend(proof_tactics(branch))
+    return out
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The verdict of an independent re-check of a proof."""
+
+    ok: bool
+    message: str = ""
+    script: str = ""  # the checked source text, as the backend rendered it
+    axioms: tuple[str, ...] = ()
+
+
+class EnvironmentFailure(RuntimeError):
+    """A backend could not recover its prover process; the search that met it ends."""
+
+
+class TheoremNotFound(LookupError):
+    """The theorem named does not exist in the backend's sources."""
+
+
+@runtime_checkable
+class Session(Protocol):
+    def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
+        """Run one untrusted tactic on ``state`` (any state of this session, not only the last)."""
+        ...
+
+
+@runtime_checkable
+class Environment(Protocol):
+    name: str
+
+    def open(self, theorem: Theorem) -> AbstractContextManager[tuple[Session, TacticState]]:
+        """Open ``theorem``; the context yields a session and the initial state."""
+        ...
+
+    def verify(self, theorem: Theorem, proof: Proof) -> Verification:
+        """Re-check ``proof`` from scratch in a fresh process, refusing axioms and give-ups."""
+        ...
+
+    def render(self, theorem: Theorem, proof: Proof) -> str:
+        """The proof as source text of the backend's language (with focusing for branches)."""
+        ...

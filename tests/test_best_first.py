@@ -1,0 +1,178 @@
+import math
+import subprocess
+import sys
+
+import pytest
+
+from generator import FixedTacticGenerator
+from prover.proof_search import BestFirstSearchProver
+from scripted_env import ScriptedEnv
+from search_tree import (
+    BestFirstSearch, Budget, Edge, ErrorNode, InternalNode, ProofFinishedNode, Status, TacticState,
+    Theorem, extract_proof,
+)
+
+THM = Theorem("t")
+
+
+def prover(tactics, **kw):
+    kw.setdefault("timeout", 10)
+    return BestFirstSearchProver(FixedTacticGenerator(tactics), num_sampled_tactics=16, **kw)
+
+
+def test_finds_proof_and_verifies():
+    env = ScriptedEnv({"s0": {"intro": "s1"}, "s1": {"auto": "proved"}})
+    result = prover(["intro", "auto"]).search(env, THM)
+    assert result.status == Status.PROVED
+    assert result.tactics == ["intro", "auto"]
+    assert result.stop_reason == "proved"
+    assert result.num_expansions == 2
+    assert result.num_env_calls == 4  # both tactics at s0, then intro fails and auto proves at s1
+    assert result.script == "intro\nauto"
+
+
+def test_tactics_tried_best_first_and_expansion_stops_at_first_proof():
+    env = ScriptedEnv({"s0": {"a": "proved", "b": "proved", "c": "s1"}})
+    result = prover([("c", -0.1), ("a", -1.0), ("b", -2.0)]).search(env, THM)
+    assert [t for _, t in env.calls] == ["c", "a"]
+    assert result.tactics == ["a"]
+
+
+def test_merged_states_propagate_status_to_every_parent():
+    graph = {"s0": {"a": "s1", "b": "s2"}, "s1": {"c": "s3"}, "s2": {"d": "s3"}, "s3": {"e": "proved"}}
+    env = ScriptedEnv(graph)
+    tac = FixedTacticGenerator([("a", -1.0), ("b", -1.1), ("c", -1.2), ("d", -1.3), ("e", -5.0)])
+    search = BestFirstSearch(*_open(env), lambda s: tac.generate(s, THM, 8), Budget(timeout=10))
+    result = search.run(THM)
+    assert result.status == Status.PROVED
+    assert len(search.nodes) == 4  # s3 reached twice, one node
+    s3 = search.nodes["s3"]
+    assert len(s3.in_edges) == 2
+    assert all(search.nodes[n].status == Status.PROVED for n in ("s0", "s1", "s2", "s3"))
+    assert search.nodes["s2"].distance_to_proof == 2
+
+
+def test_better_path_raises_priority_of_unexpanded_state():
+    # s2 is first reached by a poor tactic from s0, then by a likely path through s1.
+    graph = {"s0": {"a": "s1", "b": "s2", "x": "s4"}, "s1": {"c": "s2"}, "s2": {"p": "proved"}, "s4": {}}
+    env = ScriptedEnv(graph)
+    scores = {"a": -0.1, "b": -9.0, "c": -0.1, "x": -1.0, "p": -0.5}
+    search = BestFirstSearch(*_open(env), lambda s: list(scores.items()), Budget(timeout=10))
+    result = search.run(THM)
+    assert result.status == Status.PROVED
+    s2 = search.nodes["s2"]
+    assert s2.cumulative_logprob == pytest.approx(-0.2) and s2.depth == 2
+    # s2 (now -0.2) was expanded before s4 (-1.0): s4 never expanded
+    assert not search.nodes["s4"].is_expanded
+
+
+def test_length_normalisation_prefers_deep_likely_paths():
+    node = InternalNode(state=TacticState("g", 0), cumulative_logprob=-4.0, depth=4)
+    env = ScriptedEnv({"s0": {}})
+    plain = BestFirstSearch(*_open(env), lambda s: [], Budget())
+    normed = BestFirstSearch(*_open(env), lambda s: [], Budget(), length_alpha=1.0)
+    assert plain.priority(node) == -4.0 and normed.priority(node) == -1.0
+
+
+def test_distance_and_status_updated_incrementally():
+    root = InternalNode(state=TacticState("r", 0))
+    a = InternalNode(state=TacticState("a", 1), depth=1)
+    b = InternalNode(state=TacticState("b", 2), depth=1)
+    root.add_edge(Edge("ta", root, a, -1))
+    root.add_edge(Edge("tb", root, b, -1))
+    root.mark_expanded()
+    c = InternalNode(state=TacticState("c", 3), depth=2)
+    a.add_edge(Edge("tc", a, c, -1))
+    c.add_edge(Edge("done", c, ProofFinishedNode(), -1))
+    assert root.status == Status.PROVED and root.distance_to_proof == 3
+    assert extract_proof(root) == ["ta", "tc", "done"]
+    b.add_edge(Edge("short", b, ProofFinishedNode(), -1))
+    assert root.distance_to_proof == 2
+    assert extract_proof(root) == ["tb", "short"]
+
+
+def test_failed_status_needs_full_expansion():
+    root = InternalNode(state=TacticState("r", 0))
+    root.add_edge(Edge("x", root, ErrorNode(), -1))
+    assert root.status == Status.OPEN  # more suggestions may still come
+    root.mark_expanded()
+    assert root.status == Status.FAILED and math.isinf(root.distance_to_proof)
+
+
+def test_all_tactics_fail_gives_failed_exhausted():
+    env = ScriptedEnv({"s0": {"a": "error", "b": "timeout", "c": "sorry"}})
+    result = prover(["a", "b", "c"]).search(env, THM)
+    assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+    assert result.proof is None
+
+
+def test_given_up_is_never_a_proof():
+    env = ScriptedEnv({"s0": {"sorry": "sorry"}})
+    assert prover(["sorry"]).search(env, THM).status == Status.FAILED
+
+
+def test_timeout_and_recovered_crash_do_not_stop_the_search():
+    env = ScriptedEnv({"s0": {"slow": "timeout", "boom": "crash", "a": "s1"}, "s1": {"b": "proved"}})
+    result = prover([("slow", -0.1), ("boom", -0.2), ("a", -0.3), ("b", -0.4)]).search(env, THM)
+    assert result.status == Status.PROVED and result.tactics == ["a", "b"]
+
+
+def test_unrecoverable_environment_failure_ends_search_with_reason():
+    env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"b": "fatal"}})
+    result = prover([("a", -0.1), ("b", -0.2)]).search(env, THM)
+    assert result.status == Status.FAILED
+    assert result.stop_reason.startswith("environment_failure")
+
+
+def test_proof_found_on_last_allowed_env_call_is_kept():
+    env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"b": "proved"}})
+    # calls: b@s0 (error), a@s0, b@s1 (proof) -- exactly 3 allowed
+    result = prover([("b", -0.1), ("a", -0.2)], max_env_calls=3).search(env, THM)
+    assert result.status == Status.PROVED and result.num_env_calls == 3
+    short = prover([("b", -0.1), ("a", -0.2)], max_env_calls=2).search(env, THM)
+    assert short.status == Status.OPEN and short.stop_reason == "max_env_calls"
+
+
+def test_expansion_budget_and_wall_time_budget():
+    env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"a": "s2"}, "s2": {"a": "s3"}, "s3": {"a": "proved"}})
+    result = prover(["a"], max_expansions=2).search(env, THM)
+    assert result.status == Status.OPEN and result.stop_reason == "max_expansions"
+    slow = ScriptedEnv({"s0": {"a": "slow:s1"}, "s1": {"a": "slow:s2"}, "s2": {"a": "slow:proved"}},
+                       slow_seconds=0.2)
+    result = prover(["a"], timeout=0.3).search(slow, THM)
+    assert result.status == Status.OPEN and result.stop_reason == "timeout"
+    assert result.num_env_calls == 2
+
+
+def test_cycles_are_not_added():
+    env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"b": "s0", "c": "s1"}})
+    result = prover(["a", "b", "c"]).search(env, THM)
+    assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+
+
+def test_verification_failure_is_not_reported_as_proved():
+    env = ScriptedEnv({"s0": {"a": "proved"}}, accept_proofs=False)
+    result = prover(["a"]).search(env, THM)
+    assert result.status == Status.FAILED
+    assert result.stop_reason.startswith("verification_failed")
+
+
+def test_events_are_reported():
+    env = ScriptedEnv({"s0": {"a": "proved"}})
+    events = []
+    prover(["a"]).search(env, THM, on_event=events.append)
+    kinds = [e["event"] for e in events]
+    assert kinds == ["generate", "expand", "tactic", "verify"]
+    assert events[2]["tactic"] == "a" and events[2]["outcome"] == "proved"
+
+
+def test_core_packages_do_not_import_heavy_libraries():
+    code = ("import sys, search_tree, prover, prover.proof_search, generator; "
+            "heavy = {'torch', 'ray', 'lean_dojo', 'faiss', 'sentence_transformers'} & set(sys.modules); "
+            "assert not heavy, heavy")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _open(env):
+    ctx = env.open(THM)
+    return ctx.__enter__()
