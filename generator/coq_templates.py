@@ -1,0 +1,79 @@
+"""Coq tactic templates for :class:`generator.template.TemplateGenerator`.
+
+Log-priors are hand-set, in nats, by a simple rule: decision procedures and automation that
+either close the goal or fail fast come first (``auto``, ``lia``, ``congruence``, ...), then
+structural steps that always make progress (``intros``, ``split``, ``simpl``), then case analysis
+and induction, then premise instantiations (whose rank discount is added on top). They are a
+starting point, not a measurement: :meth:`TemplateSet.fit_priors` re-estimates them from traced
+Coq proofs once they exist (``dojo-prover trace --env coq``).
+
+Every tactic is one sentence ending in ``.``, as the Coq backend requires. ``lia`` needs
+``Require Import Lia`` in the theorem's context and fails harmlessly without it. CoqHammer's
+reconstruction tactics (``sauto``, ``hauto``; Czajka and Kaliszyk 2018, Czajka 2020) are only in
+:data:`HAMMER` (``templates="coq:HAMMER"``), for contexts where ``From Hammer Require Import
+Tactics`` is loaded (Debian's ``libcoq-hammer``).
+"""
+
+from __future__ import annotations
+
+from generator.template import Template, TemplateSet
+
+_AUTOMATION = [
+    ("auto.", -1.0),
+    ("reflexivity.", -1.2),
+    ("intros.", -1.2),
+    ("lia.", -1.5),
+    ("trivial.", -1.8),
+    ("easy.", -1.8),
+    ("congruence.", -2.0),
+    ("intuition.", -2.0),
+    ("assumption.", -2.2),
+    ("discriminate.", -2.2),
+    ("split.", -2.2),
+    ("simpl.", -2.3),
+    ("firstorder.", -2.5),
+    ("tauto.", -2.5),
+    ("eauto.", -2.5),
+    ("constructor.", -2.7),
+    ("subst.", -2.8),
+    ("symmetry.", -3.0),
+    ("left.", -3.0),
+    ("right.", -3.0),
+    ("f_equal.", -3.0),
+    ("exfalso.", -3.2),
+    ("simpl in *.", -3.2),
+    ("auto with arith.", -3.2),
+    ("intros; simpl; auto.", -3.0),
+    ("eexists.", -3.5),
+]
+
+_ON_VARIABLE = [
+    ("induction {var}.", -2.0),
+    ("destruct {var}.", -2.3),
+    ("induction {var}; simpl; auto.", -2.6),
+    ("destruct {var}; simpl; auto.", -2.9),
+]
+
+_ON_HYPOTHESIS = [
+    ("apply {hyp}.", -2.5),
+    ("rewrite {hyp}.", -2.5),
+    ("destruct {hyp}.", -2.8),
+    ("inversion {hyp}.", -3.0),
+    ("rewrite <- {hyp}.", -3.2),
+]
+
+_ON_PREMISE = [
+    ("apply {premise}.", -2.0),
+    ("rewrite {premise}.", -2.3),
+    ("eauto using {premise}.", -2.6),
+    ("rewrite <- {premise}.", -3.0),
+    ("simpl; auto using {premise}.", -3.0),
+]
+
+TEMPLATES = TemplateSet(
+    backend="coq",
+    templates=tuple(Template(t, p) for t, p in _AUTOMATION + _ON_VARIABLE + _ON_HYPOTHESIS + _ON_PREMISE),
+    quantifiers=("forall",),
+)
+
+HAMMER = TEMPLATES.with_templates([Template("sauto.", -2.5), Template("hauto.", -2.8)])

