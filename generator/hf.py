@@ -1,0 +1,131 @@
+"""Tactics from a local Hugging Face checkpoint: seq2seq (ByT5/T5, as ReProver) or causal.
+
+The input is written by :func:`generator.formatting.format_input`, with the retriever's premises
+prepended as at training time, and tokenized by :func:`generator.formatting.encode_inputs`. A
+checkpoint saved by :mod:`generator.train` carries a ``policy_config.json`` with the input and
+output lengths it was trained with; they become the defaults here, so training and inference read
+the same text.
+
+Scores are sequence log-probabilities under the model: beam search with ``length_penalty=0``
+returns them directly (``sequences_scores``); sampling sums the per-token log-probabilities of the
+raw (untempered) logits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from generator.base import Suggestion, TacticGenerator
+from generator.formatting import encode_inputs, format_input
+from search_tree.protocol import TacticState, Theorem
+
+POLICY_CONFIG = "policy_config.json"
+
+
+def read_policy_config(path: str | Path) -> dict[str, Any]:
+    """The training-time settings saved beside a checkpoint (``{}`` for a foreign checkpoint)."""
+    file = Path(path) / POLICY_CONFIG
+    return json.loads(file.read_text()) if file.exists() else {}
+
+
+class HFGenerator(TacticGenerator):
+    """Beam search or sampling from ``model`` (a local checkpoint directory).
+
+    ``kind``: ``"seq2seq"``, ``"causal"`` or ``"auto"`` (from the config's ``is_encoder_decoder``).
+    ``prompt_template`` wraps the formatted input (causal step provers usually want a prompt);
+    ``stop`` cuts a causal model's continuation at the first occurrence.
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        kind: str = "auto",
+        strategy: str = "beam",
+        retriever: Any | None = None,
+        num_premises: int | None = None,
+        max_input_len: int | None = None,
+        max_output_len: int | None = None,
+        temperature: float = 1.0,
+        prompt_template: str = "{input}",
+        stop: str | None = None,
+        device: str = "cpu",
+    ) -> None:
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+        if strategy not in ("beam", "sample"):
+            raise ValueError(f"strategy must be 'beam' or 'sample', not {strategy!r}")
+        saved = read_policy_config(model)
+        config = AutoConfig.from_pretrained(model)
+        self.seq2seq = config.is_encoder_decoder if kind == "auto" else kind == "seq2seq"
+        auto = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
+        self.model = auto.from_pretrained(model).to(device).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(model)
+        if not self.seq2seq:
+            self.tokenizer.padding_side = "left"
+            if self.tokenizer.pad_token is None:
+                self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.torch = torch
+        self.device = device
+        self.strategy = strategy
+        self.retriever = retriever
+        self.num_premises = saved.get("num_premises", 0) if num_premises is None else num_premises
+        self.max_input_len = max_input_len or saved.get("max_input_len", 2048)
+        self.max_output_len = max_output_len or saved.get("max_target_len", 128)
+        self.temperature = temperature
+        self.prompt_template = prompt_template
+        self.stop = stop
+
+    def inputs(self, states: list[TacticState], contexts: list[Theorem]) -> list[str]:
+        """The model inputs: retrieved premises then the state, as at training time."""
+        texts = []
+        for state, context in zip(states, contexts, strict=True):
+            premises = []
+            if self.retriever is not None and self.num_premises > 0:
+                premises = [p for p, _ in self.retriever.retrieve(state, context, self.num_premises)]
+            texts.append(self.prompt_template.format(input=format_input(state, premises, self.max_input_len)))
+        return texts
+
+    def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
+        return self.batch_generate([state], [context], num_samples)[0]
+
+    def batch_generate(
+        self, states: list[TacticState], contexts: list[Theorem], num_samples: int
+    ) -> list[list[Suggestion]]:
+        if not states:
+            return []
+        enc = encode_inputs(self.tokenizer, self.inputs(states, contexts), self.max_input_len).to(self.device)
+        options: dict[str, Any] = dict(
+            max_new_tokens=self.max_output_len, num_return_sequences=num_samples,
+            return_dict_in_generate=True, pad_token_id=self.tokenizer.pad_token_id,
+        )
+        if self.strategy == "beam":
+            options.update(do_sample=False, num_beams=num_samples, length_penalty=0.0, output_scores=True)
+        else:
+            options.update(do_sample=True, temperature=self.temperature, top_k=0, output_logits=True)
+        with self.torch.inference_mode():
+            out = self.model.generate(**enc, **options)
+            if self.strategy == "beam":
+                scores = out.sequences_scores
+            else:
+                steps = self.model.compute_transition_scores(out.sequences, out.logits, normalize_logits=True)
+                # positions after a sequence's end-of-sequence token are padding, not choices
+                generated = out.sequences[:, -steps.shape[1]:]
+                is_eos = generated == self.tokenizer.eos_token_id
+                after_eos = (is_eos.cumsum(-1) - is_eos.long()) > 0
+                scores = steps.masked_fill(after_eos | ~self.torch.isfinite(steps), 0.0).sum(-1)
+        sequences = out.sequences if self.seq2seq else out.sequences[:, enc.input_ids.shape[1]:]
+        texts = self.tokenizer.batch_decode(sequences, skip_special_tokens=True)
+        results: list[list[Suggestion]] = []
+        for i in range(len(states)):
+            best: dict[str, float] = {}
+            for j in range(i * num_samples, (i + 1) * num_samples):
+                tactic = texts[j].split(self.stop)[0] if self.stop else texts[j]
+                tactic, score = tactic.strip(), float(scores[j])
+                if tactic and math.isfinite(score):
+                    best[tactic] = max(score, best.get(tactic, -math.inf))
+            results.append(sorted(best.items(), key=lambda s: -s[1]))
+        return results

@@ -1,0 +1,72 @@
+"""Generators by name, so that swapping the policy is a change of flags, not of code.
+
+``build_generator(name, **options)`` imports the generator's module only when it is built (the
+``hf`` one pulls in torch and transformers). Names:
+
+=========  ==========================================================================
+``fixed``     :class:`generator.fixed.FixedTacticGenerator` (``tactics=[...]``)
+``template``  :class:`generator.template.TemplateGenerator` (``templates="coq"``, ``retriever=``)
+``knn``       :meth:`generator.knn.KNNGenerator.from_traced` (``paths=`` traced JSON files)
+``hf``        :class:`generator.hf.HFGenerator` (``model=`` a local checkpoint directory)
+``openai``    :class:`generator.openai_compat.OpenAICompletionGenerator` (``base_url=``, ``model=``)
+``fused``     :class:`generator.fused.FusedGenerator`; ``members=[{"name": ..., "weight": ...,
+              **options}, ...]`` (or ``(generator, weight)`` pairs); a ``retriever`` given to
+              ``fused`` is passed on to the members that take one
+=========  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from generator.base import TacticGenerator
+
+GENERATORS: dict[str, str] = {
+    "fixed": "generator.fixed:FixedTacticGenerator",
+    "template": "generator.template:TemplateGenerator",
+    "knn": "generator.knn:KNNGenerator.from_traced",
+    "hf": "generator.hf:HFGenerator",
+    "openai": "generator.openai_compat:OpenAICompletionGenerator",
+    "fused": "generator.registry:_build_fused",
+}
+
+_TAKES_RETRIEVER = {"template", "hf", "openai"}
+
+
+def register_generator(name: str, target: str) -> None:
+    """Make ``build_generator(name)`` call ``target`` (``"module:callable"``, dotted after the colon)."""
+    GENERATORS[name] = target
+
+
+def _resolve(target: str) -> Callable[..., TacticGenerator]:
+    module_name, _, attr = target.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def build_generator(name: str, **options: Any) -> TacticGenerator:
+    """The generator registered as ``name``, built with ``options``."""
+    if name not in GENERATORS:
+        raise KeyError(f"unknown generator {name!r}; known: {', '.join(sorted(GENERATORS))}")
+    return _resolve(GENERATORS[name])(**options)
+
+
+def _build_fused(members: list[Any], retriever: Any | None = None) -> TacticGenerator:
+    from generator.fused import FusedGenerator
+
+    built = []
+    for member in members:
+        if isinstance(member, dict):
+            spec = dict(member)
+            member_name, weight = spec.pop("name"), float(spec.pop("weight", 1.0))
+            if retriever is not None and member_name in _TAKES_RETRIEVER:
+                spec.setdefault("retriever", retriever)
+            built.append((build_generator(member_name, **spec), weight))
+        else:
+            generator, weight = member
+            built.append((generator, float(weight)))
+    return FusedGenerator(built)

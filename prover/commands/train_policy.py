@@ -1,0 +1,27 @@
+"""Train the tactic policy and its value head on traced proofs (Lightning CLI).
+
+Arguments after the subcommand go to Lightning's CLI, starting with its own subcommand, e.g.
+`dojo-prover train-policy fit --config generator/configs/tiny.yaml --data.train_path TRACES`;
+see `dojo-prover train-policy --help` and `python -m generator.train --help`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("lightning_args", nargs=argparse.REMAINDER,
+                        help="fit|validate ... --config YAML [--section.key value ...]")
+
+
+def run(args: argparse.Namespace) -> int:
+    from generator.train import main
+
+    argv, sys.argv = sys.argv, ["dojo-prover train-policy"]  # Lightning reads the program name from here
+    try:
+        main(args.lightning_args or ["--help"])
+    finally:
+        sys.argv = argv
+    return 0
