@@ -57,8 +57,11 @@ class Template:
 
     def pattern(self) -> re.Pattern[str]:
         """A regex matching instances of the template (a slot matches one name)."""
-        parts = [re.escape(p) for p in re.split(r"\{(?:var|hyp|premise)\}", self.text)]
-        return re.compile(r"\s*" + r"[^\s,;()]+".join(parts).replace(" ", r"\s+") + r"\s*")
+        pieces = re.split(r"(\{(?:var|hyp|premise)\}|\s+)", self.text.strip())
+        regex = "".join(
+            r"[^\s,;()]+" if p in _SLOTS else r"\s+" if p.isspace() else re.escape(p) for p in pieces
+        )
+        return re.compile(r"\s*" + regex + r"\s*")
 
 
 @dataclass(frozen=True)
