@@ -1,0 +1,121 @@
+"""The policy-value model: a short real training run, HF export, reload as generator and value."""
+
+import math
+from pathlib import Path
+
+import pytest
+
+from generator.formatting import encode_inputs, encode_targets, format_input
+from generator.traced import examples, load_theorems
+from search_tree.protocol import TacticState, Theorem
+from traced_fixtures import commutation_theorems, tactic, theorem, write
+
+torch = pytest.importorskip("torch")
+
+INTRO_STATE = "  ============================\n  forall n : nat, n + 3 = 3 + n"
+LIA_STATE = "  n : nat\n  ============================\n  n + 3 = 3 + n"
+
+
+def test_value_bins():
+    from generator.policy_value import bin_of, bin_representatives
+
+    bins = [1, 2, 3, 4, 6, 9]
+    assert [bin_of(s, bins) for s in (0, 1, 2, 4, 5, 6, 8, 9, 40)] == [0, 0, 1, 3, 3, 4, 4, 5, 5]
+    assert bin_representatives(bins) == [1.0, 2.0, 3.0, 4.5, 7.0, 13.5]
+
+
+def test_collator_adds_premises_to_policy_input_only(tmp_path):
+    from generator.policy_value import PolicyValueModel
+
+    path = write(tmp_path / "p.json", [theorem("t", [
+        tactic("rewrite Nat.add_comm.", LIA_STATE, "no goals", ["Nat.add_comm"])])])
+    model = PolicyValueModel(d_model=32, d_ff=64, num_layers=1, num_heads=2, d_kv=8, num_premises=4)
+    batch = model.collator()(examples(load_theorems(path)))
+    text = format_input(LIA_STATE, [examples(load_theorems(path))[0].premises[0]], 1024)
+    assert text.startswith("<a>Nat.add_comm</a>")
+    assert torch.equal(batch["input_ids"], encode_inputs(model.tokenizer, [text], 1024).input_ids)
+    assert torch.equal(batch["value_input_ids"], encode_inputs(model.tokenizer, [LIA_STATE], 1024).input_ids)
+    assert batch["value_labels"].tolist() == [0] and batch["remaining_steps"].tolist() == [1.0]
+
+
+CONFIG = Path(__file__).resolve().parents[1] / "generator" / "configs" / "tiny.yaml"
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny model trained for 60 steps through the Lightning CLI with the shipped tiny config."""
+    import lightning as L
+    import yaml
+
+    from generator.policy_value import PolicyValueModel
+    from generator.train import main
+
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("policy")
+    data = write(root / "traced.json", commutation_theorems(30))
+    args = ["fit", "--config", str(CONFIG), "--data.train_path", str(data), "--run_dir", str(root / "run"),
+            "--data.val_percent", "10", "--data.batch_size", "16", "--model.lr", "0.01", "--model.warmup_steps", "10",
+            "--trainer.enable_progress_bar", "false", "--trainer.enable_model_summary", "false"]
+    # the untrained model, as the CLI builds it (same seed, same configuration)
+    config = yaml.safe_load(CONFIG.read_text())
+    L.seed_everything(config["seed_everything"])
+    untrained = PolicyValueModel(**config["model"]).eval()
+    batch = untrained.collator()(examples(load_theorems(data)))
+    with torch.no_grad():
+        before = untrained._losses(batch)
+    cli = main(args + ["--trainer.max_steps", "60"])
+    cli.model.eval()
+    with torch.no_grad():
+        after = cli.model._losses(batch)
+    return {"root": root, "cli": cli, "before": before, "after": after, "args": args}
+
+
+def test_training_lowers_policy_and_value_loss(trained):
+    assert trained["cli"].trainer.global_step == 60
+    assert trained["after"]["policy_loss"] < 0.5 * trained["before"]["policy_loss"]
+    assert trained["after"]["value_loss"] < trained["before"]["value_loss"]
+    metrics = (trained["root"] / "run" / "csv" / "version_0" / "metrics.csv").read_text()
+    assert "train_loss" in metrics and "val_value_mae" in metrics
+
+
+def test_checkpoint_reloads_as_hf_generator(trained):
+    from generator.registry import build_generator
+
+    hf_dir = trained["root"] / "run" / "hf"
+    gen = build_generator("hf", model=str(hf_dir))
+    assert gen.max_input_len == 768 and gen.max_output_len == 96  # training-time settings
+    states = [TacticState(INTRO_STATE, 0), TacticState(LIA_STATE, 1)]
+    out = gen.batch_generate(states, [Theorem("t")] * 2, 4)
+    assert out[0][0][0] == "intros." and out[1][0][0] == "lia."
+    for suggestions in out:
+        for tac, lp in suggestions:
+            assert tac.isprintable() and "<pad>" not in tac and "</s>" not in tac
+            assert math.isfinite(lp) and lp < 0
+    # the beam score is the model's sequence log-probability of the tactic (teacher forcing)
+    model, tok = gen.model, gen.tokenizer
+    enc = encode_inputs(tok, [format_input(states[1])], gen.max_input_len)
+    labels = encode_targets(tok, ["lia."], gen.max_output_len)
+    with torch.no_grad():
+        logits = model(**enc, labels=labels).logits
+    logprob = logits.log_softmax(-1).gather(-1, labels.unsqueeze(-1)).sum().item()
+    assert out[1][0][1] == pytest.approx(logprob, abs=1e-3)
+
+
+def test_checkpoint_reloads_as_value_function(trained):
+    from generator.policy_value import load_value_function
+
+    value_fn = load_value_function(trained["root"] / "run" / "hf")
+    states = [TacticState(INTRO_STATE, 0), TacticState(LIA_STATE, 1)]
+    values = value_fn.value(states)
+    assert values == pytest.approx(trained["cli"].model.value(states), abs=1e-5)
+    assert all(math.isfinite(v) and v >= 1.0 for v in values)
+    assert values[0] > values[1]  # two steps left before intros, one before lia
+    assert value_fn.value([]) == []
+
+
+def test_training_resumes_from_last_checkpoint(trained):
+    from generator.train import main
+
+    cli = main(trained["args"] + ["--trainer.max_steps", "64"])
+    assert cli.trainer.global_step == 64
+    assert cli.trainer.ckpt_path.endswith("last.ckpt")
