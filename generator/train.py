@@ -81,8 +81,14 @@ class PolicyCLI(LightningCLI):
 
 def main(args: list[str] | None = None) -> PolicyCLI:
     """Run the CLI on ``args`` (default: ``sys.argv[1:]``), e.g. ``["fit", "--config", "tiny.yaml"]``."""
-    return PolicyCLI(args=args)
+    if args is None:
+        return PolicyCLI()
+    argv, sys.argv = sys.argv, sys.argv[:1]  # LightningCLI reads the program name (only) from sys.argv
+    try:
+        return PolicyCLI(args=args)
+    finally:
+        sys.argv = argv
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

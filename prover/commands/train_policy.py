@@ -19,9 +19,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from generator.train import main
 
-    argv, sys.argv = sys.argv, ["dojo-prover train-policy"]  # Lightning reads the program name from here
-    try:
-        main(args.lightning_args or ["--help"])
-    finally:
-        sys.argv = argv
+    sys.argv[0] = "dojo-prover train-policy"  # the program name in Lightning's help
+    main(args.lightning_args or ["--help"])
     return 0
