@@ -317,3 +317,21 @@ def test_hf_generator_scores_are_finite_log_probabilities(tiny_checkpoints, kind
         for tactic_text, lp in suggestions:
             assert isinstance(tactic_text, str) and tactic_text == tactic_text.strip() and tactic_text
             assert math.isfinite(lp) and lp < 0.0
+
+
+# -- benchmark scripts -------------------------------------------------------------------------------
+
+
+def test_pass_rate_script_runs_search_per_generator(tmp_path, capsys):
+    from benchmarks.generator_pass_rate import main
+
+    traces = write(tmp_path / "train.json", [theorem("t0", [tactic("intros.", "s0", "s1"), tactic("auto.", "s1", "no goals")])])
+    graph = {"s0": {"intros.": "s1"}, "s1": {"auto.": "proved"}}
+    main(["--env", "scripted_env:ScriptedEnv", "--env-option", f"graph={json.dumps(graph)}", "--theorems", str(traces),
+          "--generators", "template,knn", "--train-traces", str(traces), "--timeout", "10",
+          "--out", str(tmp_path / "results.jsonl")])
+    table = capsys.readouterr().out
+    assert "| template | 1/1 | 1.000 |" in table and "| knn | 1/1 | 1.000 |" in table
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(r["generator"], r["proof"]) for r in results] == [("template", ["intros.", "auto."]),
+                                                               ("knn", ["intros.", "auto."])]
