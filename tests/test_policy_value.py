@@ -83,7 +83,7 @@ def test_checkpoint_reloads_as_hf_generator(trained):
 
     hf_dir = trained["root"] / "run" / "hf"
     gen = build_generator("hf", model=str(hf_dir))
-    assert gen.max_input_len == 768 and gen.max_output_len == 96  # training-time settings
+    assert gen.max_input_len == 512 and gen.max_output_len == 96  # training-time settings
     states = [TacticState(INTRO_STATE, 0), TacticState(LIA_STATE, 1)]
     out = gen.batch_generate(states, [Theorem("t")] * 2, 4)
     assert out[0][0][0] == "intros." and out[1][0][0] == "lia."
