@@ -98,10 +98,10 @@ class HFGenerator(TacticGenerator):
         if not states:
             return []
         enc = encode_inputs(self.tokenizer, self.inputs(states, contexts), self.max_input_len).to(self.device)
-        options: dict[str, Any] = dict(
-            max_new_tokens=self.max_output_len, num_return_sequences=num_samples,
-            return_dict_in_generate=True, pad_token_id=self.tokenizer.pad_token_id,
-        )
+        options: dict[str, Any] = {
+            "max_new_tokens": self.max_output_len, "num_return_sequences": num_samples,
+            "return_dict_in_generate": True, "pad_token_id": self.tokenizer.pad_token_id,
+        }
         if self.strategy == "beam":
             options.update(do_sample=False, num_beams=num_samples, length_penalty=0.0, output_scores=True)
         else:

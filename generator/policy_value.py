@@ -29,6 +29,7 @@ import bisect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,8 @@ DEFAULT_VALUE_BINS = (1, 2, 3, 4, 6, 9, 14, 22)
 
 def bin_representatives(bins: Sequence[int]) -> list[float]:
     """The step count each bin stands for: the midpoint of ``[lo, next_lo - 1]``; the open last
-    bin ``[lo, ∞)`` stands for ``1.5 * lo`` (a conservative guess for long proofs)."""
-    reps = [(lo + hi - 1) / 2 for lo, hi in zip(bins, bins[1:])]
+    bin ``[lo, ∞)`` stands for ``1.5 * lo`` (a rough guess: its labels are rare and spread out)."""
+    reps = [(lo + hi - 1) / 2 for lo, hi in pairwise(bins)]
     return reps + [1.5 * bins[-1]]
 
 
@@ -110,14 +111,20 @@ class PolicyValueModel(L.LightningModule):
         max_input_len: int = 1024,
         max_target_len: int = 128,
         num_premises: int = 0,
-        value_bins: list[int] = list(DEFAULT_VALUE_BINS),
+        value_bins: Sequence[int] = DEFAULT_VALUE_BINS,
         value_weight: float = 0.5,
         lr: float = 1e-3,
         weight_decay: float = 0.01,
         warmup_steps: int = 100,
     ) -> None:
         super().__init__()
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, ByT5Tokenizer, T5Config, T5ForConditionalGeneration
+        from transformers import (
+            AutoModelForSeq2SeqLM,
+            AutoTokenizer,
+            ByT5Tokenizer,
+            T5Config,
+            T5ForConditionalGeneration,
+        )
 
         if list(value_bins) != sorted(set(value_bins)) or value_bins[0] < 1:
             raise ValueError("value_bins must be increasing lower edges starting at 1 or more")

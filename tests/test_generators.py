@@ -7,8 +7,10 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
+from typing import ClassVar
 
 import pytest
+from traced_fixtures import commutation_theorems, tactic, theorem, write
 
 from generator import FixedTacticGenerator
 from generator.coq_templates import TEMPLATES
@@ -20,7 +22,6 @@ from generator.state_parsing import hypotheses_of, parse_goals
 from generator.template import TemplateGenerator, quantified_variables
 from generator.traced import examples, load_theorems, remaining_steps, split_by_theorem
 from search_tree.protocol import Goal, Hypothesis, TacticState, Theorem
-from traced_fixtures import commutation_theorems, tactic, theorem, write
 
 THM = Theorem("t", file_path="Arith.v")
 COQ_STATE = """  n, m : nat
@@ -220,9 +221,9 @@ def test_generator_modules_stay_light():
 class _Completions(BaseHTTPRequestHandler):
     """A stand-in for a vLLM server: answers /v1/completions like the OpenAI API."""
 
-    requests: list = []
+    requests: ClassVar[list] = []
 
-    def do_POST(self):  # noqa: N802 (http.server's name)
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append((self.path, dict(self.headers), body))
         if self.path != "/v1/completions":
@@ -270,7 +271,7 @@ def test_openai_client_against_local_server(completion_server):
     out = gen.batch_generate(states, [THM, THM], 4)
     assert out[0] == [("auto.", -0.75), ("induction l.", -1.25)]  # duplicate merged, truncated one dropped
     assert out[1] == [("auto.", -0.75), ("apply foo.", -1.25)]
-    path, headers, body = _Completions.requests[0]
+    _, headers, body = _Completions.requests[0]
     assert headers["Authorization"] == "Bearer k"
     assert body["n"] == 4 and body["logprobs"] == 1 and body["stop"] == ["\n"] and body["model"] == "tiny"
     assert body["prompt"][0] == format_input(states[0], [SimpleNamespace(full_name="Nat.add_comm", code="Nat.add_comm : stmt")],

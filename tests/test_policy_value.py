@@ -4,11 +4,11 @@ import math
 from pathlib import Path
 
 import pytest
+from traced_fixtures import commutation_theorems, tactic, theorem, write
 
 from generator.formatting import encode_inputs, encode_targets, format_input
 from generator.traced import examples, load_theorems
 from search_tree.protocol import TacticState, Theorem
-from traced_fixtures import commutation_theorems, tactic, theorem, write
 
 torch = pytest.importorskip("torch")
 
