@@ -320,6 +320,15 @@ def test_hf_generator_scores_are_finite_log_probabilities(tiny_checkpoints, kind
             assert math.isfinite(lp) and lp < 0.0
 
 
+def test_hf_generator_prepends_retrieved_premises_as_in_training(tiny_checkpoints):
+    retriever = ListRetriever(["Nat.add_comm", "Nat.add_0_r"])
+    gen = build_generator("hf", model=str(tiny_checkpoints / "t5"), retriever=retriever, num_premises=1,
+                          max_input_len=256)
+    (text,) = gen.inputs([TacticState(COQ_STATE, 0)], [THM])
+    assert text == format_input(COQ_STATE, [SimpleNamespace(full_name="Nat.add_comm", code="Nat.add_comm : stmt")], 256)
+    assert retriever.calls[0][1] is THM and retriever.calls[0][2] == 1
+
+
 # -- benchmark scripts -------------------------------------------------------------------------------
 
 
@@ -336,3 +345,4 @@ def test_pass_rate_script_runs_search_per_generator(tmp_path, capsys):
     results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [(r["generator"], r["proof"]) for r in results] == [("template", ["intros.", "auto."]),
                                                                ("knn", ["intros.", "auto."])]
+
