@@ -6,8 +6,7 @@ premise (``apply {premise}.``). :class:`TemplateGenerator` instantiates them on 
 come from the goal's quantifiers and data hypotheses, hypotheses from the first goal, premises from
 a retriever (optional). Because the premise slots are filled by the retriever, swapping retrievers
 changes what the prover can do even without a trained model, which is what makes a retriever
-ablation meaningful (the role templates play for premise selection in Sledgehammer-style
-pipelines, and the "apply/rewrite with the top-k premises" baseline of premise-selection papers).
+ablation meaningful.
 
 The score is a documented prior, normalised into log-probabilities over the candidates of one
 state (so that cumulative scores in best-first search are comparable with a model's)::
@@ -34,7 +33,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from generator.base import Suggestion, TacticGenerator
@@ -71,7 +70,6 @@ class TemplateSet:
     backend: str
     templates: tuple[Template, ...]
     quantifiers: tuple[str, ...] = ("forall", "∀")
-    notes: str = field(default="", compare=False)
 
     def with_templates(self, extra: Iterable[Template]) -> TemplateSet:
         return replace(self, templates=self.templates + tuple(extra))
