@@ -9,9 +9,10 @@ the measure that matters. Rows: ``template`` (Coq templates without a retriever;
 on Coq data), ``knn`` (BM25 over the training states), ``model`` (the policy-value model, from
 ``--checkpoint`` or trained here on the training split with generator/configs/tiny.yaml).
 
-Value: mean absolute error, in tactic steps, of the value head's expected remaining steps against
-the traced labels (:func:`generator.traced.remaining_steps`), next to the error of the best
-constant (the training labels' median).
+Value: mean absolute error, in tactic steps, against the traced labels
+(:func:`generator.traced.remaining_steps`) of the value head's expected remaining steps (what MCTS
+reads) and of the median of its predicted bins, next to constant predictors (the training labels'
+median and mean).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 
 from benchmarks.generator_data import REPO, default_traced_data, same_tactic, train_val_examples
@@ -27,9 +29,11 @@ from generator.traced import TacticExample
 from search_tree.protocol import TacticState, Theorem
 
 
-def accuracy(generator: TacticGenerator, val: list[TacticExample], k: int, batch_size: int = 16) -> tuple[float, float, float]:
-    """(top-1, top-k, seconds) of ``generator`` on ``val``."""
+def accuracy(generator: TacticGenerator, val: list[TacticExample], k: int,
+             batch_size: int = 16) -> tuple[float, float, float, str]:
+    """(top-1, top-k, seconds, most frequent first suggestions) of ``generator`` on ``val``."""
     top1 = topk = 0
+    firsts: Counter[str] = Counter()
     start = time.perf_counter()
     for i in range(0, len(val), batch_size):
         chunk = val[i:i + batch_size]
@@ -37,9 +41,12 @@ def accuracy(generator: TacticGenerator, val: list[TacticExample], k: int, batch
         contexts = [Theorem(ex.theorem, file_path=ex.file_path) for ex in chunk]
         for ex, suggestions in zip(chunk, generator.batch_generate(states, contexts, k)):
             tactics = [t for t, _ in suggestions]
+            firsts.update(tactics[:1])
             top1 += bool(tactics) and same_tactic(tactics[0], ex.tactic)
             topk += any(same_tactic(t, ex.tactic) for t in tactics[:k])
-    return top1 / len(val), topk / len(val), time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    common = ", ".join(f"`{t}` {n / len(val):.0%}" for t, n in firsts.most_common(2))
+    return top1 / len(val), topk / len(val), seconds, common
 
 
 def _duration(minutes: float) -> str:
@@ -108,17 +115,23 @@ def main(argv: list[str] | None = None) -> None:
         rows.append((f"model ({checkpoint.parent.name}, beam {args.k})",
                      *accuracy(HFGenerator(checkpoint, strategy="beam"), model_val, args.k, batch_size=8)))
         value_fn = PolicyValueModel.from_hf(checkpoint)
-        predicted = [v for i in range(0, len(val), 32) for v in value_fn.value([TacticState(ex.state, 0) for ex in val[i:i + 32]])]
+        dists = torch.cat([value_fn.value_distribution([ex.state for ex in val[i:i + 32]]) for i in range(0, len(val), 32)])
+        expected = (dists @ value_fn.bin_values).tolist()
+        # the median of the predicted distribution: the estimate that minimises absolute error
+        medians = value_fn.bin_values[(dists.cumsum(-1) < 0.5).sum(-1).clamp(max=dists.shape[1] - 1)].tolist()
         truth = [ex.remaining_steps for ex in val]
-        median = statistics.median(ex.remaining_steps for ex in train)
+        train_labels = [ex.remaining_steps for ex in train]
+        median, mean = statistics.median(train_labels), statistics.fmean(train_labels)
         value_rows = [
-            ("value head (expected steps)", statistics.fmean(abs(p - t) for p, t in zip(predicted, truth))),
+            ("value head: expectation (what MCTS reads)", statistics.fmean(abs(p - t) for p, t in zip(expected, truth))),
+            ("value head: median of the predicted bins", statistics.fmean(abs(p - t) for p, t in zip(medians, truth))),
             (f"constant: training median ({median:g})", statistics.fmean(abs(median - t) for t in truth)),
+            (f"constant: training mean ({mean:.2f})", statistics.fmean(abs(mean - t) for t in truth)),
         ]
 
-    print(f"\n| generator | top-1 | top-{args.k} | seconds |\n|---|---|---|---|")
-    for name, t1, tk, secs in rows:
-        print(f"| {name} | {t1:.3f} | {tk:.3f} | {secs:.1f} |")
+    print(f"\n| generator | top-1 | top-{args.k} | seconds | most frequent first suggestions |\n|---|---|---|---|---|")
+    for name, t1, tk, secs, common in rows:
+        print(f"| {name} | {t1:.3f} | {tk:.3f} | {secs:.1f} | {common} |")
     if value_rows:
         print(f"\n| remaining-steps estimate | MAE (steps) on {len(val)} val states |\n|---|---|")
         for name, mae in value_rows:
