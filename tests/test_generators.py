@@ -99,6 +99,8 @@ def test_template_without_retriever_and_goal_from_backend():
     tactics = [t for t, _ in TemplateGenerator("coq").generate(state, THM, 1000)]
     assert "induction x." in tactics and "apply Hx." in tactics
     assert not any("{premise}" in t or "using" in t for t in tactics)
+    assert "sauto." not in tactics
+    assert "sauto." in [t for t, _ in build_generator("template", templates="coq:HAMMER").generate(state, THM, 1000)]
 
 
 def test_quantified_variables_and_prior_fitting():
