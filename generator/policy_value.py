@@ -11,7 +11,7 @@ close the state, as a distribution over bins of step counts: a categorical value
 cross-entropy (the representation MuZero uses for values, Schrittwieser et al. 2020), over
 remaining-step bins in the manner of Reap's step-count values (frenzymath/reap). MCTS reads the
 expectation, a remaining-cost estimate, through :meth:`PolicyValueModel.value` (the AND-OR search's
-value interface, ``value(states) -> [float]``). HTPS (Lample et al. 2022) trains a critic on
+value interface, ``value(states, context) -> [float]``). HTPS (Lample et al. 2022) trains a critic on
 provability instead; a count of steps needs no search data, only traced proofs
 (labels: :func:`generator.traced.remaining_steps`).
 
@@ -40,7 +40,7 @@ from torch import nn
 from generator.formatting import encode_inputs, encode_targets, format_input
 from generator.hf import POLICY_CONFIG
 from generator.traced import TacticExample
-from search_tree.protocol import TacticState
+from search_tree.protocol import TacticState, Theorem
 
 VALUE_HEAD_FILE = "value_head.pt"
 DEFAULT_VALUE_BINS = (1, 2, 3, 4, 6, 9, 14, 22)
@@ -202,7 +202,7 @@ class PolicyValueModel(L.LightningModule):
     # -- inference -------------------------------------------------------------------------------
 
     @torch.inference_mode()
-    def value_distribution(self, states: list[TacticState | str]) -> torch.Tensor:
+    def value_distribution(self, states: Sequence[TacticState | str]) -> torch.Tensor:
         """Probabilities over the value bins for each state (state text only, as in training)."""
         was_training = self.training
         self.eval()
@@ -213,8 +213,12 @@ class PolicyValueModel(L.LightningModule):
         finally:
             self.train(was_training)
 
-    def value(self, states: list[TacticState]) -> list[float]:
-        """Expected tactic steps left to close each state: MCTS's remaining-cost estimate."""
+    def value(self, states: Sequence[TacticState], context: Theorem | None = None) -> list[float]:
+        """Expected tactic steps left to close each state: MCTS's remaining-cost estimate.
+
+        The signature of ``search_tree.value.ValueFunction``; ``context`` is accepted and not
+        used, since the head reads the state alone, as in training.
+        """
         if not states:
             return []
         return (self.value_distribution(states) @ self.bin_values).tolist()
@@ -247,5 +251,5 @@ class PolicyValueModel(L.LightningModule):
 
 
 def load_value_function(path: str | Path) -> PolicyValueModel:
-    """The value function of a saved policy: an object with ``value(states) -> [float]``."""
+    """The value function of a saved policy: an object with ``value(states, context) -> [float]``."""
     return PolicyValueModel.from_hf(path)

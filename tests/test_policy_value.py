@@ -106,7 +106,7 @@ def test_checkpoint_reloads_as_value_function(trained):
 
     value_fn = load_value_function(trained["root"] / "run" / "hf")
     states = [TacticState(INTRO_STATE, 0), TacticState(LIA_STATE, 1)]
-    values = value_fn.value(states)
+    values = value_fn.value(states, Theorem("t"))  # search_tree.value.ValueFunction's signature
     assert values == pytest.approx(trained["cli"].model.value(states), abs=1e-5)
     assert all(math.isfinite(v) and v >= 1.0 for v in values)
     assert values[0] > values[1]  # two steps left before intros, one before lia
