@@ -13,6 +13,9 @@ import sys
 # subcommand name -> module defining it
 COMMANDS: dict[str, str] = {
     "demo": "prover.commands.demo",
+    "eval": "prover.commands.eval",
+    "report": "prover.commands.report",
+    "ablate": "prover.commands.ablate",
 }
 
 

@@ -77,3 +77,10 @@ class BestFirstSearchProver:
             return SearchResult(theorem, Status.FAILED, None, f"environment_failure: {exc}",
                                 time.monotonic() - t0, 0.0, 0.0, 0, 0, 0)
         return verified(env, result, on_event)
+
+
+# The multi-worker prover lives in its own module (it imports ray lazily); exported here so that
+# ReProver users find it where they expect it.
+from prover.distributed import DistributedProver, Outcome, Task  # noqa: E402
+
+__all__ = ["BestFirstSearchProver", "DistributedProver", "Outcome", "Task", "verified"]

@@ -1,0 +1,168 @@
+"""Registries that turn small, picklable specs into environments, retrievers, generators and provers.
+
+A distributed run cannot ship a live Coq process or a GPU model to a Ray actor; it ships a
+:class:`ComponentSpec` (a name and JSON options) and every worker builds its own components from
+it. The same specs are what ``config.json`` records, so a run directory says exactly what ran.
+
+Factories are registered as ``"module:attribute"`` strings and imported only when built, so that
+importing this module loads neither torch nor ray nor a backend. Other packages plug in by name:
+
+* environments: :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
+  ``leandojo`` -> ``prover.leandojo.env:LeanDojoEnvironment``, ``synthetic``);
+* provers: :func:`register_prover`; a factory is called as ``factory(tac_gen, **options)``;
+  ``best_first`` is built in, and ``prover.proof_search.make_prover(name, ...)``, once it exists,
+  resolves every other name (``mcts``...);
+* generators: the local table (``fixed``, ``synthetic``), then ``generator.build_generator(name,
+  **options)``; a generator that uses premises receives ``retriever=`` among its options;
+* retrievers: ``none``, then ``retrieval.base.build_retriever(name, **options)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from generator.base import TacticGenerator
+from search_tree import Environment
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """A component by registry name plus keyword options (JSON-serialisable, hence picklable)."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "options": dict(self.options)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ComponentSpec":
+        return cls(data["name"], dict(data.get("options", {})))
+
+
+@dataclass(frozen=True)
+class ProverConfig:
+    """Everything a worker needs to build its environment, retriever, generator and prover."""
+
+    env: ComponentSpec
+    prover: ComponentSpec
+    generator: ComponentSpec
+    retriever: ComponentSpec = ComponentSpec("none")
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k).to_json() for k in ("env", "prover", "generator", "retriever")}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ProverConfig":
+        return cls(**{k: ComponentSpec.from_json(v) for k, v in data.items()})
+
+
+class UnknownComponent(LookupError):
+    """A spec names a component that no registry knows; the message lists the known names."""
+
+
+ENVIRONMENTS: dict[str, str] = {
+    "coq": "prover.coq.env:CoqEnvironment",
+    "leandojo": "prover.leandojo.env:LeanDojoEnvironment",
+    "synthetic": "prover.synthetic:SyntheticEnvironment",
+}
+PROVERS: dict[str, str] = {
+    "best_first": "prover.proof_search:BestFirstSearchProver",
+}
+GENERATORS: dict[str, str] = {
+    "fixed": "generator.fixed:FixedTacticGenerator",
+    "synthetic": "prover.synthetic:SyntheticGenerator",
+}
+
+
+def register_env(name: str, target: str) -> None:
+    """Register an environment class or factory ``"module:attribute"`` under ``name``."""
+    ENVIRONMENTS[name] = target
+
+
+def register_prover(name: str, target: str) -> None:
+    """Register a prover factory ``"module:attribute"``, called as ``factory(tac_gen, **options)``."""
+    PROVERS[name] = target
+
+
+def register_generator(name: str, target: str) -> None:
+    GENERATORS[name] = target
+
+
+def resolve(target: str) -> Callable[..., Any]:
+    """Import ``"module:attribute"``; a missing module says which component is not installed."""
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise UnknownComponent(f"{target} is not available: module {exc.name} is not installed") from exc
+        raise
+    return getattr(module, attr)
+
+
+def build_env(spec: ComponentSpec) -> Environment:
+    if spec.name not in ENVIRONMENTS:
+        raise UnknownComponent(f"unknown environment {spec.name!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
+    return resolve(ENVIRONMENTS[spec.name])(**spec.options)
+
+
+def _optional(target: str) -> Callable[..., Any] | None:
+    """A registry function of a sibling package, or None while that package does not define it."""
+    try:
+        return resolve(target)
+    except (UnknownComponent, AttributeError):
+        return None
+
+
+def build_retriever(spec: ComponentSpec) -> Any | None:
+    """The retriever named by ``spec``; ``none`` means the generator works without premises."""
+    if spec.name == "none":
+        return None
+    factory = _optional("retrieval.base:build_retriever")
+    if factory is None:
+        raise UnknownComponent(f"unknown retriever {spec.name!r}; known: none "
+                               "(retrieval.base.build_retriever is not installed)")
+    try:
+        return factory(spec.name, **spec.options)
+    except KeyError as exc:
+        raise UnknownComponent(f"unknown retriever {spec.name!r}: {exc}") from exc
+
+
+def build_generator(spec: ComponentSpec, retriever: Any | None = None) -> TacticGenerator:
+    options = dict(spec.options)
+    if retriever is not None:
+        options["retriever"] = retriever
+    if spec.name in GENERATORS:
+        return resolve(GENERATORS[spec.name])(**options)
+    factory = _optional("generator:build_generator")
+    if factory is None:
+        raise UnknownComponent(f"unknown generator {spec.name!r}; known: {', '.join(sorted(GENERATORS))}")
+    return factory(spec.name, **options)
+
+
+def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
+    """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``."""
+    if spec.name in PROVERS:
+        return resolve(PROVERS[spec.name])(tac_gen, **spec.options)
+    factory = _optional("prover.proof_search:make_prover")
+    if factory is None:
+        raise UnknownComponent(f"unknown search {spec.name!r}; known: {', '.join(sorted(PROVERS))}")
+    return factory(spec.name, tac_gen, **spec.options)
+
+
+def check_names(config: ProverConfig) -> None:
+    """Fail before any work starts if a component name is unknown (without building anything)."""
+    if config.env.name not in ENVIRONMENTS:
+        raise UnknownComponent(f"unknown environment {config.env.name!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
+    resolve(ENVIRONMENTS[config.env.name])
+    if config.retriever.name != "none" and _optional("retrieval.base:build_retriever") is None:
+        raise UnknownComponent(f"unknown retriever {config.retriever.name!r}; known: none "
+                               "(retrieval.base.build_retriever is not installed)")
+    if config.generator.name not in GENERATORS and _optional("generator:build_generator") is None:
+        raise UnknownComponent(f"unknown generator {config.generator.name!r}; "
+                               f"known: {', '.join(sorted(GENERATORS))}")
+    if config.prover.name not in PROVERS and _optional("prover.proof_search:make_prover") is None:
+        raise UnknownComponent(f"unknown search {config.prover.name!r}; known: {', '.join(sorted(PROVERS))}")
