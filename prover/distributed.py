@@ -206,7 +206,7 @@ class DistributedProver:
             if positions is not None:
                 thm = dataclasses.replace(thm, position=tuple(positions[i]) if positions[i] is not None else None)
             if repo is not None:
-                thm.extra["repo"] = repo
+                thm = dataclasses.replace(thm, extra={**thm.extra, "repo": repo})
             tasks.append(Task(thm))
         return [outcome.result for outcome in self.iter_results(tasks)]
 
@@ -288,8 +288,10 @@ class DistributedProver:
         import ray
         from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
-        self._start_ray()
         pending: deque[tuple[int, Task]] = deque(enumerate(tasks))
+        if not pending:
+            return
+        self._start_ray()
         retries: dict[int, int] = {}
         idle = list(range(self.num_workers))
         inflight = self._in_flight

@@ -18,6 +18,7 @@ nonsense. The number of workers is not part of a run's identity: a run may resum
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from prover.distributed import DistributedProver, Outcome, Task
-from prover.registry import ProverConfig, check_names
+from prover.registry import ProverConfig, check_names, with_defaults
 from search_tree import Theorem
 
 FORMAT_VERSION = 1
@@ -231,6 +232,7 @@ def run_evaluation(
     """
     out = Path(out_dir)
     check_names(config.prover)
+    config = dataclasses.replace(config, prover=with_defaults(config.prover))
     done = {(r["key"], r["attempt"]) for r in prepare_run_dir(out, config, theorems)}
     tasks = [t for t in config.tasks(theorems) if (theorem_key(t.theorem), t.attempt) not in done]
     stats = RunProgress(total=len(theorems) * config.attempts, done_before=len(done))

@@ -20,6 +20,8 @@ importing this module loads neither torch nor ray nor a backend. Other packages 
 from __future__ import annotations
 
 import importlib
+import inspect
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -151,6 +153,29 @@ def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
     if factory is None:
         raise UnknownComponent(f"unknown search {spec.name!r}; known: {', '.join(sorted(PROVERS))}")
     return factory(spec.name, tac_gen, **spec.options)
+
+
+def _with_defaults(spec: ComponentSpec, table: dict[str, str]) -> ComponentSpec:
+    """``spec`` with the factory's keyword defaults filled in, so that two specs that build the same
+    component compare equal and a run's config.json records every setting, not only those given."""
+    if spec.name not in table:
+        return spec  # built by a sibling registry by name: its defaults are not introspectable here
+    defaults = {}
+    for name, param in inspect.signature(resolve(table[spec.name])).parameters.items():
+        if param.default is inspect.Parameter.empty or name == "retriever":
+            continue
+        try:
+            json.dumps(param.default)
+        except TypeError:
+            continue
+        defaults[name] = param.default
+    return ComponentSpec(spec.name, {**defaults, **spec.options})
+
+
+def with_defaults(config: ProverConfig) -> ProverConfig:
+    """``config`` with every default option of its environment, prover and generator made explicit."""
+    return ProverConfig(_with_defaults(config.env, ENVIRONMENTS), _with_defaults(config.prover, PROVERS),
+                        _with_defaults(config.generator, GENERATORS), config.retriever)
 
 
 def check_names(config: ProverConfig) -> None:

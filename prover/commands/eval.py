@@ -40,7 +40,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per search")
     parser.add_argument("--max-expansions", type=int, help="expansions per search")
     parser.add_argument("--max-env-calls", type=int, help="environment calls per search")
-    parser.add_argument("--num-sampled-tactics", type=int, default=16, help="tactics asked for per expansion")
+    parser.add_argument("--num-sampled-tactics", type=int, help="tactics asked for per expansion (default: the search's)")
     parser.add_argument("--attempts", type=int, default=1, help="attempts per theorem (for pass@k)")
     parser.add_argument("--seed", type=int, default=0, help="attempt a uses seed SEED+a")
     parser.add_argument("--temperatures", help="comma-separated temperatures, cycled over attempts")
