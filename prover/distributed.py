@@ -217,6 +217,14 @@ class DistributedProver:
         else:
             yield from self._iter_ray(tasks)
 
+    def start(self) -> None:
+        """Build the workers now instead of on first use (to time proving apart from start-up)."""
+        if self.num_workers == 1:
+            if self._local is None:
+                self._local = ProverWorker(self.config, 0, self.record_events)
+        else:
+            self._start_ray()
+
     def in_flight(self) -> list[tuple[Task, int]]:
         """The tasks being proved right now and the worker slot of each."""
         return [(task, slot) for slot, _, task, _ in list(self._in_flight.values())]
@@ -249,8 +257,8 @@ class DistributedProver:
     # -- in-process -------------------------------------------------------------------------
 
     def _iter_local(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        if self._local is None:
-            self._local = ProverWorker(self.config, 0, self.record_events)
+        self.start()
+        assert self._local is not None
         for task in tasks:
             retries = 0
             self._in_flight[0] = (0, 0, task, time.monotonic())
