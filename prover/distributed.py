@@ -79,9 +79,11 @@ class RecordingRetriever:
         return getattr(self.inner, name)
 
     def take_stats(self, script: str) -> dict[str, int]:
-        """Counts since the last call; a premise is "used" when its (short) name occurs in the proof."""
+        """Counts since the last call; a premise is "used" when its full or last-component name occurs
+        in the proof as a whole identifier."""
         distinct = set(self.returned)
-        used = {p for p in distinct if script and re.search(rf"(?<![\w.']){re.escape(p.rsplit('.', 1)[-1])}(?![\w'])", script)}
+        used = {p for p in distinct if script and any(
+            re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", script) for name in {p, p.rsplit(".", 1)[-1]})}
         stats = {"retrieved": len(self.returned), "distinct": len(distinct), "used": len(used)}
         self.returned = []
         return stats

@@ -39,6 +39,8 @@ def _fmt(value: Any) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):
+        if value.is_integer() and abs(value) >= 1:
+            return str(int(value))
         return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
     return str(value)
 

@@ -15,6 +15,7 @@ from prover.analysis import (
     Run, benchmark_pass_at_k, is_compound, load_run, pass_at_k, search_statistics, tactic_identifiers,
 )
 from prover.cli import main
+from prover.distributed import RecordingRetriever
 from prover.evaluation import ConfigMismatch, EvalConfig, ResultsFile, run_evaluation
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
 from prover.report import write_report
@@ -126,6 +127,19 @@ def test_action_statistics_heuristics():
     assert tactic_identifiers("rw [Nat.add_comm a b]") == ["rw"]
     assert is_compound("intros; auto.") and is_compound("exact fun x => by simp")
     assert not is_compound("rewrite (Nat.add_comm a b).")
+
+
+def test_premises_used_are_retrieved_names_that_occur_in_the_proof():
+    class Toy:
+        def retrieve(self, state, context, k):
+            return [("Nat.add_comm", 1.0), ("mul_comm", 0.5), ("Nat.succ_le", 0.1)][:k]
+
+    recorder = RecordingRetriever(Toy())
+    recorder.retrieve("goal", None, 3)
+    recorder.retrieve("goal", None, 1)
+    assert recorder.take_stats("rw [Nat.add_comm]\nsimp [mul_comm, Nat.succ_le_of_lt]") == \
+        {"retrieved": 4, "distinct": 3, "used": 2}
+    assert recorder.take_stats("") == {"retrieved": 0, "distinct": 0, "used": 0}
 
 
 def test_report_from_a_real_run(reference):
