@@ -248,7 +248,7 @@ class CountingGenerator:
         return [(f"t{self.calls}a", -1.0), (f"t{self.calls}b", -2.0)]
 
 
-def test_progressive_sampling_asks_while_calls_at_most_c_times_n_to_the_alpha():
+def test_a_node_out_of_tactics_asks_again_whatever_the_widening_rule():
     env = ScriptedEnv({"s0": {}})
     for c, alpha in [(1.0, 0.5), (0.5, 1.0)]:
         gen = CountingGenerator()
@@ -260,7 +260,8 @@ def test_progressive_sampling_asks_while_calls_at_most_c_times_n_to_the_alpha():
         assert gen.calls == 20 and s.root.visits == 1
 
 
-def test_progressive_sampling_follows_visits():
+@pytest.mark.parametrize("c, alpha, visits", [(1.0, 0.5, [1, 2, 4, 9, 16, 25]), (0.5, 1.0, [1, 2, 4, 6, 8, 10])])
+def test_progressive_sampling_asks_while_calls_at_most_c_times_n_to_the_alpha(c, alpha, visits):
     # every tactic at the root succeeds, so its visits grow by one per simulation that stays alive
     graph = {"s0": {f"t{j}": f"s0_{j}" for j in range(1000)}}
     env = ScriptedEnv(graph)
@@ -277,10 +278,11 @@ def test_progressive_sampling_follows_visits():
             return []
 
     session, init = env.open(THM).__enter__()
-    search_obj = MCTSSearch(session, init, Gen(), Budget(max_simulations=30))
+    search_obj = MCTSSearch(session, init, Gen(), Budget(max_simulations=30),
+                            config=MCTSConfig(sampling_c=c, sampling_alpha=alpha))
     search_obj.run(THM)
-    # asked at visit counts N with calls_so_far <= sqrt(N): N = 1, 2, 4, 9, 16, 25
-    assert calls_at_visits[:6] == [1, 2, 4, 9, 16, 25]
+    # asked at the first visit count N at which calls_so_far <= C * N**alpha
+    assert calls_at_visits[:6] == visits
 
 
 def test_deterministic_generator_is_asked_at_most_twice_per_node():
@@ -417,3 +419,34 @@ def test_make_prover_selects_by_name():
         make_prover("dfs", gen)
     env = ScriptedEnv(CHAIN)
     assert make_prover("best_first", gen, max_env_calls=4).search(env, THM).status == Status.PROVED
+
+
+# -- the benchmark ---------------------------------------------------------------------------------
+
+def test_benchmark_runs_both_provers_on_the_synthetic_environment(capsys):
+    from benchmarks.mcts_vs_best_first import main
+
+    figures = main(["--env", "scripted", "--theorems", "8", "--max-env-calls", "60",
+                    "--env-latency", "0", "--gen-latency", "0"])
+    out = capsys.readouterr().out
+    assert "best_first" in out and "mcts" in out and "overhead" in out
+    for algorithm in ("best_first", "mcts"):
+        f = figures[algorithm]
+        assert f["theorems"] == 8 and 0 < f["proved"] <= 8 and 0 <= f["overhead"] < 1
+        assert f["mean_env_calls"] <= 60
+
+
+def test_synthetic_environment_checks_structured_proofs():
+    from benchmarks.synthetic import SyntheticConfig, SyntheticEnv, SyntheticGenerator
+
+    env = SyntheticEnv(SyntheticConfig(env_latency=0, gen_latency=0))
+    prover = MCTSProver(SyntheticGenerator(env), max_env_calls=300, num_sampled_tactics=16)
+    results = [prover.search(env, t) for t in env.world.theorems(12)]
+    split = [r for r in results if r.status == Status.PROVED and r.proof[-1].branches
+             and len(set(r.proof[-1].branches)) > 1]
+    assert split  # some proofs split goals, and were re-checked branch by branch
+    r = split[0]
+    assert env.verify(r.theorem, r.proof).ok
+    last = r.proof[-1]
+    swapped = r.proof[:-1] + (ProofStep(last.tactic, last.branches[::-1]),)
+    assert not env.verify(r.theorem, swapped).ok
