@@ -114,11 +114,9 @@ class Meter:
 
     def evaluate(self, value: "ValueFunction", states: Sequence[TacticState], theorem: Theorem) -> list[float]:
         t0 = time.monotonic()
-        costs = value.value(states, theorem)
+        costs = list(value.value(states, theorem))
         self.value_time += time.monotonic() - t0
-        if len(costs) != len(states):
-            raise ValueError(f"value function returned {len(costs)} estimates for {len(states)} states")
-        return list(costs)
+        return costs
 
     def exhausted(self) -> str | None:
         """The name of the first exhausted limit, or None while budget remains."""

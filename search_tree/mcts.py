@@ -266,7 +266,7 @@ class MCTSSearch:
         assert self.theorem is not None
         costs = self.meter.evaluate(self.value_fn, states, self.theorem)
         nodes = []
-        for state, cost in zip(states, costs):
+        for state, cost in zip(states, costs, strict=True):
             nodes.append(OrNode(state, parent, depth, visits=1, value_sum=self.config.gamma**cost))
         self.counts["or_nodes"] += len(nodes)
         self.counts["max_depth"] = max(self.counts["max_depth"], depth)
@@ -302,7 +302,10 @@ class MCTSSearch:
                 node.value_sum += sample
             else:  # a focus edge costs nothing; the AND node is as good as its hardest open goal
                 others = [c.value(gamma) for c in node.children if c is not child and c.status == Status.OPEN]
-                sample = min([sample, *others])
+                if child.status == Status.OPEN or not others:
+                    sample = min([sample, *others])
+                else:  # the goal below was just proved: the hardest open goal is among the others
+                    sample = min(others)
             child, node = node, node.parent
 
     # -- result -----------------------------------------------------------------------------------

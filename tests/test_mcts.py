@@ -227,9 +227,12 @@ def test_and_node_descends_into_its_hardest_goal_and_backs_up_its_minimum():
     assert and_node.value(g) == pytest.approx(g**3)
     # the new AND node backed up its hardest goal across the split edge: root = (V(s0) + g * g**3) / 2
     assert s.root.visits == 2 and s.root.value_sum == pytest.approx(g**1.01 + g * g**3)
+    before = s.root.value_sum
     s.simulate()
     assert env.calls == [("s0", "split"), (long_goal, "t")]
     assert hard.status == Status.PROVED and and_node.status == Status.OPEN
+    # with the hard goal proved, the AND node passes up its remaining open goal
+    assert s.root.value_sum - before == pytest.approx(g * g**1.01)
     assert and_node.value(g) == pytest.approx(g**1.01)  # now only the easy goal is open
     s.simulate()
     assert and_node.status == Status.PROVED and s.root.status == Status.PROVED
