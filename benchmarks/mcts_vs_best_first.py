@@ -42,7 +42,8 @@ COQ_TACTICS = [
 def scripted_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], TacticGenerator]:
     from benchmarks.synthetic import SyntheticConfig, SyntheticEnv, SyntheticGenerator
 
-    env = SyntheticEnv(SyntheticConfig(seed=args.seed, env_latency=args.env_latency, gen_latency=args.gen_latency))
+    config = SyntheticConfig(seed=args.seed, env_latency=args.env_latency, gen_latency=args.gen_latency)
+    env = SyntheticEnv(config)
     return env, env.world.theorems(args.theorems), SyntheticGenerator(env)
 
 
@@ -51,14 +52,15 @@ def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], Tac
         from prover.coq.env import CoqEnvironment
         from prover.coq.stdlib import stdlib_theorems
     except ImportError as exc:
-        raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}")
+        raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}") from None
     theorems = stdlib_theorems(args.split)[: args.theorems]
     return CoqEnvironment(), theorems, FixedTacticGenerator(COQ_TACTICS)
 
 
 def run(algorithm: str, env: Environment, theorems: list[Theorem], tac_gen: TacticGenerator,
         args: argparse.Namespace) -> list[SearchResult]:
-    kwargs = dict(timeout=args.timeout, max_env_calls=args.max_env_calls, num_sampled_tactics=args.num_sampled_tactics)
+    kwargs = {"timeout": args.timeout, "max_env_calls": args.max_env_calls,
+              "num_sampled_tactics": args.num_sampled_tactics}
     if algorithm == "mcts":
         kwargs["value"] = args.value
     prover = make_prover(algorithm, tac_gen, **kwargs)
@@ -88,10 +90,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--max-env-calls", type=int, default=100, help="tactic calls per theorem")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per theorem")
     parser.add_argument("--num-sampled-tactics", type=int, default=16)
-    parser.add_argument("--value", default="constant", choices=("constant", "heuristic"), help="MCTS value function")
+    parser.add_argument("--value", default="constant", choices=("constant", "heuristic"),
+                        help="MCTS value function")
     parser.add_argument("--seed", type=int, default=0, help="synthetic theorems (--env scripted)")
-    parser.add_argument("--env-latency", type=float, default=0.003, help="simulated seconds per tactic (--env scripted)")
-    parser.add_argument("--gen-latency", type=float, default=0.010, help="simulated seconds per generator call")
+    parser.add_argument("--env-latency", type=float, default=0.003,
+                        help="simulated seconds per tactic or focus call (--env scripted)")
+    parser.add_argument("--gen-latency", type=float, default=0.010,
+                        help="simulated seconds per generator call (--env scripted)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
 
@@ -111,7 +116,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     print(f"env={args.env} theorems={len(theorems)} max_env_calls={args.max_env_calls} "
           f"sampled_tactics={args.num_sampled_tactics} value={args.value}")
-    print(f"{'algorithm':<12} {'proved':>8} {'pass rate':>10} {'env calls':>10} {'search s':>9} {'overhead':>9} {'us/call':>8}")
+    header = ("algorithm", "proved", "pass rate", "env calls", "search s", "overhead", "us/call")
+    print("{:<12} {:>8} {:>10} {:>10} {:>9} {:>9} {:>8}".format(*header))
     for a in ALGORITHMS:
         f = figures[a]
         print(f"{a:<12} {f['proved']:>4}/{f['theorems']:<3} {f['pass_rate']:>10.1%} {f['mean_env_calls']:>10.1f} "

@@ -100,6 +100,11 @@ class SyntheticTheorems:
         return [f"{goal}~{[t for t, _ in VOCABULARY].index(tactic) if tactic in dict(VOCABULARY) else 'x'}"]
 
 
+def _wait(seconds: float) -> None:
+    if seconds > 0:  # sleep(0) still yields the CPU, which would count as environment time
+        time.sleep(seconds)
+
+
 def _has_evar(goal: str) -> bool:
     return goal.rsplit(".", 1)[-1].endswith("?")
 
@@ -117,7 +122,7 @@ class SyntheticSession:
         return TacticState(pp, state_id, tuple(Goal((), g, has_evar=_has_evar(g)) for g in goals), key=pp)
 
     def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
-        time.sleep(self.env.config.env_latency)
+        _wait(self.env.config.env_latency)
         goals = self.goal_lists[state.id]
         new = self.env.world.apply(goals[0], tactic)
         if new is None:
@@ -126,7 +131,7 @@ class SyntheticSession:
         return self.state(rest) if rest else ProofFinished()
 
     def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
-        time.sleep(self.env.config.env_latency)
+        _wait(self.env.config.env_latency)
         goals = self.goal_lists[state.id]
         if not 0 <= goal_index < len(goals):
             return TacticError(f"no goal {goal_index}", ErrorKind.REFUSED)
@@ -136,8 +141,8 @@ class SyntheticSession:
 class SyntheticEnv:
     name = "synthetic"
 
-    def __init__(self, config: SyntheticConfig = SyntheticConfig()) -> None:
-        self.config = config
+    def __init__(self, config: SyntheticConfig | None = None) -> None:
+        self.config = config = config or SyntheticConfig()
         self.world = SyntheticTheorems(config)
 
     @contextmanager
@@ -175,7 +180,7 @@ class SyntheticEnv:
             if step.branches:
                 if k != len(steps) - 1 or len(step.branches) != len(goals):
                     return f"{len(step.branches)} branches for {len(goals)} goals after {step.tactic!r}"
-                for goal, branch in zip(goals, step.branches):
+                for goal, branch in zip(goals, step.branches, strict=True):
                     error = self._replay((goal,), branch)
                     if error:
                         return error
@@ -192,7 +197,7 @@ class SyntheticGenerator(TacticGenerator):
         self.hint_bonus = hint_bonus
 
     def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
-        time.sleep(self.env.config.gen_latency)
+        _wait(self.env.config.gen_latency)
         goal = state.goals[0].target
         world = self.env.world
         solution = world.solution(goal)

@@ -119,14 +119,14 @@ class MCTSProver(Prover):
         max_simulations: int | None = None,
         max_nodes: int | None = None,
         value: str | ValueFunction = "constant",
-        config: MCTSConfig = MCTSConfig(),
+        config: MCTSConfig | None = None,
     ) -> None:
         self.tac_gen = tac_gen
         self.budget = Budget(timeout=timeout, max_expansions=max_expansions, max_env_calls=max_env_calls,
                              max_simulations=max_simulations, max_nodes=max_nodes)
         self.num_sampled_tactics = num_sampled_tactics
         self.value = value
-        self.config = config
+        self.config = config or MCTSConfig()
 
     def _search(self, session, init_state, propose, theorem, on_event):
         search = MCTSSearch(session, init_state, propose, self.budget, value=self.value,

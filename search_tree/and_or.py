@@ -83,9 +83,11 @@ class OrNode:
             return 0.0
         return self.value_sum / self.visits if self.visits else 0.0
 
+    def proved_edges(self) -> list[TacticEdge]:
+        return [e for e in self.edges if not e.dead and e.child is not None and e.child.status == Status.PROVED]
+
     def refresh(self) -> None:
-        proved = [1 + e.child.proof_cost for e in self.edges
-                  if e.child is not None and not e.dead and e.child.status == Status.PROVED]
+        proved = [1 + e.child.proof_cost for e in self.proved_edges()]  # type: ignore[union-attr]
         if proved:
             status, cost = Status.PROVED, min(proved)
         elif self.exhausted and not any(e.live for e in self.edges):
@@ -99,8 +101,7 @@ class OrNode:
 
     def best_edge(self) -> TacticEdge:
         """The proved edge with the cheapest proof (requires a proved node)."""
-        return min((e for e in self.edges if e.child is not None and not e.dead and e.child.status == Status.PROVED),
-                   key=lambda e: e.child.proof_cost)  # type: ignore[union-attr]
+        return min(self.proved_edges(), key=lambda e: e.child.proof_cost)  # type: ignore[union-attr]
 
 
 @dataclass(eq=False)

@@ -102,7 +102,9 @@ class Meter:
         self.emit("generate", state=state.id, num=len(suggestions), seconds=round(dt, 5))
         return suggestions
 
-    def focus(self, session: FocusingSession, state: TacticState, goal_index: int) -> TacticState | TacticError:
+    def focus(
+        self, session: FocusingSession, state: TacticState, goal_index: int
+    ) -> TacticState | TacticError:
         t0 = time.monotonic()
         result = session.focus(state, goal_index)
         dt = time.monotonic() - t0
@@ -112,7 +114,9 @@ class Meter:
                   next_state=result.id if isinstance(result, TacticState) else None, seconds=round(dt, 5))
         return result
 
-    def evaluate(self, value: "ValueFunction", states: Sequence[TacticState], theorem: Theorem) -> list[float]:
+    def evaluate(
+        self, value: "ValueFunction", states: Sequence[TacticState], theorem: Theorem
+    ) -> list[float]:
         t0 = time.monotonic()
         costs = list(value.value(states, theorem))
         self.value_time += time.monotonic() - t0

@@ -100,14 +100,14 @@ class MCTSSearch:
         propose: Propose,
         budget: Budget,
         value: str | ValueFunction = "constant",
-        config: MCTSConfig = MCTSConfig(),
+        config: MCTSConfig | None = None,
         on_event: EventSink | None = None,
     ) -> None:
         self.session = session
         self.init_state = init_state
         self.propose = propose
         self.value_fn = make_value(value)
-        self.config = config
+        self.config = config = config or MCTSConfig()
         self.meter = Meter(budget, on_event)
         self.can_focus = config.split_goals and isinstance(session, FocusingSession)
         self.theorem: Theorem | None = None
@@ -261,7 +261,9 @@ class MCTSSearch:
         self.counts[{"failed": "failed_tactics", "cycle": "cycles", "merged": "merged_tactics"}[reason]] += 1
         node.refresh()
 
-    def _new_or_nodes(self, states: list[TacticState], parent: OrNode | AndNode | None, depth: int) -> list[OrNode]:
+    def _new_or_nodes(
+        self, states: list[TacticState], parent: OrNode | AndNode | None, depth: int
+    ) -> list[OrNode]:
         """OR nodes for ``states``, valued in one call of the value function (one visit each)."""
         assert self.theorem is not None
         costs = self.meter.evaluate(self.value_fn, states, self.theorem)

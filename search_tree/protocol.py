@@ -45,14 +45,21 @@ HTPS, Lample et al. 2022). The contract:
   bullets or ``{ }``; Lean: ``·``), each focusing the first remaining goal, which is goal ``i``
   because branches ``0 .. i-1`` closed theirs.
 
-How backends meet it. Coq: ``focus`` runs ``n: {`` with ``n = i + 1`` (Coq 8.16's goal-selector brace); inside
-that block, the reply "This subproof is complete, but there are some unfocused goals" to a tactic,
-when the innermost open block is the one ``focus`` opened, is :class:`ProofFinished`. LeanDojo
-(whose ``run_tac`` always acts on the whole goal list): ``focus`` runs ``rotate_left i`` (core
-Lean 4; or Batteries' ``pick_goal n``) and records ``hidden = num_goals - 1``; a tactic ``t``
-on a focused state runs as ``focus t`` (core Lean 4: new goals come first, the hidden goals
-after them), the visible goals are the first ``len(goals) - hidden``, and none visible is
-:class:`ProofFinished`.
+How backends meet it (a proposal the backends own):
+
+* Coq (coqtop): ``focus`` goes to ``state`` and runs ``n: {`` with ``n = i + 1`` (Coq 8.16's
+  goal-selector brace; ``Focus`` is deprecated), giving a new state id. A tactic's reply "This
+  subproof is complete, but there are some unfocused goals" while the innermost open block is one
+  that ``focus`` opened is :class:`ProofFinished`. The backend refuses (``REFUSED``) a generated
+  ``}`` that would close a block ``focus`` opened. Branches render as bullets or braces.
+* LeanDojo (whose ``run_tac`` acts on the whole goal list): a focused state is a handle on a Dojo
+  state plus ``hidden``, the number of goals at the end of the list that are not visible.
+  ``focus(state, i)`` runs ``rotate_left i`` (core Lean 4; nothing for ``i = 0``) and sets
+  ``hidden = len(all goals) - 1``; a tactic ``t`` on a focused state runs as ``focus`` followed by
+  ``t`` as its nested block (core Lean 4's ``focus``: the main goal alone, then its new goals
+  first and the others after), the visible goals are the first ``len(all goals) - hidden``, their
+  printing is the state's ``pp`` and ``key``, and none visible is :class:`ProofFinished`.
+  Branches render as ``·`` blocks.
 """
 
 from __future__ import annotations

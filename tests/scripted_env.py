@@ -112,7 +112,7 @@ class ScriptedEnv:
                 targets = self.goals.get(outcome, [outcome])
                 if not last or len(step.branches) != len(targets):
                     return f"{len(step.branches)} branches after {step.tactic!r} for {len(targets)} goals"
-                for target, branch in zip(targets, step.branches):
+                for target, branch in zip(targets, step.branches, strict=True):
                     error = self._replay(target, branch)
                     if error:
                         return error
