@@ -28,9 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from generator import FixedTacticGenerator  # noqa: E402
 from generator.base import TacticGenerator  # noqa: E402
 from prover.proof_search import make_prover  # noqa: E402
-from search_tree import Environment, SearchResult, Status, Theorem  # noqa: E402
+from search_tree import Environment, MCTSConfig, SearchResult, Status, Theorem  # noqa: E402
 
 ALGORITHMS = ("best_first", "mcts")
+OR_MCTS = "mcts_no_split"  # the ablation without AND nodes (--ablate-split)
 
 COQ_TACTICS = [
     "intros.", "auto.", "split.", "reflexivity.", "simpl.", "trivial.", "assumption.", "constructor.",
@@ -61,9 +62,11 @@ def run(algorithm: str, env: Environment, theorems: list[Theorem], tac_gen: Tact
         args: argparse.Namespace) -> list[SearchResult]:
     kwargs = {"timeout": args.timeout, "max_env_calls": args.max_env_calls,
               "num_sampled_tactics": args.num_sampled_tactics}
-    if algorithm == "mcts":
+    if algorithm != "best_first":
         kwargs["value"] = args.value
-    prover = make_prover(algorithm, tac_gen, **kwargs)
+    if algorithm == OR_MCTS:
+        kwargs["config"] = MCTSConfig(split_goals=False)
+    prover = make_prover("mcts" if algorithm == OR_MCTS else algorithm, tac_gen, **kwargs)
     return [prover.search(env, theorem) for theorem in theorems]
 
 
@@ -97,12 +100,14 @@ def main(argv: list[str] | None = None) -> dict:
                         help="simulated seconds per tactic or focus call (--env scripted)")
     parser.add_argument("--gen-latency", type=float, default=0.010,
                         help="simulated seconds per generator call (--env scripted)")
+    parser.add_argument("--ablate-split", action="store_true", help=f"also run MCTS without AND nodes ({OR_MCTS})")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
 
     env, theorems, tac_gen = (scripted_setup if args.env == "scripted" else coq_setup)(args)
+    algorithms = ALGORITHMS + ((OR_MCTS,) if args.ablate_split else ())
     results = {}
-    for algorithm in ALGORITHMS:
+    for algorithm in algorithms:
         t0 = time.monotonic()
         results[algorithm] = run(algorithm, env, theorems, tac_gen, args)
         print(f"{algorithm}: {len(theorems)} theorems in {time.monotonic() - t0:.1f}s", file=sys.stderr)
@@ -117,10 +122,10 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"env={args.env} theorems={len(theorems)} max_env_calls={args.max_env_calls} "
           f"sampled_tactics={args.num_sampled_tactics} value={args.value}")
     header = ("algorithm", "proved", "pass rate", "env calls", "search s", "overhead", "us/call")
-    print("{:<12} {:>8} {:>10} {:>10} {:>9} {:>9} {:>8}".format(*header))
-    for a in ALGORITHMS:
+    print("{:<14} {:>8} {:>10} {:>10} {:>9} {:>9} {:>8}".format(*header))
+    for a in algorithms:
         f = figures[a]
-        print(f"{a:<12} {f['proved']:>4}/{f['theorems']:<3} {f['pass_rate']:>10.1%} {f['mean_env_calls']:>10.1f} "
+        print(f"{a:<14} {f['proved']:>4}/{f['theorems']:<3} {f['pass_rate']:>10.1%} {f['mean_env_calls']:>10.1f} "
               f"{f['search_seconds']:>9.2f} {f['overhead']:>9.2%} {f['overhead_us_per_env_call']:>8.0f}")
     print(f"proved only by best_first: {len(figures['only_best_first'])}, only by mcts: {len(figures['only_mcts'])}; "
           f"MCTS AND nodes: {figures['mcts']['and_nodes']}, focus calls: {figures['mcts']['focus_calls']}")
