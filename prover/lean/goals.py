@@ -41,7 +41,16 @@ def has_metavariable(text: str) -> bool:
 def split_goals(pp: str) -> list[str]:
     """The printed goals of a state, one string each (LeanDojo's ``N goals`` header dropped)."""
     pp = _GOAL_COUNT_HEADER.sub("", pp.strip("\n"), count=1)
-    return [block for block in re.split(r"\n\s*\n", pp) if TURNSTILE in block]
+    goals: list[str] = []
+    pending_case = ""
+    for block in re.split(r"\n\s*\n", pp):
+        if TURNSTILE in block:
+            goals.append(pending_case + block)
+            pending_case = ""
+        elif _CASE_LINE.match(block.strip()):
+            # a goal with an empty context prints as `case inl`, a blank line, then `⊢ ...`
+            pending_case = block.strip() + "\n"
+    return goals
 
 
 def _entries(lines: list[str]) -> list[str]:

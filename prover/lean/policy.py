@@ -62,11 +62,11 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(_words("hint", "polyrith")), "suggestion tactic (polyrith calls a web service)"),
     (re.compile(_words("native_decide", "Lean.ofReduceBool", "Lean.trustCompiler", "ofReduceBool")),
      "relies on the axiom Lean.ofReduceBool (trusts the compiler)"),
+    (re.compile(r"#[a-z][a-z_]{3,}!?(?![\w'])"), "a `#` command is not a tactic"),
     (re.compile(_words("run_tac", "run_cmd", "run_elab", "run_meta", "unsafe", "IO", "EIO", "BaseIO",
                        "System", "unsafeIO", "unsafeEIO", "unsafeBaseIO", "dbg_trace", "dbgTrace",
                        "implemented_by", "extern", "evalExpr", "evalConst")),
      "meta-programming or IO escape"),
-    (re.compile(r"#[a-z][a-z_]{3,}!?(?![\w'])"), "a `#` command is not a tactic"),
     (re.compile(_words(
         "theorem", "lemma", "def", "abbrev", "example", "instance", "axiom", "opaque", "structure",
         "class", "inductive", "mutual", "namespace", "section", "end", "universe", "variable",
