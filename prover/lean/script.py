@@ -9,11 +9,13 @@ own relative indentation, shifted to the block they sit in.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from search_tree.protocol import Proof, Theorem
 
 INDENT = "  "
+_PROOF_OPENER = re.compile(r"\s*(?::=\s*(?:by\s*)?)?\Z")
 
 
 def _tactic_lines(tactic: str, indent: str, bullet: bool) -> list[str]:
@@ -53,9 +55,8 @@ def render_by_block(proof: Proof) -> str:
 def render_declaration(theorem: Theorem, proof: Proof) -> str:
     """The whole declaration when the statement is known (``statement := by ...``), else the block."""
     block = render_by_block(proof)
-    statement = theorem.statement.strip()
+    # benchmark statements end in `:=`, `:= by` or nothing; the rendered proof supplies its own
+    statement = _PROOF_OPENER.sub("", theorem.statement)
     if not statement:
         return block
-    if not statement.endswith(":="):
-        statement += " :="
-    return f"{statement} {block}"
+    return f"{statement} := {block}"
