@@ -74,7 +74,7 @@ class LeanNotInstalled(EnvironmentFailure):
     """LeanDojo could not run ``lean``/``lake``/``git``: nothing can be proved on this machine."""
 
 
-def _lean_dojo():
+def import_lean_dojo():
     """Import ``lean_dojo`` on first use (it runs ``git --version`` at import)."""
     try:
         import lean_dojo
@@ -84,15 +84,15 @@ def _lean_dojo():
 
 
 def _default_dojo_factory(lean_theorem: Any, timeout: int) -> Any:
-    return _lean_dojo().Dojo(lean_theorem, timeout=timeout)
+    return import_lean_dojo().Dojo(lean_theorem, timeout=timeout)
 
 
 def _default_repo_factory(url: str, commit: str) -> Any:
-    return _lean_dojo().LeanGitRepo(url, commit)
+    return import_lean_dojo().LeanGitRepo(url, commit)
 
 
 def _default_proof_checker(lean_theorem: Any, proof: str) -> bool:
-    return bool(_lean_dojo().check_proof(lean_theorem, proof))
+    return bool(import_lean_dojo().check_proof(lean_theorem, proof))
 
 
 @dataclass
@@ -124,7 +124,7 @@ class LeanDojoSession:
 
     def _enter(self) -> Any:
         """Start a Dojo on the theorem; returns LeanDojo's initial state."""
-        ld = _lean_dojo()
+        ld = import_lean_dojo()
         import pexpect  # a dependency of lean_dojo: it raises this when `lake` cannot be spawned
 
         name = self.theorem.full_name
@@ -196,7 +196,7 @@ class LeanDojoSession:
 
     def _live_state(self, state_id: int) -> Any:
         """LeanDojo's handle for ``state_id`` in the current process, replaying its path if needed."""
-        ld = _lean_dojo()
+        ld = import_lean_dojo()
         path: list[int] = []
         cursor: int | None = state_id
         while cursor is not None and cursor not in self._live:
@@ -230,7 +230,7 @@ class LeanDojoSession:
             raise ValueError(f"state {state.id} does not belong to this session of {self.theorem.full_name}")
         if self._dojo is None:
             raise EnvironmentFailure(f"the session of {self.theorem.full_name} is closed")
-        ld = _lean_dojo()
+        ld = import_lean_dojo()
         lean_state = self._live_state(state.id)
         try:
             result = self._dojo.run_tac(lean_state, tactic)
@@ -246,7 +246,7 @@ class LeanDojoSession:
         return self._map_result(result, state.id, tactic)
 
     def _map_result(self, result: Any, parent: int, tactic: str) -> TacticResult:
-        ld = _lean_dojo()
+        ld = import_lean_dojo()
         if isinstance(result, ld.TacticState):
             state_id = self._record(result, parent, tactic)
             return self._protocol_state(state_id, result.pp)
@@ -323,7 +323,7 @@ class LeanDojoEnvironment:
             except Exception as exc:  # noqa: BLE001 - GitHub/git errors of many types: report, don't crash
                 raise EnvironmentFailure(f"cannot resolve the Lean repository {url} at {commit}: {exc}") from exc
             self._repos[(url, commit)] = repo
-        return _lean_dojo().Theorem(repo, theorem.file_path, theorem.full_name)
+        return import_lean_dojo().Theorem(repo, theorem.file_path, theorem.full_name)
 
     @contextmanager
     def open(self, theorem: Theorem) -> Iterator[tuple[LeanDojoSession, TacticState]]:
@@ -347,7 +347,7 @@ class LeanDojoEnvironment:
             refused = check_tactic(tactic, self.max_tactic_length)
             if refused is not None:
                 return Verification(False, refused.message, script)
-        ld = _lean_dojo()
+        ld = import_lean_dojo()
         try:
             ok = self.proof_checker(self.lean_theorem(theorem), render_by_block(proof))
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
