@@ -34,8 +34,8 @@ def test_counts_agree_with_leandojo_parser_on_real_states(real_states):
         assert [len(g.hypotheses) for g in ours] == [len(g.assumptions) for g in theirs], pp
         assert [h.name for g in ours for h in g.hypotheses] == [d.ident for g in theirs for d in g.assumptions]
         assert [g.target for g in ours] == [" ".join(g.conclusion.split()) for g in theirs]
-        for g, ref in zip(ours, theirs):
-            for h, d in zip(g.hypotheses, ref.assumptions):
+        for g, ref in zip(ours, theirs, strict=True):
+            for h, d in zip(g.hypotheses, ref.assumptions, strict=True):
                 # LeanDojo keeps a let-binding's value inside the type; we split it off
                 joined = h.type if h.value is None else f"{h.type} := {h.value}"
                 assert joined == " ".join(d.lean_type.split())

@@ -40,5 +40,6 @@ def test_benchmark_tactic_filter():
 
 
 def test_trace_lean_command_is_registered():
-    args = build_parser().parse_args(["trace-lean", "https://github.com/yangky11/lean4-example", "7b6ecb9", "--out", "x"])
+    argv = ["trace-lean", "https://github.com/yangky11/lean4-example", "7b6ecb9", "--out", "x"]
+    args = build_parser().parse_args(argv)
     assert args.command == "trace-lean" and args.commit == "7b6ecb9" and not args.with_dependencies
