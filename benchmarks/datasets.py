@@ -12,7 +12,7 @@ Two source formats:
 
 Every theorem carries what the LeanDojo backend needs to open it (``file_path``, ``position`` and
 ``extra["url"]``/``extra["commit"]``) where the source says; retrievers use ``file_path`` and
-``position`` for premise accessibility. ``load_benchmark("minif2f:test")`` and friends resolve
+``position`` for premise accessibility. ``load_lean_benchmark("minif2f:test")`` and friends resolve
 names against a data directory: ``$DOJO_PROVER_DATA`` or the ``shared/data`` folder beside the
 repository; the full LeanDojo Benchmark 4 is found under ``$LEANDOJO_BENCHMARK_4`` (the folder
 holding ``random/`` and ``novel_premises/``).
@@ -195,39 +195,44 @@ def load_statement_benchmark(
     return theorems
 
 
-def _leandojo_full(spec: str, data_dir: Path) -> list[Theorem]:
-    split, _, part = spec.partition("/")
-    root = os.environ.get("LEANDOJO_BENCHMARK_4") or str(data_dir / "leandojo_benchmark_4")
-    return load_leandojo_theorems(leandojo_benchmark_file(root, split, part or "test"))
-
-
-def _minif2f(split: str, data_dir: Path) -> list[Theorem]:
-    return load_statement_benchmark(data_dir / "lean-benchmarks" / "minif2f.jsonl", split,
+def load_minif2f(split: str) -> list[Theorem]:
+    """miniF2F ``valid``/``test`` (DeepSeek-Prover's Lean 4 edition), openable through
+    yangky11/miniF2F-lean4, the port LeanDojo traced (same theorem names)."""
+    return load_statement_benchmark(default_data_dir() / "lean-benchmarks" / "minif2f.jsonl", split,
                                     (MINIF2F_LEAN4_URL, MINIF2F_LEAN4_COMMIT, MINIF2F_LEAN4_FILES))
 
 
-def _proofnet(split: str, data_dir: Path) -> list[Theorem]:
-    return load_statement_benchmark(data_dir / "lean-benchmarks" / "proofnet.jsonl", split)
+def load_proofnet(split: str) -> list[Theorem]:
+    """ProofNet ``valid``/``test`` statements (no repository: see :func:`load_statement_benchmark`)."""
+    return load_statement_benchmark(default_data_dir() / "lean-benchmarks" / "proofnet.jsonl", split)
 
 
-def _sample(part: str, data_dir: Path) -> list[Theorem]:
-    return load_leandojo_theorems(data_dir / "leandojo-b4-sample" / f"{part}.json")
+def load_leandojo_sample(part: str) -> list[Theorem]:
+    """The shared LeanDojo Benchmark 4 sample: ``val`` (2,000 theorems)."""
+    return load_leandojo_theorems(default_data_dir() / "leandojo-b4-sample" / f"{part}.json")
 
 
-# benchmark family -> loader(spec after the colon, data directory)
-BENCHMARKS: dict[str, Callable[[str, Path], list[Theorem]]] = {
-    "minif2f": _minif2f,  # minif2f:valid, minif2f:test
-    "proofnet": _proofnet,  # proofnet:valid, proofnet:test
-    "leandojo-sample": _sample,  # leandojo-sample:val (shared/data)
-    "leandojo": _leandojo_full,  # leandojo:random/test, leandojo:novel_premises/val, ...
+def load_leandojo_benchmark(spec: str) -> list[Theorem]:
+    """LeanDojo Benchmark 4 ``<split>/<part>`` (e.g. ``random/test``) under ``$LEANDOJO_BENCHMARK_4``."""
+    split, _, part = spec.partition("/")
+    root = os.environ.get("LEANDOJO_BENCHMARK_4") or str(default_data_dir() / "leandojo_benchmark_4")
+    return load_leandojo_theorems(leandojo_benchmark_file(root, split, part or "test"))
+
+
+# family -> loader of the part after the colon; an evaluation runner's registry can point at these
+LEAN_BENCHMARKS: dict[str, Callable[[str], list[Theorem]]] = {
+    "minif2f": load_minif2f,  # minif2f:valid, minif2f:test
+    "proofnet": load_proofnet,  # proofnet:valid, proofnet:test
+    "leandojo-sample": load_leandojo_sample,  # leandojo-sample:val
+    "leandojo": load_leandojo_benchmark,  # leandojo:random/test, leandojo:novel_premises/val, ...
 }
 
 
-def load_benchmark(name: str, data_dir: str | Path | None = None) -> list[Theorem]:
-    """Theorems of a named benchmark ``family:spec`` (see :data:`BENCHMARKS`)."""
+def load_lean_benchmark(name: str) -> list[Theorem]:
+    """Theorems of a named Lean benchmark ``family:part`` (see :data:`LEAN_BENCHMARKS`)."""
     family, sep, spec = name.partition(":")
-    if not sep or family not in BENCHMARKS or not spec:
+    if not sep or family not in LEAN_BENCHMARKS or not spec:
         raise DatasetError(
-            f"unknown benchmark {name!r}; use one of {', '.join(f'{k}:...' for k in BENCHMARKS)} "
+            f"unknown benchmark {name!r}; use one of {', '.join(f'{k}:...' for k in LEAN_BENCHMARKS)} "
             "(e.g. minif2f:test, proofnet:valid, leandojo-sample:val, leandojo:random/test)")
-    return BENCHMARKS[family](spec, Path(data_dir) if data_dir is not None else default_data_dir())
+    return LEAN_BENCHMARKS[family](spec)

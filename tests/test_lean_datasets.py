@@ -11,7 +11,7 @@ from benchmarks.datasets import (
     DatasetError,
     default_data_dir,
     leandojo_benchmark_file,
-    load_benchmark,
+    load_lean_benchmark,
     load_statement_benchmark,
     load_traced_theorems,
 )
@@ -28,7 +28,7 @@ def test_leandojo_sample_counts():
     assert sum(1 for t in traced if t.traced_tactics) == 950
     assert sum(len(t.traced_tactics) for t in traced) == 2949
     assert sum(1 for t in traced for tac in t.traced_tactics if tac.premises) == 1890
-    theorems = load_benchmark("leandojo-sample:val")
+    theorems = load_lean_benchmark("leandojo-sample:val")
     assert len(theorems) == 2000 and theorems[0].file_path.endswith(".lean")
     assert all(t.position and t.extra["url"] and t.extra["commit"] for t in theorems)
     ioc = next(t for t in theorems if t.full_name == "Set.Ioc_disjoint_Ioc")
@@ -37,11 +37,11 @@ def test_leandojo_sample_counts():
 
 @needs_data
 def test_minif2f_and_proofnet_counts():
-    valid, test = load_benchmark("minif2f:valid"), load_benchmark("minif2f:test")
+    valid, test = load_lean_benchmark("minif2f:valid"), load_lean_benchmark("minif2f:test")
     assert (len(valid), len(test)) == (244, 244)
     assert {t.file_path for t in valid} == {"MiniF2F/Valid.lean"}
     assert all(t.extra["commit"] == MINIF2F_LEAN4_COMMIT for t in test)
-    assert (len(load_benchmark("proofnet:valid")), len(load_benchmark("proofnet:test"))) == (185, 186)
+    assert (len(load_lean_benchmark("proofnet:valid")), len(load_lean_benchmark("proofnet:test"))) == (185, 186)
     for t in valid + test:
         assert t.statement.startswith("theorem " + t.full_name) and t.extra["header"].startswith("import Mathlib")
         assert len(parse_goals(t.extra["goal"])) == 1  # the initial goal parses as one goal
@@ -49,9 +49,9 @@ def test_minif2f_and_proofnet_counts():
 
 def test_errors_name_the_input(tmp_path):
     with pytest.raises(DatasetError, match="unknown benchmark 'minif2f'"):
-        load_benchmark("minif2f")
+        load_lean_benchmark("minif2f")
     with pytest.raises(DatasetError, match="not found"):
-        load_benchmark("minif2f:test", data_dir=tmp_path)
+        load_statement_benchmark(tmp_path / "minif2f.jsonl")
     with pytest.raises(DatasetError, match="unknown LeanDojo Benchmark split 'randm'"):
         leandojo_benchmark_file(tmp_path, "randm", "val")
     bad = tmp_path / "bad.jsonl"
@@ -74,5 +74,5 @@ def test_full_benchmark_layout(tmp_path, monkeypatch):
                                   "state_before": "⊢ True", "state_after": "no goals"}]}
     (root / "test.json").write_text(json.dumps([record]))
     monkeypatch.setenv("LEANDOJO_BENCHMARK_4", str(tmp_path / "leandojo_benchmark_4"))
-    [thm] = load_benchmark("leandojo:novel_premises/test")
+    [thm] = load_lean_benchmark("leandojo:novel_premises/test")
     assert (thm.full_name, thm.position, thm.extra["num_traced_tactics"]) == ("foo", (3, 1), 1)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+
+import pytest
+
 from generator.lean_templates import (
+    ALL_TEMPLATES,
     AUTOMATION,
-    HYPOTHESIS_TEMPLATES,
-    PREMISE_TEMPLATES,
+    ON_HYPOTHESIS,
+    ON_PREMISE,
+    ON_VARIABLE,
     STRUCTURAL,
     lean_template_suggestions,
     writable_name,
@@ -20,9 +26,9 @@ PP = ("case h\nx y : ℕ\ninst✝ : Fact (1 < 2)\nh₀ : x + y = 10\nn : ℕ := 
 
 
 def test_every_template_passes_the_lean_policy():
-    suggestions = lean_template_suggestions(["Nat.le_of_lt_succ", "add_comm"], ["h₀", "x"])
-    assert len(suggestions) == (len(AUTOMATION) + len(STRUCTURAL) + 2 * len(PREMISE_TEMPLATES)
-                                + 2 * len(HYPOTHESIS_TEMPLATES))
+    suggestions = lean_template_suggestions(["Nat.le_of_lt_succ", "add_comm"], ["h₀", "x"], ["n"])
+    assert len(suggestions) == (len(AUTOMATION) + len(STRUCTURAL) + 2 * len(ON_PREMISE)
+                                + 2 * len(ON_HYPOTHESIS) + len(ON_VARIABLE))
     for tactic, _ in suggestions:
         assert refusal_reason(tactic) is None, tactic
 
@@ -36,6 +42,16 @@ def test_ranking_and_filtering():
     assert writable_name("Nat.add_comm") and not writable_name("x✝") and not writable_name("a b")
     top = lean_template_suggestions()
     assert top[0] == ("simp", -1.0) and [lp for _, lp in top] == sorted((lp for _, lp in top), reverse=True)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("generator.template") is None,
+                    reason="the template generator (generator/template.py) is not on this branch")
+def test_templates_load_as_a_template_set():
+    from generator.template import load_templates
+
+    templates = load_templates("lean")
+    assert templates.backend == "lean" and len(templates.templates) == len(ALL_TEMPLATES)
+    assert {t.slot for t in templates.templates} == {None, "{var}", "{hyp}", "{premise}"}
 
 
 def test_query_is_the_main_goal():
