@@ -201,6 +201,8 @@ def test_replay_that_diverges_is_an_environment_failure():
         try:
             with pytest.raises(EnvironmentFailure, match="different result"):
                 session.run_tac(mid, "rw [add_comm b]")
+            with pytest.raises(EnvironmentFailure, match="closed"):
+                session.run_tac(init, "omega")
         finally:
             GRAPH[INIT]["rw [add_assoc]"] = MID
 
@@ -260,3 +262,17 @@ def test_verify_uses_checker_and_refuses_give_ups():
 def test_import_prover_does_not_import_lean_dojo():
     code = "import sys, prover, prover.cli, prover.lean; assert 'lean_dojo' not in sys.modules, 'lean_dojo imported'"
     subprocess.run([__import__("sys").executable, "-c", code], check=True)
+
+
+def test_best_first_search_survives_timeouts_and_crashes():
+    from generator import FixedTacticGenerator
+    from prover.proof_search import BestFirstSearchProver
+    from search_tree import Status
+
+    world = World()
+    env = make_env(world, proof_checker=lambda thm, proof: proof == "by\n  rw [add_assoc]\n  rw [add_comm b]")
+    generator = FixedTacticGenerator(["slow", "boom", "rw [add_assoc]", "rw [add_comm b]"])
+    result = BestFirstSearchProver(generator, timeout=30, num_sampled_tactics=4).search(env, THM)
+    assert result.status == Status.PROVED, result.stop_reason
+    assert result.tactics == ["rw [add_assoc]", "rw [add_comm b]"]
+    assert world.starts == 4  # the first start and three restarts (timeout, crash, timeout)

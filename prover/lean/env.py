@@ -208,10 +208,12 @@ class LeanDojoSession:
             try:
                 result = self._dojo.run_tac(parent_state, node.tactic)
             except (ld.DojoTacticTimeoutError, ld.DojoCrashError) as exc:
+                self.close()  # the process is out of step or gone: no further tactic may use it
                 raise EnvironmentFailure(
                     f"replaying {node.tactic!r} on {self.theorem.full_name} after a restart failed: "
                     f"{type(exc).__name__} {exc}") from exc
             if not isinstance(result, ld.TacticState) or result.pp != node.pp:
+                self.close()
                 raise EnvironmentFailure(
                     f"replaying {node.tactic!r} on {self.theorem.full_name} after a restart gave a different "
                     f"result: {result!r}")
