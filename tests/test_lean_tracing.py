@@ -43,3 +43,12 @@ def test_trace_lean_command_is_registered():
     argv = ["trace-lean", "https://github.com/yangky11/lean4-example", "7b6ecb9", "--out", "x"]
     args = build_parser().parse_args(argv)
     assert args.command == "trace-lean" and args.commit == "7b6ecb9" and not args.with_dependencies
+
+
+def test_trace_lean_reports_a_bad_repository_clearly(tmp_path, capsys):
+    from prover.cli import main
+
+    missing = tmp_path / "no-such-repo"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["trace-lean", str(missing), "abc123", "--out", str(tmp_path / "out")])
+    assert "could not trace" in str(exit_info.value) and str(missing) in str(exit_info.value)

@@ -18,12 +18,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.lean.env import LeanNotInstalled
     from prover.lean.tracing import trace_repo
+    from search_tree.protocol import EnvironmentFailure
 
     try:
         summary = trace_repo(args.url, args.commit, args.out, include_dependencies=args.with_dependencies)
-    except LeanNotInstalled as exc:
+    except (EnvironmentFailure, FileExistsError) as exc:
         raise SystemExit(str(exc)) from exc
     print(f"traced {args.url}@{args.commit}: {summary.num_theorems} theorems "
           f"({summary.num_theorems_with_tactics} with tactic proofs, {summary.num_tactics} tactics), "

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from prover.lean.env import INSTALL_HINT, LeanNotInstalled, import_lean_dojo
+from search_tree.protocol import EnvironmentFailure
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ def trace_repo(url: str, commit: str, out_dir: str | Path, include_dependencies:
         traced = ld.trace(repo, build_deps=build_deps)
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
         raise LeanNotInstalled(f"tracing {url} at {commit} could not run Lean or git ({exc}). {INSTALL_HINT}") from exc
+    except Exception as exc:  # noqa: BLE001 - GitHub, git and build errors of many types: report, don't crash
+        raise EnvironmentFailure(f"LeanDojo could not trace {url} at {commit}: {type(exc).__name__}: {exc}") from exc
     metadata = {"url": repo.url, "commit": repo.commit, "leandojo_version": ld.__version__,
                 "include_dependencies": include_dependencies}
     return write_trace(out_dir, _traced_theorem_records(traced, include_dependencies),
