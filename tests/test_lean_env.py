@@ -40,6 +40,7 @@ GRAPH = {
         "boom": ld.DojoCrashError("Unexpected EOF"),
         "oom": ld.DojoCrashError("OOM"),
         "omega": "finished",
+        "odd": "some unusual line\n⊢ p ?m.1",
     },
     MID: {"rw [add_comm b]": "finished", "slow": ld.DojoTacticTimeoutError},
 }
@@ -130,6 +131,8 @@ def test_mapping_of_real_leandojo_results():
         assert [g.name for g in two.goals] == ["left", "right"] and not two.has_evars
         evar = session.run_tac(init, "refine Eq.trans ?_ ?_")
         assert evar.num_goals == 2 and evar.has_evars
+        odd = session.run_tac(init, "odd")  # a layout the goal parser rejects: one opaque goal
+        assert odd.num_goals == 1 and odd.goals[0].target == odd.pp and odd.has_evars
     lean_thm = world.theorems[0]
     assert isinstance(lean_thm, ld.Theorem)
     assert lean_thm.full_name == "hello_world" and str(lean_thm.file_path) == "Lean4Example.lean"

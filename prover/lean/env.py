@@ -34,12 +34,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from prover.lean.goals import parse_goals
+from prover.lean.goals import GoalParseError, has_metavariable, parse_goals
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
 from prover.lean.script import render_by_block, render_declaration
 from search_tree.protocol import (
     EnvironmentFailure,
     ErrorKind,
+    Goal,
     Proof,
     ProofFinished,
     ProofGivenUp,
@@ -184,7 +185,13 @@ class LeanDojoSession:
     # -- states ---------------------------------------------------------------------------------
 
     def _protocol_state(self, state_id: int, pp: str) -> TacticState:
-        return TacticState(pp=pp, id=state_id, goals=parse_goals(pp))
+        """The protocol state; a layout the parser does not know must not end the search, so it
+        becomes one opaque goal (never split by AND-OR search, metavariables still detected)."""
+        try:
+            goals = parse_goals(pp)
+        except GoalParseError:
+            goals = (Goal((), pp, has_evar=has_metavariable(pp)),)
+        return TacticState(pp=pp, id=state_id, goals=goals)
 
     def _record(self, lean_state: Any, parent: int, tactic: str) -> int:
         """A protocol id for a state LeanDojo just returned (see the module doc on ids)."""
