@@ -30,7 +30,7 @@ EventSink = Callable[[dict], None]
 class Budget:
     """Limits of one search; ``None`` means unlimited. Checked after every tactic.
 
-    ``max_expansions`` counts generator calls, ``max_env_calls`` tactic calls. ``max_simulations``
+    ``max_expansions`` counts generator calls, ``max_env_calls`` calls into the prover (tactics and focusing). ``max_simulations``
     and ``max_nodes`` (proof-state nodes, AND nodes included) apply to MCTS, which counts them;
     best-first search has no simulations and ignores both.
     """
@@ -63,8 +63,8 @@ class Meter:
         self.env_time = 0.0  # tactic and focus calls
         self.gen_time = 0.0
         self.value_time = 0.0  # value-function calls (a learned value is a model call)
-        self.env_calls = 0  # tactic calls only: the budget both search algorithms share
-        self.focus_calls = 0
+        self.env_calls = 0  # every call into the prover (tactics and focusing): the shared budget
+        self.focus_calls = 0  # of which focusing calls (MCTS only)
         self.expansions = 0
         self.simulations = 0
         self.nodes = 0
@@ -109,6 +109,7 @@ class Meter:
         result = session.focus(state, goal_index)
         dt = time.monotonic() - t0
         self.env_time += dt
+        self.env_calls += 1
         self.focus_calls += 1
         self.emit("focus", state=state.id, goal=goal_index, outcome=outcome_name(result),
                   next_state=result.id if isinstance(result, TacticState) else None, seconds=round(dt, 5))
