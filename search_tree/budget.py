@@ -30,9 +30,9 @@ EventSink = Callable[[dict], None]
 class Budget:
     """Limits of one search; ``None`` means unlimited. Checked after every tactic.
 
-    ``max_expansions`` counts generator calls, ``max_env_calls`` calls into the prover (tactics and focusing). ``max_simulations``
-    and ``max_nodes`` (proof-state nodes, AND nodes included) apply to MCTS, which counts them;
-    best-first search has no simulations and ignores both.
+    ``max_expansions`` counts generator calls; ``max_env_calls`` counts calls into the prover
+    (tactics and focusing); ``max_simulations`` and ``max_nodes`` (proof-state nodes, AND nodes
+    included) apply to MCTS, which counts them; best-first search ignores both.
     """
 
     timeout: float | None = 600.0
