@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "eval": "prover.commands.eval",
     "report": "prover.commands.report",
     "ablate": "prover.commands.ablate",
+    "trace-lean": "prover.commands.trace_lean",
 }
 
 

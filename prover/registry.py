@@ -9,9 +9,9 @@ importing this module loads neither torch nor ray nor a backend. Other packages 
 
 * environments: :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
   ``leandojo`` -> ``prover.leandojo.env:LeanDojoEnvironment``, ``synthetic``);
-* provers: :func:`register_prover`; a factory is called as ``factory(tac_gen, **options)``;
-  ``best_first`` is built in, and ``prover.proof_search.make_prover(name, ...)``, once it exists,
-  resolves every other name (``mcts``...);
+* provers: ``prover.proof_search.PROVERS`` (``best_first``, ``mcts``), built as
+  ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
+  may be given as a dict;
 * generators: the local table (``fixed``, ``synthetic``), then ``generator.build_generator(name,
   **options)``; a generator that uses premises receives ``retriever=`` among its options;
 * retrievers: ``none``, then ``retrieval.base.build_retriever(name, **options)``.
@@ -19,9 +19,11 @@ importing this module loads neither torch nor ray nor a backend. Other packages 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import json
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -67,11 +69,8 @@ class UnknownComponent(LookupError):
 
 ENVIRONMENTS: dict[str, str] = {
     "coq": "prover.coq.env:CoqEnvironment",
-    "leandojo": "prover.leandojo.env:LeanDojoEnvironment",
+    "leandojo": "prover.lean.env:LeanDojoEnvironment",
     "synthetic": "prover.synthetic:SyntheticEnvironment",
-}
-PROVERS: dict[str, str] = {
-    "best_first": "prover.proof_search:BestFirstSearchProver",
 }
 GENERATORS: dict[str, str] = {
     "fixed": "generator.fixed:FixedTacticGenerator",
@@ -82,11 +81,6 @@ GENERATORS: dict[str, str] = {
 def register_env(name: str, target: str) -> None:
     """Register an environment class or factory ``"module:attribute"`` under ``name``."""
     ENVIRONMENTS[name] = target
-
-
-def register_prover(name: str, target: str) -> None:
-    """Register a prover factory ``"module:attribute"``, called as ``factory(tac_gen, **options)``."""
-    PROVERS[name] = target
 
 
 def register_generator(name: str, target: str) -> None:
@@ -145,23 +139,44 @@ def build_generator(spec: ComponentSpec, retriever: Any | None = None) -> Tactic
     return factory(spec.name, **options)
 
 
+def _prover_class(name: str) -> Callable[..., Any]:
+    from prover.proof_search import PROVERS
+
+    if name not in PROVERS:
+        raise UnknownComponent(f"unknown search {name!r}; known: {', '.join(sorted(PROVERS))}")
+    return PROVERS[name]
+
+
+def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
+    """JSON options made into what ``factory`` takes: a dict for a dataclass parameter becomes one."""
+    try:
+        hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
+    except (NameError, TypeError):  # unresolvable annotations: pass the options through unchanged
+        return dict(options)
+    out = dict(options)
+    for name, value in options.items():
+        if isinstance(value, dict):
+            hint = hints.get(name)
+            for candidate in (hint, *typing.get_args(hint)):
+                if dataclasses.is_dataclass(candidate):
+                    out[name] = candidate(**value)
+                    break
+    return out
+
+
 def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
     """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``."""
-    if spec.name in PROVERS:
-        return resolve(PROVERS[spec.name])(tac_gen, **spec.options)
-    factory = _optional("prover.proof_search:make_prover")
-    if factory is None:
-        raise UnknownComponent(f"unknown search {spec.name!r}; known: {', '.join(sorted(PROVERS))}")
-    return factory(spec.name, tac_gen, **spec.options)
+    cls = _prover_class(spec.name)
+    return cls(tac_gen, **_coerce(cls, spec.options))
 
 
-def _with_defaults(spec: ComponentSpec, table: dict[str, str]) -> ComponentSpec:
+def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> ComponentSpec:
     """``spec`` with the factory's keyword defaults filled in, so that two specs that build the same
     component compare equal and a run's config.json records every setting, not only those given."""
-    if spec.name not in table:
+    if factory is None:
         return spec  # built by a sibling registry by name: its defaults are not introspectable here
     defaults = {}
-    for name, param in inspect.signature(resolve(table[spec.name])).parameters.items():
+    for name, param in inspect.signature(factory).parameters.items():
         if param.default is inspect.Parameter.empty or name == "retriever":
             continue
         try:
@@ -174,8 +189,10 @@ def _with_defaults(spec: ComponentSpec, table: dict[str, str]) -> ComponentSpec:
 
 def with_defaults(config: ProverConfig) -> ProverConfig:
     """``config`` with every default option of its environment, prover and generator made explicit."""
-    return ProverConfig(_with_defaults(config.env, ENVIRONMENTS), _with_defaults(config.prover, PROVERS),
-                        _with_defaults(config.generator, GENERATORS), config.retriever)
+    generator = resolve(GENERATORS[config.generator.name]) if config.generator.name in GENERATORS else None
+    return ProverConfig(_with_defaults(config.env, resolve(ENVIRONMENTS[config.env.name])),
+                        _with_defaults(config.prover, _prover_class(config.prover.name)),
+                        _with_defaults(config.generator, generator), config.retriever)
 
 
 def check_names(config: ProverConfig) -> None:
@@ -189,5 +206,4 @@ def check_names(config: ProverConfig) -> None:
     if config.generator.name not in GENERATORS and _optional("generator:build_generator") is None:
         raise UnknownComponent(f"unknown generator {config.generator.name!r}; "
                                f"known: {', '.join(sorted(GENERATORS))}")
-    if config.prover.name not in PROVERS and _optional("prover.proof_search:make_prover") is None:
-        raise UnknownComponent(f"unknown search {config.prover.name!r}; known: {', '.join(sorted(PROVERS))}")
+    _prover_class(config.prover.name)
