@@ -187,11 +187,18 @@ def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> C
     return ComponentSpec(spec.name, {**defaults, **spec.options})
 
 
+def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
+    """A prover's dict options for dataclass parameters, with the dataclass's defaults filled in."""
+    coerced = _coerce(_prover_class(spec.name), spec.options)
+    return ComponentSpec(spec.name, {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else spec.options[k]
+                                     for k, v in coerced.items()})
+
+
 def with_defaults(config: ProverConfig) -> ProverConfig:
     """``config`` with every default option of its environment, prover and generator made explicit."""
     generator = resolve(GENERATORS[config.generator.name]) if config.generator.name in GENERATORS else None
     return ProverConfig(_with_defaults(config.env, resolve(ENVIRONMENTS[config.env.name])),
-                        _with_defaults(config.prover, _prover_class(config.prover.name)),
+                        _with_defaults(_expand_dataclass_options(config.prover), _prover_class(config.prover.name)),
                         _with_defaults(config.generator, generator), config.retriever)
 
 

@@ -216,6 +216,17 @@ def test_eval_and_report_cli(tmp_path, capsys):
     assert main(["report", str(out)]) == 0 and (out / "report.md").exists()
 
 
+def test_mcts_runs_through_the_same_runner_with_its_config_recorded(tmp_path):
+    config = EvalConfig(ProverConfig(ComponentSpec("synthetic"),
+                                     ComponentSpec("mcts", {"max_simulations": 30, "config": {"c_init": 2.0}}),
+                                     ComponentSpec("synthetic")), "synthetic:30", limit=4)
+    progress = run_evaluation(config, load_benchmark("synthetic:30", 4), tmp_path, progress=False)
+    assert progress.finished_now == 4
+    saved = json.loads((tmp_path / "config.json").read_text())["run"]["components"]["prover"]["options"]
+    assert saved["config"]["c_init"] == 2.0 and saved["config"]["c_base"] == 19652.0
+    assert saved["max_simulations"] == 30 and saved["value"] == "constant"
+
+
 def test_light_imports_stay_light():
     code = ("import sys, prover.proof_search, prover.registry, prover.evaluation, prover.analysis, "
             "prover.report, prover.cli, benchmarks.registry; prover.cli.build_parser(); "
