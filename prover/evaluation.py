@@ -6,6 +6,7 @@ Layout of a run directory::
     results.jsonl    one line per finished (theorem, attempt), appended as each finishes
     logs/            one action log per (theorem, attempt): every search event, JSON lines
     report.md, plots/, trees/    written by ``dojo-prover report``
+    .lock            held (flock) by the running evaluation, so a second writer is refused
 
 Why it cannot lose or duplicate results: a result line is written with a single ``write`` of the
 whole line on an ``O_APPEND`` descriptor and ``fsync``-ed before the next task is recorded; its
@@ -19,6 +20,7 @@ nonsense. The number of workers is not part of a run's identity: a run may resum
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import json
 import os
@@ -27,10 +29,11 @@ import subprocess
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from prover.distributed import DistributedProver, Outcome, Task
 from prover.registry import ProverConfig, check_names, with_defaults
@@ -88,6 +91,25 @@ class EvalConfig:
 
 class ConfigMismatch(ValueError):
     """The run directory holds a different run; resuming into it would mix incomparable results."""
+
+
+class RunDirBusy(RuntimeError):
+    """Another live process is writing to the run directory (two writers would duplicate work)."""
+
+
+@contextmanager
+def exclusive(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir/.lock`` for the duration; the kernel drops the lock when its holder dies, so
+    a killed run never leaves a stale lock behind."""
+    fd = os.open(out_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunDirBusy(f"{out_dir} is being written by another running evaluation") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def _diff(saved: Any, now: Any, prefix: str = "") -> list[str]:
@@ -233,6 +255,13 @@ def run_evaluation(
     out = Path(out_dir)
     check_names(config.prover)
     config = dataclasses.replace(config, prover=with_defaults(config.prover))
+    out.mkdir(parents=True, exist_ok=True)
+    with exclusive(out):
+        return _run_locked(config, theorems, out, progress, on_outcome)
+
+
+def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress: bool,
+                on_outcome: Callable[[Outcome], None] | None) -> RunProgress:
     done = {(r["key"], r["attempt"]) for r in prepare_run_dir(out, config, theorems)}
     tasks = [t for t in config.tasks(theorems) if (theorem_key(t.theorem), t.attempt) not in done]
     stats = RunProgress(total=len(theorems) * config.attempts, done_before=len(done))

@@ -16,7 +16,7 @@ from prover.analysis import (
 )
 from prover.cli import main
 from prover.distributed import RecordingRetriever
-from prover.evaluation import ConfigMismatch, EvalConfig, ResultsFile, run_evaluation
+from prover.evaluation import ConfigMismatch, EvalConfig, ResultsFile, RunDirBusy, exclusive, run_evaluation
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
 from prover.report import write_report
 
@@ -117,6 +117,13 @@ def test_resume_refuses_a_different_config_but_accepts_more_workers(tmp_path):
         evaluate(out, attempts=1, limit=2, timeout=5)
     config = EvalConfig(components(), "synthetic:30", limit=2, attempts=1, workers=2)
     assert run_evaluation(config, load_benchmark("synthetic:30", 2), out, progress=False).finished_now == 0
+
+
+def test_a_second_live_writer_is_refused(tmp_path):
+    with exclusive(tmp_path):
+        with pytest.raises(RunDirBusy, match="another running evaluation"):
+            evaluate(tmp_path, attempts=1, limit=1)
+    assert evaluate(tmp_path, attempts=1, limit=1).finished_now == 1  # released with its holder
 
 
 # -- statistics and report ------------------------------------------------------------------------

@@ -77,14 +77,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmarks.registry import UnknownBenchmark, load_benchmark
     from prover.analysis import benchmark_pass_at_k, load_run
-    from prover.evaluation import ConfigMismatch, run_evaluation
+    from prover.evaluation import ConfigMismatch, RunDirBusy, run_evaluation
     from prover.registry import UnknownComponent
 
     config = build_config(args, args.retriever, parse_options(args.retriever_opt))
     try:
         theorems = load_benchmark(config.benchmark, config.limit)
         progress = run_evaluation(config, theorems, args.out, progress=not args.no_progress)
-    except (ConfigMismatch, UnknownComponent, UnknownBenchmark) as exc:
+    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     loaded = load_run(args.out)
