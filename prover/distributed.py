@@ -68,11 +68,20 @@ class RecordingRetriever:
         self.inner = inner
         self.returned: list[str] = []
 
-    def retrieve(self, *args: Any, **kwargs: Any) -> Any:
-        out = self.inner.retrieve(*args, **kwargs)
-        for item in out:
+    def _record(self, ranking: Any) -> None:
+        for item in ranking:
             premise = item[0] if isinstance(item, tuple) else item
             self.returned.append(str(getattr(premise, "full_name", premise)))
+
+    def retrieve(self, *args: Any, **kwargs: Any) -> Any:
+        out = self.inner.retrieve(*args, **kwargs)
+        self._record(out)
+        return out
+
+    def batch_retrieve(self, *args: Any, **kwargs: Any) -> Any:
+        out = self.inner.batch_retrieve(*args, **kwargs)
+        for ranking in out:
+            self._record(ranking)
         return out
 
     def __getattr__(self, name: str) -> Any:

@@ -12,9 +12,12 @@ importing this module loads neither torch nor ray nor a backend. Other packages 
 * provers: ``prover.proof_search.PROVERS`` (``best_first``, ``mcts``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
   may be given as a dict;
-* generators: the local table (``fixed``, ``synthetic``), then ``generator.build_generator(name,
-  **options)``; a generator that uses premises receives ``retriever=`` among its options;
-* retrievers: ``none``, then ``retrieval.base.build_retriever(name, **options)``.
+* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``...) plus
+  the local ``GENERATORS`` (``synthetic``; ``fixed`` while the generator registry is absent); a
+  generator that uses premises receives ``retriever=`` among its options;
+* retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
+  ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the
+  ``corpus`` option is the path of a ``corpus.jsonl`` (loaded with ``Corpus.from_jsonl``).
 """
 
 from __future__ import annotations
@@ -88,15 +91,36 @@ def register_generator(name: str, target: str) -> None:
 
 
 def resolve(target: str) -> Callable[..., Any]:
-    """Import ``"module:attribute"``; a missing module says which component is not installed."""
+    """Import ``"module:attribute"`` (the attribute may be dotted: ``Class.factory``); a missing
+    module says which component is not installed."""
     module_name, _, attr = target.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             raise UnknownComponent(f"{target} is not available: module {exc.name} is not installed") from exc
         raise
-    return getattr(module, attr)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _sibling_table(target: str) -> dict[str, str]:
+    """A sibling package's name table (``module:TABLE``), or {} while that package lacks it."""
+    try:
+        return dict(resolve(target))
+    except (UnknownComponent, AttributeError):
+        return {}
+
+
+def generators() -> dict[str, str]:
+    """Every generator name and its ``"module:attribute"`` target."""
+    return {**_sibling_table("generator.registry:GENERATORS"), **GENERATORS}
+
+
+def retrievers() -> dict[str, str]:
+    """Every retriever name (but ``none``) and its ``"module:Class"`` target."""
+    return _sibling_table("retrieval.base:RETRIEVERS")
 
 
 def build_env(spec: ComponentSpec) -> Environment:
@@ -105,38 +129,37 @@ def build_env(spec: ComponentSpec) -> Environment:
     return resolve(ENVIRONMENTS[spec.name])(**spec.options)
 
 
-def _optional(target: str) -> Callable[..., Any] | None:
-    """A registry function of a sibling package, or None while that package does not define it."""
-    try:
-        return resolve(target)
-    except (UnknownComponent, AttributeError):
-        return None
+def _unknown_retriever(name: str) -> UnknownComponent:
+    known = ", ".join(["none", *sorted(retrievers())])
+    missing = "" if retrievers() else " (the retrieval registry retrieval.base.RETRIEVERS is not installed)"
+    return UnknownComponent(f"unknown retriever {name!r}; known: {known}{missing}")
 
 
 def build_retriever(spec: ComponentSpec) -> Any | None:
     """The retriever named by ``spec``; ``none`` means the generator works without premises."""
     if spec.name == "none":
         return None
-    factory = _optional("retrieval.base:build_retriever")
-    if factory is None:
-        raise UnknownComponent(f"unknown retriever {spec.name!r}; known: none "
-                               "(retrieval.base.build_retriever is not installed)")
-    try:
-        return factory(spec.name, **spec.options)
-    except KeyError as exc:
-        raise UnknownComponent(f"unknown retriever {spec.name!r}: {exc}") from exc
+    if spec.name not in retrievers():
+        raise _unknown_retriever(spec.name)
+    options = dict(spec.options)
+    if "corpus" not in options:
+        raise ValueError(f"retriever {spec.name!r} needs a corpus option: the path of a corpus.jsonl")
+    corpus = resolve("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
+    return resolve("retrieval.base:build_retriever")(spec.name, corpus, **options)
+
+
+def _unknown_generator(name: str) -> UnknownComponent:
+    return UnknownComponent(f"unknown generator {name!r}; known: {', '.join(sorted(generators()))}")
 
 
 def build_generator(spec: ComponentSpec, retriever: Any | None = None) -> TacticGenerator:
+    table = generators()
+    if spec.name not in table:
+        raise _unknown_generator(spec.name)
     options = dict(spec.options)
     if retriever is not None:
         options["retriever"] = retriever
-    if spec.name in GENERATORS:
-        return resolve(GENERATORS[spec.name])(**options)
-    factory = _optional("generator:build_generator")
-    if factory is None:
-        raise UnknownComponent(f"unknown generator {spec.name!r}; known: {', '.join(sorted(GENERATORS))}")
-    return factory(spec.name, **options)
+    return resolve(table[spec.name])(**options)
 
 
 def _prover_class(name: str) -> Callable[..., Any]:
@@ -174,7 +197,7 @@ def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> C
     """``spec`` with the factory's keyword defaults filled in, so that two specs that build the same
     component compare equal and a run's config.json records every setting, not only those given."""
     if factory is None:
-        return spec  # built by a sibling registry by name: its defaults are not introspectable here
+        return spec
     defaults = {}
     for name, param in inspect.signature(factory).parameters.items():
         if param.default is inspect.Parameter.empty or name == "retriever":
@@ -196,10 +219,11 @@ def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
 
 def with_defaults(config: ProverConfig) -> ProverConfig:
     """``config`` with every default option of its environment, prover and generator made explicit."""
-    generator = resolve(GENERATORS[config.generator.name]) if config.generator.name in GENERATORS else None
+    retriever = None if config.retriever.name == "none" else resolve(retrievers()[config.retriever.name])
     return ProverConfig(_with_defaults(config.env, resolve(ENVIRONMENTS[config.env.name])),
                         _with_defaults(_expand_dataclass_options(config.prover), _prover_class(config.prover.name)),
-                        _with_defaults(config.generator, generator), config.retriever)
+                        _with_defaults(config.generator, resolve(generators()[config.generator.name])),
+                        _with_defaults(config.retriever, retriever))
 
 
 def check_names(config: ProverConfig) -> None:
@@ -207,10 +231,8 @@ def check_names(config: ProverConfig) -> None:
     if config.env.name not in ENVIRONMENTS:
         raise UnknownComponent(f"unknown environment {config.env.name!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
     resolve(ENVIRONMENTS[config.env.name])
-    if config.retriever.name != "none" and _optional("retrieval.base:build_retriever") is None:
-        raise UnknownComponent(f"unknown retriever {config.retriever.name!r}; known: none "
-                               "(retrieval.base.build_retriever is not installed)")
-    if config.generator.name not in GENERATORS and _optional("generator:build_generator") is None:
-        raise UnknownComponent(f"unknown generator {config.generator.name!r}; "
-                               f"known: {', '.join(sorted(GENERATORS))}")
+    if config.retriever.name != "none" and config.retriever.name not in retrievers():
+        raise _unknown_retriever(config.retriever.name)
+    if config.generator.name not in generators():
+        raise _unknown_generator(config.generator.name)
     _prover_class(config.prover.name)
