@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from prover.registry import UnknownComponent, check_names
 
     names = [n.strip() for n in args.retrievers.split(",") if n.strip()]
-    configs = {name: build_config(args, name, parse_options(args.retriever_opt)) for name in names}
+    options = parse_options(args.retriever_opt)
+    configs = {name: build_config(args, name, {} if name == "none" else options) for name in names}
     try:
         for config in configs.values():  # every name checked before any work starts
             check_names(config.prover)
