@@ -27,7 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from prover.registry import ProverConfig, build_env, build_generator, build_prover, build_retriever
+from prover.registry import (
+    ProverConfig,
+    UnknownComponent,
+    build_env,
+    build_generator,
+    build_prover,
+    build_retriever,
+)
 from search_tree import EnvironmentFailure, SearchResult, Status, Theorem
 
 
@@ -50,6 +57,10 @@ class Outcome:
     events: list[dict] = field(default_factory=list)
     worker: int = -1
     retries: int = 0
+
+
+class WorkerStartError(RuntimeError):
+    """A worker could not build its components (bad option, missing file or model); nothing ran."""
 
 
 def failed_result(theorem: Theorem, reason: str, elapsed: float = 0.0) -> SearchResult:
@@ -232,7 +243,12 @@ class DistributedProver:
         """Build the workers now instead of on first use (to time proving apart from start-up)."""
         if self.num_workers == 1:
             if self._local is None:
-                self._local = ProverWorker(self.config, 0, self.record_events)
+                try:
+                    self._local = ProverWorker(self.config, 0, self.record_events)
+                except UnknownComponent:
+                    raise
+                except Exception as exc:
+                    raise WorkerStartError(f"{type(exc).__name__}: {exc}") from exc
         else:
             self._start_ray()
 
@@ -292,7 +308,11 @@ class DistributedProver:
             self._owns_ray = True
         if not self._actors:
             self._actors = [self._new_actor(i) for i in range(self.num_workers)]
-            ray.get([a.ready.remote() for a in self._actors])  # surfaces construction errors now
+            try:
+                ray.get([a.ready.remote() for a in self._actors])  # surfaces construction errors now
+            except ray.exceptions.RayError as exc:
+                cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else exc
+                raise WorkerStartError(_root_cause(cause)) from exc
 
     def _new_actor(self, slot: int) -> Any:
         import ray
@@ -358,6 +378,12 @@ class DistributedProver:
             if now - started > self.task_timeout and slot not in self._overdue:
                 self._overdue.add(slot)
                 ray.kill(self._actors[slot])
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The last line of a remote traceback names the original error (``FileNotFoundError: ...``)."""
+    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+    return lines[-1].strip()[:500] if lines else type(exc).__name__
 
 
 def _first_line(exc: BaseException) -> str:

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from prover.distributed import WorkerStartError
 from prover.proof_search import DistributedProver, Task
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent
 from search_tree import Status, Theorem
@@ -116,9 +117,10 @@ def test_search_unordered_takes_positions_and_a_repo():
 def test_construction_errors_surface_before_any_work():
     bad = ProverConfig(ComponentSpec("synthetic", {"no_such_option": 1}), ComponentSpec("best_first"),
                        ComponentSpec("synthetic"))
-    with pytest.raises(Exception, match="no_such_option"):
-        with DistributedProver(bad, 2) as prover:
-            list(prover.iter_results([Task(THEOREMS[0])]))
+    for workers in (1, 2):
+        with pytest.raises(WorkerStartError, match="TypeError: .*no_such_option"):
+            with DistributedProver(bad, workers) as prover:
+                list(prover.iter_results([Task(THEOREMS[0])]))
     with pytest.raises(UnknownComponent, match="'bm25'"):
         DistributedProver(ProverConfig(config().env, config().prover, config().generator,
                                        ComponentSpec("bm25")), 1).search_unordered(None, THEOREMS[:1])

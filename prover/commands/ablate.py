@@ -22,6 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.registry import UnknownBenchmark, load_benchmark
     from prover.analysis import benchmark_pass_at_k, load_run, search_statistics
     from prover.commands.eval import build_config, parse_options
+    from prover.distributed import WorkerStartError
     from prover.evaluation import ConfigMismatch, RunDirBusy, run_evaluation
     from prover.registry import UnknownComponent, check_names
 
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         for name, config in configs.items():
             print(f"== retriever {name}", file=sys.stderr)
             run_evaluation(config, theorems, Path(args.out) / name, progress=not args.no_progress)
-    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark) as exc:
+    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark, WorkerStartError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     k = args.attempts

@@ -77,6 +77,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmarks.registry import UnknownBenchmark, load_benchmark
     from prover.analysis import benchmark_pass_at_k, load_run
+    from prover.distributed import WorkerStartError
     from prover.evaluation import ConfigMismatch, RunDirBusy, run_evaluation
     from prover.registry import UnknownComponent
 
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         theorems = load_benchmark(config.benchmark, config.limit)
         progress = run_evaluation(config, theorems, args.out, progress=not args.no_progress)
-    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark) as exc:
+    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark, WorkerStartError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     loaded = load_run(args.out)
