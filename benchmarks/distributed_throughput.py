@@ -2,7 +2,8 @@
 
     python benchmarks/distributed_throughput.py [--env auto|coq|synthetic] [--limit N]
 
-``auto`` uses the Coq backend on ``coq-stdlib:test`` when ``prover.coq`` is installed, otherwise
+``auto`` uses the Coq backend on ``coq-stdlib:test`` when ``prover.coq`` is installed (with the
+template generator when it is registered, else a fixed list of Coq tactics), otherwise
 the synthetic backend (:mod:`prover.synthetic`) with a simulated prover latency per tactic; the
 output says which. Proving time is measured after the workers are up, so Ray's start-up (seconds,
 paid once per run) is reported separately. Both runs must agree on every theorem's status.
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.registry import load_benchmark  # noqa: E402
 from prover.distributed import DistributedProver, Task  # noqa: E402
-from prover.registry import ComponentSpec, ProverConfig  # noqa: E402
+from prover.registry import ComponentSpec, ProverConfig, generators  # noqa: E402
 
 COQ_TACTICS = ["intros.", "auto.", "lia.", "reflexivity.", "simpl.", "split.", "trivial.", "easy.",
                "congruence.", "firstorder."]
@@ -31,8 +32,9 @@ def setup(env: str, limit: int, latency: float) -> tuple[str, str, ProverConfig]
     if env == "auto":
         env = "coq" if importlib.util.find_spec("prover.coq") else "synthetic"
     if env == "coq":
-        config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first", {"timeout": 30, "max_expansions": 20}),
-                              ComponentSpec("fixed", {"tactics": COQ_TACTICS}))
+        generator = ComponentSpec("template") if "template" in generators() else ComponentSpec("fixed", {"tactics": COQ_TACTICS})
+        config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first", {"timeout": 20, "max_expansions": 8}),
+                              generator)
         return "coq", "coq-stdlib:test", config
     config = ProverConfig(ComponentSpec("synthetic", {"latency": latency}),
                           ComponentSpec("best_first", {"timeout": 60, "max_expansions": 12}),
