@@ -49,7 +49,7 @@ def theorem_key(theorem: Theorem) -> str:
 
 @dataclass(frozen=True)
 class EvalConfig:
-    """What a run proves and how; everything but ``workers`` and ``record_events`` is its identity.
+    """What a run proves and how; everything but ``workers`` and ``watchdog`` is its identity.
 
     Attempt ``a`` of each theorem uses seed ``seed + a`` and, if ``temperatures`` is given,
     temperature ``temperatures[a % len(temperatures)]``.
@@ -63,6 +63,7 @@ class EvalConfig:
     temperatures: tuple[float, ...] = ()
     workers: int = 1
     record_events: bool = True
+    watchdog: float | None = None
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -84,9 +85,12 @@ class EvalConfig:
         ]
 
     def task_timeout(self) -> float | None:
-        """A watchdog for hung workers: twice the search timeout plus time to re-check the proof."""
+        """The watchdog for hung workers: ``watchdog`` if set, else twice the search timeout plus
+        ten minutes for opening the theorem (a backend may load a whole file first) and the re-check."""
+        if self.watchdog is not None:
+            return self.watchdog
         timeout = self.prover.prover.options.get("timeout")
-        return None if timeout is None else 2 * float(timeout) + 60
+        return None if timeout is None else 2 * float(timeout) + 600
 
 
 class ConfigMismatch(ValueError):

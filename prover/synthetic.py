@@ -6,6 +6,11 @@ Each theorem hides a proof of a few tactics derived from a hash of its name; off
 lead into dead-end subtrees or fail, so a search has real work to do. ``latency`` seconds are
 slept per tactic, like a prover process would take.
 
+It differs from ``benchmarks/synthetic.py`` (the search benchmarks' AND-OR world with focusing,
+built from a config object): this one is built from plain keyword options (so a Ray worker can
+build it from a spec), its generator's proposals depend on the attempt's seed (so pass@k means
+something) and it injects faults.
+
 Fault injection (for tests and the soak benchmark): ``faults`` maps theorem names to ``"exit"``
 (the process hosting the environment dies, as a crashed Ray worker would) or ``"fatal"`` (the
 backend raises :class:`EnvironmentFailure`, as when a prover cannot be restarted). With

@@ -45,6 +45,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="attempt a uses seed SEED+a")
     parser.add_argument("--temperatures", help="comma-separated temperatures, cycled over attempts")
     parser.add_argument("--workers", type=int, default=1, help="parallel workers (1: in-process, no Ray)")
+    parser.add_argument("--task-timeout", type=float,
+                        help="kill and retry a worker whose task runs longer (default: 2 x timeout + 600 s)")
     parser.add_argument("--no-logs", action="store_true", help="do not write per-search action logs")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -63,7 +65,7 @@ def build_config(args: argparse.Namespace, retriever: str, retriever_opts: dict[
     )
     temps = tuple(float(t) for t in args.temperatures.split(",")) if args.temperatures else ()
     return EvalConfig(components, args.benchmark, args.limit, args.attempts, args.seed, temps,
-                      args.workers, not args.no_logs)
+                      args.workers, not args.no_logs, args.task_timeout)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
