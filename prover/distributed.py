@@ -141,14 +141,18 @@ class ProverWorker:
     def ready(self) -> int:
         return self.worker_id
 
-    def restart_env(self) -> None:
-        """Replace an environment that reported an unrecoverable failure."""
+    def close(self) -> None:
+        """Close the environment (backends that keep prover processes define ``close``)."""
         close = getattr(self.env, "close", None)
         if callable(close):
             try:
                 close()
-            except Exception:  # noqa: BLE001 - the old environment is broken by assumption
+            except Exception:  # noqa: BLE001 - closing is best effort; the worker is going away
                 pass
+
+    def restart_env(self) -> None:
+        """Replace an environment that reported an unrecoverable failure."""
+        self.close()
         self.env = build_env(self.config.env)
 
     def prove(self, task: Task) -> tuple[SearchResult, list[dict]]:
@@ -261,13 +265,18 @@ class DistributedProver:
         return self._actors[slot]
 
     def close(self) -> None:
-        """Kill the actors and shut Ray down if this prover started it."""
+        """Close every worker's environment, kill the actors, and shut Ray down if this prover
+        started it. Environments get a few seconds to stop their prover processes first."""
         if self._actors:
             import ray
 
+            closing = [actor.close.remote() for actor in self._actors]
+            ray.wait(closing, num_returns=len(closing), timeout=10.0)
             for actor in self._actors:
                 ray.kill(actor)
             self._actors = []
+        if self._local is not None:
+            self._local.close()
         if self._owns_ray:
             import ray
 
