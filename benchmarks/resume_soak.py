@@ -6,7 +6,8 @@ resume it each time, and check that its final results equal an uninterrupted run
 The run is ``dojo-prover eval`` in a subprocess with its own process group (Ray's processes
 included when ``--workers`` > 1). Checked: the same set of (theorem, attempt) as the reference
 run, no duplicate line, and the same status and proof for each (the synthetic backend is
-deterministic under an expansion budget). Uses the Coq backend when ``--env coq`` is given.
+deterministic under an expansion budget; on Coq, ``--env coq``, wall-time limits make outcomes
+timing-dependent, so there only the first two are required).
 """
 
 from __future__ import annotations
@@ -104,7 +105,9 @@ def main() -> int:
               f"reference: {same_set}, same status and proof for each: {same_outcomes}")
         config = json.loads((soaked / "config.json").read_text())
         print(f"config: {json.dumps(config['run']['components']['env'])}, workers {args.workers}")
-        ok = same_set and same_outcomes and duplicates == 0 and final.returncode == 0
+        # Coq searches are bounded by wall time too, so their outcomes may differ between runs
+        # under load; the run's bookkeeping (same set, no duplicate) must hold regardless.
+        ok = same_set and duplicates == 0 and final.returncode == 0 and (same_outcomes or args.env == "coq")
         print("CHECK PASSED" if ok else "CHECK FAILED")
         return 0 if ok else 1
 
