@@ -223,7 +223,8 @@ class DistributedProver:
         """ReProver's call: one attempt per theorem, results in completion order.
 
         ``positions`` (one per theorem) replace the theorems' positions; ``repo`` (a LeanDojo
-        ``LeanGitRepo``, or None for backends that do not need one) travels in ``theorem.extra``.
+        ``LeanGitRepo``, or None for backends that do not need one) travels in ``theorem.extra``,
+        with its ``url`` and ``commit`` where the LeanDojo backend looks for them.
         """
         if positions is not None and len(positions) != len(theorems):
             raise ValueError("positions must have one entry per theorem")
@@ -232,7 +233,10 @@ class DistributedProver:
             if positions is not None:
                 thm = dataclasses.replace(thm, position=tuple(positions[i]) if positions[i] is not None else None)
             if repo is not None:
-                thm = dataclasses.replace(thm, extra={**thm.extra, "repo": repo})
+                extra = {**thm.extra, "repo": repo}
+                if hasattr(repo, "url") and hasattr(repo, "commit"):  # a LeanGitRepo: what the Lean backend opens
+                    extra.update(url=repo.url, commit=repo.commit)
+                thm = dataclasses.replace(thm, extra=extra)
             tasks.append(Task(thm))
         return [outcome.result for outcome in self.iter_results(tasks)]
 

@@ -108,10 +108,14 @@ def test_hung_worker_is_killed_by_the_task_timeout_watchdog():
 
 
 def test_search_unordered_takes_positions_and_a_repo():
-    results = DistributedProver(config(), 1).search_unordered("repo-handle", THEOREMS[:2], [(3, 1), None])
+    class Repo:  # the two attributes of a LeanGitRepo that the LeanDojo backend reads
+        url, commit = "https://github.com/example/repo", "0123abc"
+
+    results = DistributedProver(config(), 1).search_unordered(Repo(), THEOREMS[:2], [(3, 1), None])
     assert {r.theorem.full_name: r.theorem.position for r in results} == {THEOREMS[0].full_name: (3, 1),
                                                                           THEOREMS[1].full_name: None}
-    assert all(r.theorem.extra["repo"] == "repo-handle" for r in results)
+    assert all((r.theorem.extra["url"], r.theorem.extra["commit"]) == (Repo.url, Repo.commit) for r in results)
+    assert all(not t.extra for t in THEOREMS)  # the caller's theorems are not modified
 
 
 def test_construction_errors_surface_before_any_work():
