@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 from search_tree import Theorem
 

@@ -23,9 +23,10 @@ import re
 import sys
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from prover.registry import (
     ProverConfig,
@@ -288,7 +289,7 @@ class DistributedProver:
             self._owns_ray = False
         self._local = None
 
-    def __enter__(self) -> "DistributedProver":
+    def __enter__(self) -> DistributedProver:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -29,11 +29,12 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from prover.distributed import DistributedProver, Outcome, Task
 from prover.registry import ProverConfig, check_names, with_defaults
@@ -192,7 +193,6 @@ class RunProgress:
     open: int = 0
     finished_now: int = 0
     seconds: float = 0.0
-    skipped: list[str] = field(default_factory=list)
 
 
 def _git_commit() -> str | None:

@@ -148,4 +148,4 @@ def make_prover(algorithm: str, tac_gen: TacticGenerator, **kwargs) -> Prover:
 
 # The multi-worker prover lives in its own module (it imports ray lazily); exported here so that
 # ReProver users find it where they expect it.
-from prover.distributed import DistributedProver, Outcome, Task  # noqa: E402
+from prover.distributed import DistributedProver, Outcome, Task  # noqa: E402, F401  (re-exported)

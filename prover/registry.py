@@ -27,8 +27,9 @@ import importlib
 import inspect
 import json
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from generator.base import TacticGenerator
 from search_tree import Environment
@@ -45,7 +46,7 @@ class ComponentSpec:
         return {"name": self.name, "options": dict(self.options)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "ComponentSpec":
+    def from_json(cls, data: dict[str, Any]) -> ComponentSpec:
         return cls(data["name"], dict(data.get("options", {})))
 
 
@@ -62,7 +63,7 @@ class ProverConfig:
         return {k: getattr(self, k).to_json() for k in ("env", "prover", "generator", "retriever")}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "ProverConfig":
+    def from_json(cls, data: dict[str, Any]) -> ProverConfig:
         return cls(**{k: ComponentSpec.from_json(v) for k, v in data.items()})
 
 

@@ -15,7 +15,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from prover.analysis import Run, benchmark_pass_at_k, load_run, pass_rate_by_budget, search_statistics
+from prover.analysis import (
+    Run,
+    benchmark_pass_at_k,
+    load_run,
+    pass_rate_by_budget,
+    search_statistics,
+)
 
 _STAT_LABELS = {
     "searches": "searches (theorem × attempt)",
@@ -195,9 +201,10 @@ def write_report(run_dir: str | Path) -> Path:
         title = f"{shown['key']} (attempt {shown['attempt']}, {shown['status']})"
         (out / "trees" / f"{stem}.dot").write_text(tree_dot(events, shown["result"]["proof"], title))
         (out / "trees" / f"{stem}.html").write_text(tree_html(events, shown["result"]["proof"], title))
-        lines += ["", "## One search", "",
-                  f"{title}: {shown['result']['num_nodes']} nodes, {shown['result']['num_env_calls']} environment calls. "
-                  f"Tree: [trees/{stem}.html](trees/{stem}.html) (`dot -Tsvg trees/{stem}.dot` for a drawing)."]
+        summary = (f"{title}: {shown['result']['num_nodes']} nodes, {shown['result']['num_env_calls']} "
+                   f"environment calls. Tree: [trees/{stem}.html](trees/{stem}.html) "
+                   f"(`dot -Tsvg trees/{stem}.dot` for a drawing).")
+        lines += ["", "## One search", "", summary]
         if shown["result"]["proof"]:
             lines += ["", "```", *shown["result"]["proof"], "```"]
     failures = [r for r in run.records if r["result"]["stop_reason"].startswith(("worker_", "environment_failure"))]

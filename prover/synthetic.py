@@ -23,9 +23,9 @@ import hashlib
 import os
 import random
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from generator.base import Suggestion, TacticGenerator
 from search_tree import (
@@ -52,7 +52,7 @@ def _digest(*parts: object) -> int:
 
 
 class _Session:
-    def __init__(self, env: "SyntheticEnvironment", theorem: Theorem) -> None:
+    def __init__(self, env: SyntheticEnvironment, theorem: Theorem) -> None:
         self.env = env
         self.theorem = theorem
         self.proof = env.hidden_proof(theorem.full_name)

@@ -12,11 +12,24 @@ import pytest
 
 from benchmarks.registry import UnknownBenchmark, load_benchmark
 from prover.analysis import (
-    Run, benchmark_pass_at_k, is_compound, load_run, pass_at_k, search_statistics, tactic_identifiers,
+    Run,
+    benchmark_pass_at_k,
+    is_compound,
+    load_run,
+    pass_at_k,
+    search_statistics,
+    tactic_identifiers,
 )
 from prover.cli import main
 from prover.distributed import RecordingRetriever
-from prover.evaluation import ConfigMismatch, EvalConfig, ResultsFile, RunDirBusy, exclusive, run_evaluation
+from prover.evaluation import (
+    ConfigMismatch,
+    EvalConfig,
+    ResultsFile,
+    RunDirBusy,
+    exclusive,
+    run_evaluation,
+)
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
 from prover.report import write_report
 
