@@ -159,8 +159,8 @@ class ProverWorker:
     def prove(self, task: Task) -> tuple[SearchResult, list[dict]]:
         events: list[dict] = []
         t0 = time.monotonic()
-        apply_sampling(self.generator, task)
         try:
+            apply_sampling(self.generator, task)
             result = self.prover.search(self.env, task.theorem, on_event=events.append if self.record_events else None)
         except EnvironmentFailure as exc:
             result = failed_result(task.theorem, f"environment_failure: {exc}", time.monotonic() - t0)
