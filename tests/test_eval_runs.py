@@ -247,6 +247,21 @@ def test_mcts_runs_through_the_same_runner_with_its_config_recorded(tmp_path):
     assert saved["max_simulations"] == 30 and saved["value"] == "constant"
 
 
+def test_attempts_differ_by_seed_and_a_temperature_the_generator_lacks_is_reported():
+    from prover.proof_search import DistributedProver, Task
+    from search_tree import Theorem
+
+    prover = DistributedProver(components(), 1)
+    tasks = [Task(Theorem("synthetic_0002"), a, a) for a in range(4)]
+    calls = [o.result.num_env_calls for o in prover.iter_results(tasks)]
+    assert len(set(calls)) > 1  # different seeds search differently
+    assert calls == [o.result.num_env_calls for o in prover.iter_results(tasks)]  # and reproducibly
+    fixed = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first"), ComponentSpec("fixed", {"tactics": ["auto."]}))
+    [outcome] = DistributedProver(fixed, 1).iter_results([Task(Theorem("synthetic_0002"), temperature=0.5)])
+    assert outcome.result.stop_reason == "worker_error: ValueError: FixedTacticGenerator has no temperature to set"
+    assert outcome.retries == 1
+
+
 def test_light_imports_stay_light():
     code = ("import sys, prover.proof_search, prover.registry, prover.evaluation, prover.analysis, "
             "prover.report, prover.cli, benchmarks.registry; prover.cli.build_parser(); "
