@@ -12,7 +12,7 @@ import pytest
 ld = pytest.importorskip("lean_dojo")
 
 from generator import FixedTacticGenerator  # noqa: E402
-from prover.lean.env import LeanDojoEnvironment  # noqa: E402
+from prover.lean.env import LeanDojoEnvironment, goal_blocks  # noqa: E402
 from prover.lean.script import under_focus  # noqa: E402
 from prover.proof_search import MCTSProver  # noqa: E402
 from search_tree import ErrorKind, ProofFinished, ProofStep, Status, TacticError, TacticState, Theorem  # noqa: E402
@@ -219,6 +219,11 @@ def test_replay_after_a_crash_on_a_focused_path_keeps_hidden_goals_hidden():
             "constructor", "rotate_left 1", "focus\n  constructor", "rotate_left 1", "focus\n  exact hr"]
         q = session.focus(split, 0)
         assert q.pp == Q and isinstance(session.run_tac(q, "exact hq"), ProofFinished)
+
+
+def test_goal_lists_split_only_when_certain():
+    assert goal_blocks(f"{P}\n\n{QR}") == [P, QR]
+    assert goal_blocks("⊢ p\n⊢ q") is None  # focusing such a state is refused rather than guessed
 
 
 def test_multi_line_tactics_keep_their_layout_under_focus():

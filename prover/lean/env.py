@@ -287,7 +287,7 @@ class LeanDojoSession:
         if isinstance(result, ld.ProofFinished):
             if node.hidden:  # the goals of enclosing focuses were closed as well
                 return TacticError(f"tactic {tactic!r} closed goals outside the focus", ErrorKind.ERROR)
-            return ProofFinished(id=result.tactic_state_id, message=result.message or "")
+            return ProofFinished(message=result.message or "")  # LeanDojo's id is not a session id
         if isinstance(result, ld.LeanError):
             return TacticError(result.error, ErrorKind.ERROR)
         if isinstance(result, ld.ProofGivenUp):
@@ -298,10 +298,10 @@ class LeanDojoSession:
         """``state`` with only its goal ``goal_index`` visible (module doc: ``rotate_left``)."""
         node = self._node(state)
         blocks = goal_blocks(node.lean_pp)
-        visible = None if blocks is None else len(blocks) - node.hidden
-        if blocks is None or not 0 <= goal_index < visible:  # type: ignore[operator]
-            return TacticError(f"cannot focus goal {goal_index} of state {state.id}: "
-                               f"{visible if visible is not None else 'unknown'} goals are visible", ErrorKind.REFUSED)
+        visible = 0 if blocks is None else len(blocks) - node.hidden
+        if blocks is None or not 0 <= goal_index < visible:
+            return TacticError(f"cannot focus goal {goal_index} of state {state.id}: {visible} goals are visible "
+                               "(0 when Lean's goal list cannot be split reliably)", ErrorKind.REFUSED)
         hidden = len(blocks) - 1
         if goal_index == 0:
             return self._record(_Node(blocks[0], node.lean_pp, state.id, None, hidden), None)
