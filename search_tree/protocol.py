@@ -52,14 +52,17 @@ How backends meet it (a proposal the backends own):
   subproof is complete, but there are some unfocused goals" while the innermost open block is one
   that ``focus`` opened is :class:`ProofFinished`. The backend refuses (``REFUSED``) a generated
   ``}`` that would close a block ``focus`` opened. Branches render as bullets or braces.
-* LeanDojo (whose ``run_tac`` acts on the whole goal list): a focused state is a handle on a Dojo
-  state plus ``hidden``, the number of goals at the end of the list that are not visible.
-  ``focus(state, i)`` runs ``rotate_left i`` (core Lean 4; nothing for ``i = 0``) and sets
-  ``hidden = len(all goals) - 1``; a tactic ``t`` on a focused state runs as ``focus`` followed by
-  ``t`` as its nested block (core Lean 4's ``focus``: the main goal alone, then its new goals
-  first and the others after), the visible goals are the first ``len(all goals) - hidden``, their
-  printing is the state's ``pp`` and ``key``, and none visible is :class:`ProofFinished`.
-  Branches render as ``·`` blocks.
+* LeanDojo (whose ``run_tac`` acts on the whole goal list; implemented in
+  :mod:`prover.lean.env`): a focused state is a handle on a Dojo state plus ``hidden``, the
+  number of goals at the end of the list that are not visible. ``focus(state, i)`` runs
+  ``rotate_left i`` (core Lean 4; nothing for ``i = 0``) and sets ``hidden = len(all goals) - 1``;
+  a tactic ``t`` on a focused state with one visible goal runs as ``focus`` with ``t`` as its
+  nested block (core Lean 4's ``focus``: the main goal alone, then its new goals first and the
+  others after), which is what ``t`` sees in the ``·`` block it is rendered in; with several
+  visible goals (they share a metavariable) ``t`` runs as it is, and an answer that changed, moved
+  or closed a hidden goal is a :class:`TacticError`. The visible goals are the first
+  ``len(all goals) - hidden``, their printing is the state's ``pp`` and ``key``, and none visible
+  is :class:`ProofFinished`. Branches render as ``·`` blocks.
 """
 
 from __future__ import annotations

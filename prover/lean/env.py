@@ -22,9 +22,25 @@ What this module adds to a bare ``Dojo``:
   toolchain (``CalledProcessError`` from LeanDojo's ``lean``/``lake`` calls) become
   :class:`~search_tree.protocol.TheoremNotFound` / :class:`LeanNotInstalled` with what to do.
 
-State ids are LeanDojo's state ids while the first Lean process lives; a restarted REPL numbers
-its states from 0 again, so states first reached after a restart get fresh ids above every id
-issued before (an id never changes meaning within a session).
+State ids are the session's own, issued in order from 0 (the initial state): a restarted REPL
+numbers its states from 0 again, and a focused state shares its Lean state with the state it
+focuses, so LeanDojo's ids cannot name protocol states. An id never changes meaning in a session.
+
+Focusing (:class:`~search_tree.protocol.FocusingSession`, for AND-OR search). LeanDojo runs each
+tactic on the whole goal list of a state, so a focused state is a Lean state plus ``hidden``, the
+number of goals at the end of its list that belong to enclosing focuses and that the search must
+not see. ``focus(state, i)`` sends ``rotate_left i`` (core Lean 4; no call at all for ``i = 0``)
+and hides every goal but the first: ``hidden = len(goals) - 1``, which counts the goals the state
+itself hid when focuses nest. A tactic on a focused state passes the policy as it is, then runs as
+``focus`` with the tactic as its block while one goal is visible, which is exactly what that
+tactic sees inside the ``·`` block the proof is rendered with (:mod:`prover.lean.script`). With
+several visible goals (they share a metavariable, so the search did not split them) it runs as it
+is, since core Lean has no tactic that hides the end of the goal list and ``focus`` would hide the
+other visible goals too. Either way the hidden goals must come back unchanged at the end of the
+list: any other answer (a hidden goal closed, changed or moved, the whole proof finished) is a
+``TacticError``, never a state that mixes visible and hidden goals. The visible goals, the first
+``len(goals) - hidden``, are the state's ``pp`` and ``key``; none visible is ``ProofFinished``.
+Replay sends the recorded Lean text and compares LeanDojo's whole goal list, not the visible part.
 """
 
 from __future__ import annotations
@@ -34,9 +50,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from prover.lean.goals import GoalParseError, has_metavariable, parse_goals
+from prover.lean.goals import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
-from prover.lean.script import render_by_block, render_declaration
+from prover.lean.script import focus_goal, render_by_block, render_declaration, under_focus
 from search_tree.protocol import (
     EnvironmentFailure,
     ErrorKind,
@@ -98,11 +114,26 @@ def _default_proof_checker(lean_theorem: Any, proof: str) -> bool:
 
 @dataclass
 class _Node:
-    """How a state of the session was reached: from ``parent`` by ``tactic`` (the root has none)."""
+    """How a state of the session was reached, and which part of it the search sees.
+
+    ``sent`` is the Lean text run on ``parent``'s Lean state to reach it (None for the root and
+    for a focus on goal 0, which reuses the parent's Lean state); ``lean_pp`` is LeanDojo's text
+    of the whole goal list, which a replay must reproduce; ``pp`` is the protocol's text, the
+    goals before the last ``hidden`` ones.
+    """
 
     pp: str
+    lean_pp: str
     parent: int | None
-    tactic: str | None
+    sent: str | None
+    hidden: int = 0
+
+
+def goal_blocks(lean_pp: str) -> list[str] | None:
+    """LeanDojo's goal list as one text per goal, or None when the blank-line split is not certain
+    (LeanDojo counts goals by their ``⊢``; a focused state must not guess where hidden goals begin)."""
+    blocks = split_goals(lean_pp)
+    return blocks if len(blocks) == lean_pp.count(TURNSTILE) else None
 
 
 class LeanDojoSession:
@@ -118,7 +149,6 @@ class LeanDojoSession:
         self._root: int = 0
         self._nodes: dict[int, _Node] = {}
         self._live: dict[int, Any] = {}  # protocol id -> lean_dojo.TacticState of the current process
-        self._fresh_ids = False  # True once a restart has happened
         self._next_id = 0
 
     # -- process lifetime ---------------------------------------------------------------------
@@ -154,11 +184,10 @@ class LeanDojoSession:
 
     def start(self) -> TacticState:
         init = self._enter()
-        self._root = init.id
-        self._next_id = init.id + 1
-        self._nodes = {init.id: _Node(init.pp, None, None)}
-        self._live = {init.id: init}
-        return self._protocol_state(init.id, init.pp)
+        self._root, self._next_id = 0, 1
+        self._nodes = {0: _Node(init.pp, init.pp, None, None)}
+        self._live = {0: init}
+        return self._protocol_state(0, init.pp)
 
     def close(self) -> None:
         if self._cm is not None:
@@ -176,11 +205,10 @@ class LeanDojoSession:
             raise EnvironmentFailure(
                 f"Lean restarted {self.restarts - 1} times on {self.theorem.full_name}; giving up after: {reason}")
         init = self._enter()
-        if init.pp != self._nodes[self._root].pp:
+        if init.pp != self._nodes[self._root].lean_pp:
             self.close()
             raise EnvironmentFailure(f"{self.theorem.full_name}: the initial state changed after a restart")
         self._live = {self._root: init}
-        self._fresh_ids = True
 
     # -- states ---------------------------------------------------------------------------------
 
@@ -193,13 +221,22 @@ class LeanDojoSession:
             goals = (Goal((), pp, has_evar=has_metavariable(pp)),)
         return TacticState(pp=pp, id=state_id, goals=goals)
 
-    def _record(self, lean_state: Any, parent: int, tactic: str) -> int:
-        """A protocol id for a state LeanDojo just returned (see the module doc on ids)."""
-        state_id = self._next_id if self._fresh_ids else lean_state.id
-        self._next_id = max(self._next_id, state_id + 1)
-        self._nodes[state_id] = _Node(lean_state.pp, parent, tactic)
-        self._live[state_id] = lean_state
-        return state_id
+    def _record(self, node: _Node, lean_state: Any | None) -> TacticState:
+        """Register a new state (``lean_state`` None: the parent's Lean state, reused)."""
+        state_id, self._next_id = self._next_id, self._next_id + 1
+        self._nodes[state_id] = node
+        if lean_state is not None:
+            self._live[state_id] = lean_state
+        return self._protocol_state(state_id, node.pp)
+
+    def _node(self, state: TacticState) -> _Node:
+        """The record of ``state``, which must be a state of this open session."""
+        node = self._nodes.get(state.id)
+        if node is None or node.pp != state.pp:
+            raise ValueError(f"state {state.id} does not belong to this session of {self.theorem.full_name}")
+        if self._dojo is None:
+            raise EnvironmentFailure(f"the session of {self.theorem.full_name} is closed")
+        return node
 
     def _live_state(self, state_id: int) -> Any:
         """LeanDojo's handle for ``state_id`` in the current process, replaying its path if needed."""
@@ -212,17 +249,20 @@ class LeanDojoSession:
         for node_id in reversed(path):
             node = self._nodes[node_id]
             parent_state = self._live[node.parent]  # type: ignore[index]
+            if node.sent is None:  # a focus on goal 0: the same Lean state
+                self._live[node_id] = parent_state
+                continue
             try:
-                result = self._dojo.run_tac(parent_state, node.tactic)
+                result = self._dojo.run_tac(parent_state, node.sent)
             except (ld.DojoTacticTimeoutError, ld.DojoCrashError) as exc:
                 self.close()  # the process is out of step or gone: no further tactic may use it
                 raise EnvironmentFailure(
-                    f"replaying {node.tactic!r} on {self.theorem.full_name} after a restart failed: "
+                    f"replaying {node.sent!r} on {self.theorem.full_name} after a restart failed: "
                     f"{type(exc).__name__} {exc}") from exc
-            if not isinstance(result, ld.TacticState) or result.pp != node.pp:
+            if not isinstance(result, ld.TacticState) or result.pp != node.lean_pp:
                 self.close()
                 raise EnvironmentFailure(
-                    f"replaying {node.tactic!r} on {self.theorem.full_name} after a restart gave a different "
+                    f"replaying {node.sent!r} on {self.theorem.full_name} after a restart gave a different "
                     f"result: {result!r}")
             self._live[node_id] = result
         return self._live[state_id]
@@ -230,42 +270,79 @@ class LeanDojoSession:
     # -- the protocol ---------------------------------------------------------------------------
 
     def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
-        """Run one untrusted tactic on ``state``; timeouts and crashes are absorbed (module doc)."""
+        """Run one untrusted tactic on ``state``; timeouts and crashes are absorbed, and on a
+        focused state the tactic only reaches the visible goals (module doc)."""
         refused = check_tactic(tactic, self.env.max_tactic_length)
         if refused is not None:
             return refused
-        node = self._nodes.get(state.id)
-        if node is None or node.pp != state.pp:
-            raise ValueError(f"state {state.id} does not belong to this session of {self.theorem.full_name}")
-        if self._dojo is None:
-            raise EnvironmentFailure(f"the session of {self.theorem.full_name} is closed")
-        ld = import_lean_dojo()
-        lean_state = self._live_state(state.id)
-        try:
-            result = self._dojo.run_tac(lean_state, tactic)
-        except ld.DojoTacticTimeoutError:
-            self._restart(f"tactic {tactic!r} timed out")
-            return TacticError(
-                f"tactic {tactic!r} ran past the {self.env.tactic_timeout}s limit; Lean was restarted",
-                ErrorKind.TIMEOUT)
-        except ld.DojoCrashError as exc:
-            cause = "out of memory" if exc.is_out_of_memory else (str(exc) or "no message")
-            self._restart(f"Lean crashed on {tactic!r}: {cause}")
-            return TacticError(f"Lean crashed on tactic {tactic!r} ({cause}); Lean was restarted", ErrorKind.CRASH)
-        return self._map_result(result, state.id, tactic)
-
-    def _map_result(self, result: Any, parent: int, tactic: str) -> TacticResult:
+        node = self._node(state)
+        blocks = goal_blocks(node.lean_pp) if node.hidden else None  # a focused node's text splits
+        sent = under_focus(tactic) if blocks is not None and len(blocks) - node.hidden == 1 else tactic
+        result = self._send(self._live_state(state.id), sent, f"tactic {tactic!r}")
+        if isinstance(result, TacticError):
+            return result
         ld = import_lean_dojo()
         if isinstance(result, ld.TacticState):
-            state_id = self._record(result, parent, tactic)
-            return self._protocol_state(state_id, result.pp)
+            return self._next_state(state.id, node, result, sent, tactic)
         if isinstance(result, ld.ProofFinished):
-            return ProofFinished(id=result.tactic_state_id, message=result.message or "")
+            if node.hidden:  # the goals of enclosing focuses were closed as well
+                return TacticError(f"tactic {tactic!r} closed goals outside the focus", ErrorKind.ERROR)
+            return ProofFinished(message=result.message or "")  # LeanDojo's id is not a session id
         if isinstance(result, ld.LeanError):
             return TacticError(result.error, ErrorKind.ERROR)
         if isinstance(result, ld.ProofGivenUp):
             return ProofGivenUp(f"tactic {tactic!r} left the proof with `sorry`")
         raise TypeError(f"unexpected LeanDojo result for {tactic!r}: {result!r}")
+
+    def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
+        """``state`` with only its goal ``goal_index`` visible (module doc: ``rotate_left``)."""
+        node = self._node(state)
+        blocks = goal_blocks(node.lean_pp)
+        visible = 0 if blocks is None else len(blocks) - node.hidden
+        if blocks is None or not 0 <= goal_index < visible:
+            return TacticError(f"cannot focus goal {goal_index} of state {state.id}: {visible} goals are visible "
+                               "(0 when Lean's goal list cannot be split reliably)", ErrorKind.REFUSED)
+        hidden = len(blocks) - 1
+        if goal_index == 0:
+            return self._record(_Node(blocks[0], node.lean_pp, state.id, None, hidden), None)
+        sent = focus_goal(goal_index)
+        result = self._send(self._live_state(state.id), sent, f"focusing goal {goal_index} ({sent!r})")
+        if isinstance(result, TacticError):
+            return result
+        ld = import_lean_dojo()
+        moved = goal_blocks(result.pp) if isinstance(result, ld.TacticState) else None
+        if moved is None or len(moved) != len(blocks) or moved[0] != blocks[goal_index]:
+            return TacticError(f"{sent!r} did not bring goal {goal_index} to the front: {result!r}", ErrorKind.ERROR)
+        return self._record(_Node(moved[0], result.pp, state.id, sent, hidden), result)
+
+    def _send(self, lean_state: Any, text: str, what: str) -> Any:
+        """LeanDojo's answer to ``text``, or a TIMEOUT/CRASH ``TacticError`` once Lean is restarted."""
+        ld = import_lean_dojo()
+        try:
+            return self._dojo.run_tac(lean_state, text)
+        except ld.DojoTacticTimeoutError:
+            self._restart(f"{what} timed out")
+            return TacticError(f"{what} ran past the {self.env.tactic_timeout}s limit; Lean was restarted",
+                               ErrorKind.TIMEOUT)
+        except ld.DojoCrashError as exc:
+            cause = "out of memory" if exc.is_out_of_memory else (str(exc) or "no message")
+            self._restart(f"Lean crashed on {what}: {cause}")
+            return TacticError(f"Lean crashed on {what} ({cause}); Lean was restarted", ErrorKind.CRASH)
+
+    def _next_state(self, parent: int, node: _Node, result: Any, sent: str, tactic: str) -> TacticResult:
+        """The protocol's answer for a Lean state reached from ``node``: its visible goals, after
+        checking that the goals ``node`` hides came back unchanged at the end of the list."""
+        if not node.hidden:
+            return self._record(_Node(result.pp, result.pp, parent, sent), result)
+        before, after = goal_blocks(node.lean_pp), goal_blocks(result.pp)
+        tail = before[-node.hidden:]  # type: ignore[index]  # a focused node's text always splits
+        if after is None or after[len(after) - node.hidden:] != tail:
+            return TacticError(f"tactic {tactic!r} changed goals outside the focus (or Lean's goal list "
+                               "could not be split)", ErrorKind.ERROR)
+        if len(after) == node.hidden:
+            return ProofFinished(message=result.message or "")
+        pp = "\n\n".join(after[:-node.hidden])
+        return self._record(_Node(pp, result.pp, parent, sent, node.hidden), result)
 
 
 class LeanDojoEnvironment:

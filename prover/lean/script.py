@@ -5,6 +5,11 @@ goal it produced: ``·`` focuses the first remaining goal and fails unless the b
 an AND-OR proof reads as Lean users write it and a wrong branch order cannot pass unnoticed.
 Multi-line tactics (``have h : p := by`` with an indented body, ``cases h with | ...``) keep their
 own relative indentation, shifted to the block they sit in.
+
+The same module writes the text the LeanDojo backend sends while MCTS proves one goal on its own
+(:func:`focus_goal`, :func:`under_focus`), so that what the search ran and what ``verify`` checks
+are the same Lean: a ``·`` block is core Lean's ``focus`` plus the demand that the goal be closed,
+and a focused search runs each tactic of a branch under ``focus`` on the goal the bullet selects.
 """
 
 from __future__ import annotations
@@ -24,6 +29,22 @@ def _tactic_lines(tactic: str, indent: str, bullet: bool) -> list[str]:
     head = indent + ("· " if bullet else "") + lines[0].strip()
     tail_indent = indent + (INDENT if bullet else "")
     return [head] + [tail_indent + line if line.strip() else "" for line in lines[1:]]
+
+
+def focus_goal(goal_index: int) -> str:
+    """The tactic that brings goal ``goal_index`` (0-based) to the front: core Lean 4's
+    ``rotate_left`` (Batteries' ``pick_goal``/``on_goal`` are not in every traced repository).
+    The goals before it move to the back, where a focused state keeps its hidden goals."""
+    if goal_index < 0:
+        raise ValueError(f"goal index must be non-negative, got {goal_index}")
+    return f"rotate_left {goal_index}"
+
+
+def under_focus(tactic: str) -> str:
+    """``tactic`` as the block of core Lean 4's ``focus``: it sees the main goal alone, and the
+    goals it leaves come first, the others after, untouched (what ``· tactic`` shows it, without
+    ``·``'s demand that the goal be closed at once)."""
+    return "focus\n" + "\n".join(_tactic_lines(tactic, INDENT, bullet=False))
 
 
 def _render(proof: Proof, indent: str, out: list[str], bullet_first: bool) -> None:
