@@ -1,23 +1,26 @@
-"""Pass rate of best-first search with each generator, same environment and budget.
+"""Pass rate of proof search with each generator, same environment, search and budget.
 
-    python -m benchmarks.generator_pass_rate --env prover.coq:CoqEnvironment \\
-        --theorems traces/coq/test.json --train-traces traces/coq/train.json \\
-        --checkpoint runs/policy/tiny/hf --generators template,knn,hf,fused --timeout 60
+    python -m benchmarks.generator_pass_rate --env coq --benchmark coq-stdlib:test --limit 100 \
+        --train-traces TRAIN_TRACES --checkpoint runs/policy/tiny/hf \
+        --generators template,knn,hf,fused --search best_first --timeout 60
+    # MCTS guided by the policy's value head:  --search mcts --value learned
 
-``--env`` names a factory ``module:callable`` returning an environment of the protocol
-(search_tree/protocol.py), called with the ``--env-option key=value`` pairs (values parsed as JSON
-when they can be); nothing of a backend is imported until then. ``--theorems`` is traced data in
-LeanDojo's format: each theorem becomes a ``Theorem(full_name, file_path, start)`` (its traced
-proof is not used). Generators by registry name:
+``--env`` is an environment name of :mod:`prover.registry` (``coq``, ``leandojo``, ``synthetic``)
+or a factory ``module:callable``, called with the ``--env-option key=value`` pairs (values parsed
+as JSON when they can be); nothing of a backend is imported until then. Theorems come from
+``--benchmark family:split`` (:mod:`benchmarks.registry`, a stable sample with ``--limit``) or
+from ``--theorems``, traced data in LeanDojo's format. Generators by registry name:
 
 * ``template``: the ``--templates`` set (default ``coq``), premises from ``--retriever`` if given;
 * ``knn``: BM25 over ``--train-traces``;
 * ``hf``: the ``--checkpoint`` policy (beam search);
 * ``fused``: ``template`` and ``hf`` mixed with weights ``--fuse-weights`` (default 1,1).
 
-``--retriever NAME --corpus PATH`` builds a retriever with ``retrieval.build_retriever`` (the
-retrieval package's registry) for ``template``, ``hf`` and ``fused``. Prints one Markdown row per
-generator (proved / attempted, mean time); ``--out FILE`` also writes every result as JSON Lines.
+``--retriever NAME --corpus PATH`` builds a retriever through :mod:`prover.registry` (the
+retrieval package's registry) for ``template``, ``hf`` and ``fused``. ``--search`` is
+``best_first`` or ``mcts``; MCTS's ``--value`` is ``constant``, ``heuristic`` or ``learned`` (the
+``--checkpoint``'s value head). Prints one Markdown row per generator (proved / attempted, mean
+time); ``--out FILE`` also writes every result as JSON Lines.
 """
 
 from __future__ import annotations
@@ -43,14 +46,23 @@ def parse_option(text: str) -> tuple[str, Any]:
 
 
 def make_env(spec: str, options: dict[str, Any]) -> Any:
-    module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr)(**options)
+    """An environment by registry name, or from a ``module:callable`` factory."""
+    if ":" in spec:
+        module, _, attr = spec.partition(":")
+        return getattr(importlib.import_module(module), attr)(**options)
+    from prover.registry import ComponentSpec, build_env
+
+    return build_env(ComponentSpec(spec, options))
 
 
-def theorems_of(path: Path, limit: int | None) -> list[Theorem]:
+def theorems_of(args: argparse.Namespace) -> list[Theorem]:
+    if args.benchmark:
+        from benchmarks.registry import load_benchmark
+
+        return load_benchmark(args.benchmark, args.limit)
     out = [Theorem(t["full_name"], file_path=t.get("file_path", ""), position=tuple(t["start"]) if t.get("start") else None)
-           for t in load_theorems(path)]
-    return out[:limit] if limit else out
+           for t in load_theorems(args.theorems)]
+    return out[: args.limit] if args.limit else out
 
 
 def generator_options(name: str, args: argparse.Namespace, retriever: Any | None) -> dict[str, Any]:
@@ -75,9 +87,11 @@ def generator_options(name: str, args: argparse.Namespace, retriever: Any | None
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--env", required=True, help="module:factory of an environment")
+    parser.add_argument("--env", required=True, help="environment name (prover.registry) or module:factory")
     parser.add_argument("--env-option", action="append", default=[], type=parse_option, metavar="KEY=VALUE")
-    parser.add_argument("--theorems", type=Path, required=True, help="traced JSON of the theorems to prove")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--benchmark", help="family:split of benchmarks.registry, e.g. coq-stdlib:test")
+    source.add_argument("--theorems", type=Path, help="traced JSON of the theorems to prove")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--generators", default="template,knn,hf,fused")
     parser.add_argument("--templates", default="coq")
@@ -86,27 +100,41 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fuse-weights", type=lambda s: tuple(float(x) for x in s.split(",")), default=(1.0, 1.0))
     parser.add_argument("--retriever", default=None)
     parser.add_argument("--corpus", type=Path, default=None)
+    parser.add_argument("--search", choices=("best_first", "mcts"), default="best_first")
+    parser.add_argument("--value", choices=("constant", "heuristic", "learned"), default="constant",
+                        help="MCTS value; learned: the --checkpoint's value head")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per theorem")
     parser.add_argument("--max-expansions", type=int, default=None)
     parser.add_argument("--num-sampled-tactics", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None, help="write every result as JSON Lines")
     args = parser.parse_args(argv)
 
-    from prover.proof_search import BestFirstSearchProver
+    from prover.proof_search import make_prover
 
     env = make_env(args.env, dict(args.env_option))
-    theorems = theorems_of(args.theorems, args.limit)
+    theorems = theorems_of(args)
     retriever = None
     if args.retriever:
-        retrieval = importlib.import_module("retrieval")
-        retriever = retrieval.build_retriever(args.retriever, args.corpus)
+        from prover.registry import ComponentSpec, build_retriever
+
+        retriever = build_retriever(ComponentSpec(args.retriever, {"corpus": str(args.corpus)}))
+    search_options: dict[str, Any] = {"timeout": args.timeout, "max_expansions": args.max_expansions,
+                                      "num_sampled_tactics": args.num_sampled_tactics}
+    if args.search == "mcts":
+        if args.value == "learned":
+            if args.checkpoint is None:
+                raise SystemExit("--value learned needs --checkpoint")
+            from generator.policy_value import load_value_function
+
+            search_options["value"] = load_value_function(args.checkpoint)
+        else:
+            search_options["value"] = args.value
     rows = []
     out = args.out.open("w") if args.out else None
     try:
         for name in args.generators.split(","):
-            prover = BestFirstSearchProver(build_generator(name, **generator_options(name, args, retriever)),
-                                           timeout=args.timeout, max_expansions=args.max_expansions,
-                                           num_sampled_tactics=args.num_sampled_tactics)
+            tac_gen = build_generator(name, **generator_options(name, args, retriever))
+            prover = make_prover(args.search, tac_gen, **search_options)
             proved, start = 0, time.perf_counter()
             for theorem in theorems:
                 result = prover.search(env, theorem)
@@ -118,7 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         if out:
             out.close()
-    print(f"\n{len(theorems)} theorems from {args.theorems}; budget {args.timeout:g} s"
+    print(f"\n{len(theorems)} theorems from {args.benchmark or args.theorems}; {args.search}"
+          f"{f' (value: {args.value})' if args.search == 'mcts' else ''}; budget {args.timeout:g} s"
           f"{'' if args.max_expansions is None else f', {args.max_expansions} expansions'} per theorem\n")
     print("| generator | proved | pass rate | mean s/theorem |\n|---|---|---|---|")
     for name, proved, secs in rows:

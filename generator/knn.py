@@ -147,9 +147,14 @@ class KNNGenerator(TacticGenerator):
 
     @classmethod
     def from_traced(
-        cls, paths: str | Path | Sequence[str | Path], similarity: str = "bm25", encoder: str | None = None, **options: Any
+        cls, paths: str | Path | Sequence[str | Path], similarity: str = "bm25", encoder: str | None = None,
+        retriever: Any | None = None, **options: Any,
     ) -> KNNGenerator:
-        """Index the traced files (or directories) named; ``similarity``: ``bm25`` or ``dense``."""
+        """Index the traced files (or directories) named; ``similarity``: ``bm25`` or ``dense``.
+
+        ``retriever`` is accepted so that registries may pass one to every generator; kNN proposes
+        traced tactics as they are and uses no premises.
+        """
         exs = examples(load_theorems(paths))
         if similarity == "dense":
             options["index"] = DenseStateIndex([e.state for e in exs], sentence_encoder(encoder))

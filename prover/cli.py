@@ -13,6 +13,10 @@ import sys
 # subcommand name -> module defining it
 COMMANDS: dict[str, str] = {
     "demo": "prover.commands.demo",
+    "eval": "prover.commands.eval",
+    "report": "prover.commands.report",
+    "ablate": "prover.commands.ablate",
+    "trace-lean": "prover.commands.trace_lean",
     "train-policy": "prover.commands.train_policy",
 }
 

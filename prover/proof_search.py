@@ -8,6 +8,7 @@ reports PROVED only after the backend has re-checked the proof independently
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 
 from generator.base import TacticGenerator
 from search_tree import (
@@ -16,9 +17,15 @@ from search_tree import (
     Environment,
     EnvironmentFailure,
     EventSink,
+    MCTSConfig,
+    MCTSSearch,
+    Propose,
     SearchResult,
+    Session,
     Status,
+    TacticState,
     Theorem,
+    ValueFunction,
 )
 
 
@@ -38,7 +45,35 @@ def verified(env: Environment, result: SearchResult, on_event: EventSink | None 
     return result
 
 
-class BestFirstSearchProver:
+class Prover(ABC):
+    """Opens the theorem, runs one search in the session, and re-checks what it found."""
+
+    tac_gen: TacticGenerator
+    num_sampled_tactics: int
+
+    @abstractmethod
+    def _search(self, session: Session, init_state: TacticState, propose: Propose, theorem: Theorem,
+                on_event: EventSink | None) -> SearchResult:
+        """Run the algorithm in an open session."""
+
+    def search(self, env: Environment, theorem: Theorem, on_event: EventSink | None = None) -> SearchResult:
+        t0 = time.monotonic()
+        try:
+            with env.open(theorem) as (session, init_state):
+                result = self._search(
+                    session,
+                    init_state,
+                    lambda state: self.tac_gen.generate(state, theorem, self.num_sampled_tactics),
+                    theorem,
+                    on_event,
+                )
+        except EnvironmentFailure as exc:
+            return SearchResult(theorem, Status.FAILED, None, f"environment_failure: {exc}",
+                                time.monotonic() - t0, 0.0, 0.0, 0, 0, 0)
+        return verified(env, result, on_event)
+
+
+class BestFirstSearchProver(Prover):
     """Best-first search with a tactic generator, as in ReProver.
 
     ``timeout`` is the wall-clock budget in seconds, ``max_expansions`` and ``max_env_calls`` are
@@ -60,20 +95,57 @@ class BestFirstSearchProver:
         self.num_sampled_tactics = num_sampled_tactics
         self.length_alpha = length_alpha
 
-    def search(self, env: Environment, theorem: Theorem, on_event: EventSink | None = None) -> SearchResult:
-        t0 = time.monotonic()
-        try:
-            with env.open(theorem) as (session, init_state):
-                search = BestFirstSearch(
-                    session,
-                    init_state,
-                    lambda state: self.tac_gen.generate(state, theorem, self.num_sampled_tactics),
-                    self.budget,
-                    length_alpha=self.length_alpha,
-                    on_event=on_event,
-                )
-                result = search.run(theorem)
-        except EnvironmentFailure as exc:
-            return SearchResult(theorem, Status.FAILED, None, f"environment_failure: {exc}",
-                                time.monotonic() - t0, 0.0, 0.0, 0, 0, 0)
-        return verified(env, result, on_event)
+    def _search(self, session, init_state, propose, theorem, on_event):
+        search = BestFirstSearch(session, init_state, propose, self.budget,
+                                 length_alpha=self.length_alpha, on_event=on_event)
+        return search.run(theorem)
+
+
+class MCTSProver(Prover):
+    """AND-OR PUCT MCTS with a tactic generator and a value function (Reap, HTPS).
+
+    Budgets as for :class:`BestFirstSearchProver` (``max_expansions`` counts generator calls),
+    plus ``max_simulations`` and ``max_nodes``. ``value`` is ``"constant"``, ``"heuristic"`` or a
+    learned model with ``value(states, context)``; ``config`` holds the search constants.
+    """
+
+    def __init__(
+        self,
+        tac_gen: TacticGenerator,
+        timeout: float = 600.0,
+        max_expansions: int | None = None,
+        num_sampled_tactics: int = 32,
+        max_env_calls: int | None = None,
+        max_simulations: int | None = None,
+        max_nodes: int | None = None,
+        value: str | ValueFunction = "constant",
+        config: MCTSConfig | None = None,
+    ) -> None:
+        self.tac_gen = tac_gen
+        self.budget = Budget(timeout=timeout, max_expansions=max_expansions, max_env_calls=max_env_calls,
+                             max_simulations=max_simulations, max_nodes=max_nodes)
+        self.num_sampled_tactics = num_sampled_tactics
+        self.value = value
+        self.config = config or MCTSConfig()
+
+    def _search(self, session, init_state, propose, theorem, on_event):
+        search = MCTSSearch(session, init_state, propose, self.budget, value=self.value,
+                            config=self.config, on_event=on_event)
+        return search.run(theorem)
+
+
+PROVERS: dict[str, type[Prover]] = {"best_first": BestFirstSearchProver, "mcts": MCTSProver}
+
+
+def make_prover(algorithm: str, tac_gen: TacticGenerator, **kwargs) -> Prover:
+    """A prover by algorithm name (``best_first`` or ``mcts``); ``kwargs`` go to its constructor."""
+    try:
+        cls = PROVERS[algorithm]
+    except KeyError:
+        raise ValueError(f"unknown search algorithm {algorithm!r}; choose one of {sorted(PROVERS)}") from None
+    return cls(tac_gen, **kwargs)
+
+
+# The multi-worker prover lives in its own module (it imports ray lazily); exported here so that
+# ReProver users find it where they expect it.
+from prover.distributed import DistributedProver, Outcome, Task  # noqa: E402, F401  (re-exported)

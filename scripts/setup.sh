@@ -8,5 +8,5 @@ if ! command -v coqtop >/dev/null || ! dpkg -s libcoq-hammer >/dev/null 2>&1; th
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq coq libcoq-hammer >/dev/null
 fi
-python3 -m pip install -q -r requirements.txt
-python3 -m pip install -q --no-deps -e .
+python3 -m pip install -q --root-user-action=ignore -r requirements.txt
+python3 -m pip install -q --root-user-action=ignore --no-deps -e .

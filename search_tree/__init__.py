@@ -4,12 +4,15 @@ This package imports nothing else of dojo-prover and no heavy library, so it loa
 """
 
 from search_tree.best_first import BestFirstSearch
+from search_tree.and_or import AndNode, OrNode, ProvedLeaf, TacticEdge, reconstruct_proof
 from search_tree.budget import Budget, EventSink, Meter, Propose
+from search_tree.mcts import MCTSConfig, MCTSSearch, exploration_coefficient, puct_score
 from search_tree.nodes import Edge, ErrorNode, InternalNode, ProofFinishedNode, Status, extract_proof
 from search_tree.protocol import (
     Environment,
     EnvironmentFailure,
     ErrorKind,
+    FocusingSession,
     Goal,
     Hypothesis,
     Proof,
@@ -27,5 +30,7 @@ from search_tree.protocol import (
     proof_tactics,
 )
 from search_tree.result import SearchResult
+from search_tree.tactics import gives_up
+from search_tree.value import ConstantValue, GoalHeuristicValue, LearnedValue, ValueFunction, make_value
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from search_tree.protocol import (
+    FocusingSession,
     ProofFinished,
     ProofGivenUp,
     Session,
     TacticError,
     TacticResult,
     TacticState,
+    Theorem,
 )
+
+if TYPE_CHECKING:
+    from search_tree.value import ValueFunction
 
 # A tactic proposer: state -> [(tactic, log-probability)]. Provers build it from a generator.
 Propose = Callable[[TacticState], list[tuple[str, float]]]
@@ -23,11 +28,18 @@ EventSink = Callable[[dict], None]
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits of one search; ``None`` means unlimited. Checked after every tactic."""
+    """Limits of one search; ``None`` means unlimited. Checked after every tactic.
+
+    ``max_expansions`` counts generator calls; ``max_env_calls`` counts calls into the prover
+    (tactics and focusing); ``max_simulations`` and ``max_nodes`` (proof-state nodes, AND nodes
+    included) apply to MCTS, which counts them; best-first search ignores both.
+    """
 
     timeout: float | None = 600.0
     max_expansions: int | None = None
     max_env_calls: int | None = None
+    max_simulations: int | None = None
+    max_nodes: int | None = None
 
 
 def outcome_name(result: TacticResult) -> str:
@@ -48,10 +60,14 @@ class Meter:
         self.budget = budget
         self.on_event = on_event
         self.start = time.monotonic()
-        self.env_time = 0.0
+        self.env_time = 0.0  # tactic and focus calls
         self.gen_time = 0.0
-        self.env_calls = 0
+        self.value_time = 0.0  # value-function calls (a learned value is a model call)
+        self.env_calls = 0  # every call into the prover (tactics and focusing): the shared budget
+        self.focus_calls = 0  # of which focusing calls (MCTS only)
         self.expansions = 0
+        self.simulations = 0
+        self.nodes = 0
 
     @property
     def elapsed(self) -> float:
@@ -86,6 +102,27 @@ class Meter:
         self.emit("generate", state=state.id, num=len(suggestions), seconds=round(dt, 5))
         return suggestions
 
+    def focus(
+        self, session: FocusingSession, state: TacticState, goal_index: int
+    ) -> TacticState | TacticError:
+        t0 = time.monotonic()
+        result = session.focus(state, goal_index)
+        dt = time.monotonic() - t0
+        self.env_time += dt
+        self.env_calls += 1
+        self.focus_calls += 1
+        self.emit("focus", state=state.id, goal=goal_index, outcome=outcome_name(result),
+                  next_state=result.id if isinstance(result, TacticState) else None, seconds=round(dt, 5))
+        return result
+
+    def evaluate(
+        self, value: "ValueFunction", states: Sequence[TacticState], theorem: Theorem
+    ) -> list[float]:
+        t0 = time.monotonic()
+        costs = list(value.value(states, theorem))
+        self.value_time += time.monotonic() - t0
+        return costs
+
     def exhausted(self) -> str | None:
         """The name of the first exhausted limit, or None while budget remains."""
         b = self.budget
@@ -95,4 +132,8 @@ class Meter:
             return "max_expansions"
         if b.max_env_calls is not None and self.env_calls >= b.max_env_calls:
             return "max_env_calls"
+        if b.max_simulations is not None and self.simulations >= b.max_simulations:
+            return "max_simulations"
+        if b.max_nodes is not None and self.nodes >= b.max_nodes:
+            return "max_nodes"
         return None

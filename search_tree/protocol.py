@@ -19,6 +19,50 @@ Failures of the underlying prover process are the backend's to absorb. The contr
   subclass); a search then ends with that reason instead of crashing the caller.
 
 Every proof a search reports is re-checked with :meth:`Environment.verify` in a fresh process.
+
+Focusing (optional, for AND-OR search). A backend whose sessions implement
+:class:`FocusingSession` lets a search prove the goals of a multi-goal state independently (Reap;
+HTPS, Lample et al. 2022). The contract:
+
+* ``session.focus(state, i)`` takes any state of the session with ``state.num_goals > 1`` and a
+  0-based index ``i < state.num_goals``, and returns a new :class:`TacticState` whose ``goals`` is
+  exactly ``(state.goals[i],)`` (the same goal, printed the same way) and whose ``key`` depends on
+  that goal only, so that equal goals reached from different states merge. ``state`` itself is
+  unchanged and stays usable. A search only focuses states without evars (``not
+  state.has_evars``): goals that share an existential variable are not independent.
+* ``run_tac`` on a focused state, or on any state reached from it, sees only the focused goal and
+  the goals that tactics create from it; the other goals of ``state`` are invisible to it. Its
+  ``goals`` list only those visible goals.
+* When the visible goals are all closed, ``run_tac`` answers :class:`ProofFinished`, although the
+  other goals of ``state`` are still open underneath. Focusing nests: a focused state with several
+  visible goals can be focused again.
+* ``focus`` may answer :class:`TacticError` if the backend cannot focus that goal; it raises
+  :class:`EnvironmentFailure` only as ``run_tac`` does. It is not a tactic: searches count it
+  separately from tactic calls.
+* In a :class:`Proof`, the branches of a :class:`ProofStep` prove the goals that its tactic left,
+  in the order of ``goals``: branch ``i`` is the proof found in ``focus(state, i)``. ``render`` and
+  ``verify`` turn branches into focusing blocks of the backend's language (Coq: ``-``/``+``/``*``
+  bullets or ``{ }``; Lean: ``·``), each focusing the first remaining goal, which is goal ``i``
+  because branches ``0 .. i-1`` closed theirs.
+
+How backends meet it (a proposal the backends own):
+
+* Coq (coqtop): ``focus`` goes to ``state`` and runs ``n: {`` with ``n = i + 1`` (Coq 8.16's
+  goal-selector brace; ``Focus`` is deprecated), giving a new state id. A tactic's reply "This
+  subproof is complete, but there are some unfocused goals" while the innermost open block is one
+  that ``focus`` opened is :class:`ProofFinished`. The backend refuses (``REFUSED``) a generated
+  ``}`` that would close a block ``focus`` opened. Branches render as bullets or braces.
+* LeanDojo (whose ``run_tac`` acts on the whole goal list; implemented in
+  :mod:`prover.lean.env`): a focused state is a handle on a Dojo state plus ``hidden``, the
+  number of goals at the end of the list that are not visible. ``focus(state, i)`` runs
+  ``rotate_left i`` (core Lean 4; nothing for ``i = 0``) and sets ``hidden = len(all goals) - 1``;
+  a tactic ``t`` on a focused state with one visible goal runs as ``focus`` with ``t`` as its
+  nested block (core Lean 4's ``focus``: the main goal alone, then its new goals first and the
+  others after), which is what ``t`` sees in the ``·`` block it is rendered in; with several
+  visible goals (they share a metavariable) ``t`` runs as it is, and an answer that changed, moved
+  or closed a hidden goal is a :class:`TacticError`. The visible goals are the first
+  ``len(all goals) - hidden``, their printing is the state's ``pp`` and ``key``, and none visible
+  is :class:`ProofFinished`. Branches render as ``·`` blocks.
 """
 
 from __future__ import annotations
@@ -178,6 +222,15 @@ class TheoremNotFound(LookupError):
 class Session(Protocol):
     def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
         """Run one untrusted tactic on ``state`` (any state of this session, not only the last)."""
+        ...
+
+
+@runtime_checkable
+class FocusingSession(Session, Protocol):
+    """A session that can focus one goal of a multi-goal state (see the module docstring)."""
+
+    def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
+        """A state in which only ``state.goals[goal_index]`` is to be proved."""
         ...
 
 

@@ -15,7 +15,8 @@ class SearchResult:
     ``status`` is PROVED only for a proof that passed independent re-checking; OPEN means the
     budget ran out, FAILED that the search space was exhausted or the environment failed.
     ``stop_reason`` says which: ``proved``, ``exhausted``, ``timeout``, ``max_expansions``,
-    ``max_env_calls``, ``environment_failure: ...`` or ``verification_failed: ...``.
+    ``max_env_calls``, ``max_simulations``, ``max_nodes``, ``environment_failure: ...`` or
+    ``verification_failed: ...``.
     """
 
     theorem: Theorem

@@ -5,6 +5,11 @@
 failed: :class:`EnvironmentFailure`), ``"sorry"`` (a give-up), or ``"slow:<outcome>"`` (sleeps
 ``slow_seconds`` first). Unknown tactics are errors. A state whose name contains ``?`` carries an
 evar; ``goals`` gives the goal targets of a state (default: one goal named after the state).
+
+Focusing (the :class:`~search_tree.protocol.FocusingSession` contract): each goal target is itself
+the name of a state, and ``focus(state, i)`` returns the state named after goal ``i``; a tactic
+that leads to ``"proved"`` there closes that goal. ``render`` writes branches as ``-`` bullets
+indented by two spaces per level; ``verify`` replays such structured proofs goal by goal.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from search_tree import (
     Goal,
     Proof,
     ProofFinished,
+    ProofStep,
     ProofGivenUp,
     TacticError,
     TacticState,
@@ -57,6 +63,12 @@ class ScriptedSession:
             return TacticError(f"scripted {outcome}", kind)
         return self.state(outcome)
 
+    def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
+        self.env.focus_calls.append((self.names[state.id], goal_index))
+        if not 0 <= goal_index < state.num_goals:
+            return TacticError(f"no goal {goal_index}", ErrorKind.REFUSED)
+        return self.state(state.goals[goal_index].target)
+
 
 class ScriptedEnv:
     name = "scripted"
@@ -69,6 +81,7 @@ class ScriptedEnv:
         self.accept_proofs = accept_proofs
         self.slow_seconds = slow_seconds
         self.calls: list[tuple[str, str]] = []
+        self.focus_calls: list[tuple[str, int]] = []
 
     @contextmanager
     def open(self, theorem: Theorem):
@@ -76,18 +89,44 @@ class ScriptedEnv:
         yield session, session.state(self.init)
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
-        return "\n".join(proof_tactics(proof))
+        return "\n".join(_render(proof, 0))
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
-        """Replays a linear proof from the start."""
+        """Replays a proof from the start; each branch must prove its goal by itself."""
         if not self.accept_proofs:
             return Verification(False, "rejected by the scripted checker")
-        name = self.init
-        for tactic in proof_tactics(proof):
-            outcome = self.graph.get(name, {}).get(tactic, "error").removeprefix("slow:")
+        error = self._replay(self.init, proof)
+        if error:
+            return Verification(False, error)
+        return Verification(True, script=self.render(theorem, proof))
+
+    def _replay(self, name: str, steps: tuple[ProofStep, ...]) -> str | None:
+        for k, step in enumerate(steps):
+            outcome = self.graph.get(name, {}).get(step.tactic, "error").removeprefix("slow:")
+            last = k == len(steps) - 1
             if outcome == "proved":
-                return Verification(True, script=self.render(theorem, proof))
-            if outcome not in self.graph:
-                return Verification(False, f"{tactic!r} does not progress from {name}")
+                return None if last and not step.branches else f"{step.tactic!r} closed {name} early"
+            if outcome not in self.graph and outcome not in self.goals:
+                return f"{step.tactic!r} does not progress from {name}"
+            if step.branches:
+                targets = self.goals.get(outcome, [outcome])
+                if not last or len(step.branches) != len(targets):
+                    return f"{len(step.branches)} branches after {step.tactic!r} for {len(targets)} goals"
+                for target, branch in zip(targets, step.branches, strict=True):
+                    error = self._replay(target, branch)
+                    if error:
+                        return error
+                return None
             name = outcome
-        return Verification(False, "goals remain")
+        return "goals remain"
+
+
+def _render(proof: Proof, depth: int) -> list[str]:
+    lines = []
+    for step in proof:
+        lines.append("  " * depth + step.tactic)
+        for branch in step.branches:
+            sub = _render(branch, depth + 1)
+            sub[0] = "  " * depth + "- " + sub[0].lstrip()
+            lines.extend(sub)
+    return lines

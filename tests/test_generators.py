@@ -347,4 +347,8 @@ def test_pass_rate_script_runs_search_per_generator(tmp_path, capsys):
     results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [(r["generator"], r["proof"]) for r in results] == [("template", ["intros.", "auto."]),
                                                                ("knn", ["intros.", "auto."])]
+    main(["--env", "scripted_env:ScriptedEnv", "--env-option", f"graph={json.dumps(graph)}", "--theorems", str(traces),
+          "--generators", "knn", "--train-traces", str(traces), "--search", "mcts", "--value", "heuristic",
+          "--timeout", "10"])
+    assert "| knn | 1/1 | 1.000 |" in capsys.readouterr().out
 

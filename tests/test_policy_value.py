@@ -1,5 +1,6 @@
 """The policy-value model: a short real training run, HF export, reload as generator and value."""
 
+import json
 import math
 from pathlib import Path
 
@@ -119,3 +120,14 @@ def test_training_resumes_from_last_checkpoint(trained):
     cli = main(trained["args"] + ["--trainer.max_steps", "64"])
     assert cli.trainer.global_step == 64
     assert cli.trainer.ckpt_path.endswith("last.ckpt")
+
+
+def test_learned_value_guides_mcts_in_the_pass_rate_script(trained, tmp_path, capsys):
+    from benchmarks.generator_pass_rate import main
+
+    traces = write(tmp_path / "train.json", [theorem("t0", [tactic("intros.", "s0", "s1"), tactic("lia.", "s1", "no goals")])])
+    graph = {"s0": {"intros.": "s1"}, "s1": {"lia.": "proved"}}
+    main(["--env", "scripted_env:ScriptedEnv", "--env-option", f"graph={json.dumps(graph)}", "--theorems", str(traces),
+          "--generators", "knn", "--train-traces", str(traces), "--search", "mcts", "--value", "learned",
+          "--checkpoint", str(trained["root"] / "run" / "hf"), "--timeout", "20"])
+    assert "| knn | 1/1 | 1.000 |" in capsys.readouterr().out

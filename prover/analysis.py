@@ -1,0 +1,160 @@
+"""What a run directory says: pass@k, pass rate versus budget, and search statistics.
+
+pass@k uses the unbiased estimator of Chen et al. (2021): with ``n`` attempts of which ``c``
+succeeded, ``1 - C(n-c, k) / C(n, k)``; averaged over theorems. It needs ``n >= k``.
+
+The search statistics follow Reap's analysis of its searches: mean proof steps, mean search-tree
+nodes, median action length in characters, tactic identifiers per action, the share of compound
+actions (several tactics glued by ``;``, ``<;>``, ``by``, focusing, or tacticals such as ``try``)
+and the median environment latency per tactic (from the action logs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prover.evaluation import ResultsFile
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Probability that at least one of ``k`` attempts drawn from ``n`` (``c`` correct) succeeds."""
+    if not 0 <= c <= n:
+        raise ValueError(f"need 0 <= c <= n, got n={n}, c={c}")
+    if not 1 <= k <= n:
+        raise ValueError(f"pass@{k} needs at least {k} attempts per theorem, got {n}")
+    if n - c < k:
+        return 1.0
+    # 1 - C(n-c, k)/C(n, k) = 1 - prod_{i=n-c+1}^{n} (1 - k/i), stable for large n
+    failure = 1.0
+    for i in range(n - c + 1, n + 1):
+        failure *= 1.0 - k / i
+    return 1.0 - failure
+
+
+@dataclass
+class Run:
+    """A run directory, loaded: its config and the latest complete record of every attempt."""
+
+    path: Path
+    config: dict[str, Any]
+    records: list[dict[str, Any]]
+
+    @property
+    def attempts(self) -> int:
+        return int(self.config["run"]["attempts"])
+
+    def by_theorem(self) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {key: [] for key in self.config["theorems"]}
+        for r in self.records:
+            out.setdefault(r["key"], []).append(r)
+        return out
+
+    def events(self, record: dict[str, Any]) -> list[dict[str, Any]]:
+        if not record.get("log"):
+            return []
+        path = self.path / record["log"]
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def load_run(path: str | Path) -> Run:
+    p = Path(path)
+    config = json.loads((p / "config.json").read_text())
+    seen: set[tuple[str, int]] = set()
+    records = []
+    for r in ResultsFile(p / "results.jsonl").load():
+        ident = (r["key"], r["attempt"])
+        if ident not in seen:
+            seen.add(ident)
+            records.append(r)
+    return Run(p, config, records)
+
+
+def benchmark_pass_at_k(run: Run, k: int) -> tuple[float, int]:
+    """Mean pass@k over the theorems with at least ``k`` finished attempts, and their number."""
+    values = []
+    for recs in run.by_theorem().values():
+        if len(recs) >= k:
+            values.append(pass_at_k(len(recs), sum(r["status"] == "proved" for r in recs), k))
+    return (sum(values) / len(values) if values else 0.0), len(values)
+
+
+def pass_rate_by_budget(run: Run, measure: str, budgets: list[float]) -> list[float]:
+    """pass@1 if every search had been stopped at each budget (``measure``: ``total_time`` or
+    ``num_env_calls``). A search stops when it proves its root, so what a proved search spent is
+    the budget at which it was proved; unproved searches count as failures at every budget."""
+    theorems = run.by_theorem()
+    rates = []
+    for budget in budgets:
+        per_theorem = []
+        for recs in theorems.values():
+            if recs:
+                solved = sum(r["status"] == "proved" and r["result"][measure] <= budget for r in recs)
+                per_theorem.append(solved / len(recs))
+        rates.append(sum(per_theorem) / len(theorems) if theorems else 0.0)
+    return rates
+
+
+# Tacticals and glue that make an action compound (Lean 4 and Coq).
+_SPLIT = re.compile(r"<;>|;|\bby\b|·|\n|\|\|")
+_TACTICALS = {"try", "repeat", "first", "all_goals", "any_goals", "focus", "solve", "progress", "now",
+              "do", "iterate", "on_goal", "case", "next", "abstract", "timeout", "once"}
+_COMPOUND = re.compile(r"<;>|;|\bby\b|·|\n|\|\||\b(?:" + "|".join(sorted(_TACTICALS)) + r")\b")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_'!?]*")
+
+
+def tactic_identifiers(action: str) -> list[str]:
+    """The tactic names in an action (a heuristic): the head word of every piece between glue,
+    plus each tactical that prefixes one. ``constructor <;> simp`` -> ``[constructor, simp]``,
+    ``try (apply H; auto).`` -> ``[try, apply, auto]``."""
+    names = []
+    for piece in _SPLIT.split(action.strip().rstrip(".")):
+        words = piece.strip().split()
+        while words and words[0].lstrip("(") in _TACTICALS:
+            names.append(words.pop(0).lstrip("("))
+        head = words[0].lstrip("(").rstrip(".,)") if words else ""
+        if _IDENT.fullmatch(head):
+            names.append(head)
+    return names
+
+
+def is_compound(action: str) -> bool:
+    return bool(_COMPOUND.search(action.strip().rstrip(".")))
+
+
+def _mean(xs: list[float]) -> float | None:
+    return statistics.fmean(xs) if xs else None
+
+
+def _median(xs: list[float]) -> float | None:
+    return statistics.median(xs) if xs else None
+
+
+def search_statistics(run: Run) -> dict[str, float | int | None]:
+    """Reap-style figures over the run: proofs for the action figures, all searches otherwise."""
+    proved = [r for r in run.records if r["status"] == "proved"]
+    actions = [t for r in proved for t in (r["result"]["proof"] or [])]
+    latencies = [e["seconds"] for r in run.records for e in run.events(r) if e.get("event") == "tactic"]
+    premises = [r["result"]["stats"]["premises"] for r in run.records if "premises" in r["result"].get("stats", {})]
+    return {
+        "searches": len(run.records),
+        "proved": len(proved),
+        "mean_proof_steps": _mean([len(r["result"]["proof"] or []) for r in proved]),
+        "mean_nodes": _mean([r["result"]["num_nodes"] for r in run.records]),
+        "mean_expansions": _mean([r["result"]["num_expansions"] for r in run.records]),
+        "mean_env_calls": _mean([r["result"]["num_env_calls"] for r in run.records]),
+        "mean_time_s": _mean([r["result"]["total_time"] for r in run.records]),
+        "median_action_chars": _median([len(a) for a in actions]),
+        "mean_tactic_ids_per_action": _mean([len(tactic_identifiers(a)) for a in actions]),
+        "compound_action_share": _mean([float(is_compound(a)) for a in actions]),
+        "median_env_latency_ms": None if not latencies else 1000 * statistics.median(latencies),
+        "mean_premises_retrieved": _mean([p["retrieved"] for p in premises]),
+        "mean_premises_used": _mean([p["used"] for p in premises]),
+        "retries": sum(r["retries"] for r in run.records),
+    }

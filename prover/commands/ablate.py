@@ -1,0 +1,58 @@
+"""Retriever ablation: the same prover and budget with each retriever; one table of pass@k,
+premises used and time. Each retriever gets its own resumable run directory under --out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from prover.commands.eval import add_run_arguments
+
+    add_run_arguments(parser)
+    parser.add_argument("--retrievers", required=True, help="comma-separated retriever names (none, bm25, mepo, ...)")
+    parser.add_argument("--retriever-opt", action="append", metavar="KEY=VALUE",
+                        help="option given to every retriever (e.g. corpus=PATH)")
+    parser.add_argument("--out", required=True, help="directory holding one run per retriever and ablation.md")
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarks.registry import UnknownBenchmark, load_benchmark
+    from prover.analysis import benchmark_pass_at_k, load_run, search_statistics
+    from prover.commands.eval import build_config, parse_options
+    from prover.distributed import WorkerStartError
+    from prover.evaluation import ConfigMismatch, RunDirBusy, run_evaluation
+    from prover.registry import UnknownComponent, check_names
+
+    names = [n.strip() for n in args.retrievers.split(",") if n.strip()]
+    options = parse_options(args.retriever_opt)
+    configs = {name: build_config(args, name, {} if name == "none" else options) for name in names}
+    try:
+        for config in configs.values():  # every name checked before any work starts
+            check_names(config.prover)
+        theorems = load_benchmark(args.benchmark, args.limit)
+        for name, config in configs.items():
+            print(f"== retriever {name}", file=sys.stderr)
+            run_evaluation(config, theorems, Path(args.out) / name, progress=not args.no_progress)
+    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark, WorkerStartError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    ks = sorted({1, args.attempts})
+    lines = ["| retriever | " + " | ".join(f"pass@{k}" for k in ks)
+             + " | premises retrieved | premises used | mean time (s) |", "|---" * (len(ks) + 4) + "|"]
+    for name in names:
+        loaded = load_run(Path(args.out) / name)
+        stats = search_statistics(loaded)
+
+        def fmt(v: float | None) -> str:
+            return "–" if v is None else f"{v:.2f}"
+
+        passes = " | ".join(f"{benchmark_pass_at_k(loaded, k)[0]:.3f}" for k in ks)
+        lines.append(f"| {name} | {passes} | {fmt(stats['mean_premises_retrieved'])} | "
+                     f"{fmt(stats['mean_premises_used'])} | {fmt(stats['mean_time_s'])} |")
+    table = "\n".join(lines) + "\n"
+    (Path(args.out) / "ablation.md").write_text(table)
+    print(table)
+    return 0

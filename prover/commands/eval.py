@@ -1,0 +1,103 @@
+"""Evaluate a prover on a benchmark into a resumable run directory (config, results, action logs).
+
+Run again with the same arguments to resume after an interruption: finished attempts are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from prover.registry import ComponentSpec, ProverConfig
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, Any]:
+    """``key=value`` pairs; values are parsed as JSON when they can be (numbers, lists, booleans)."""
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"option {pair!r} is not key=value")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments shared by ``eval`` and ``ablate``: what to prove, with what, under which budget."""
+    parser.add_argument("--env", default="coq", help="environment registry name (coq, leandojo, synthetic)")
+    parser.add_argument("--env-opt", action="append", metavar="KEY=VALUE", help="environment option (repeatable)")
+    parser.add_argument("--benchmark", required=True, help="family:split, e.g. coq-stdlib:test, minif2f:valid")
+    parser.add_argument("--limit", type=int, help="a stable sample of this many theorems")
+    parser.add_argument("--search", default="best_first", help="search registry name (best_first, mcts)")
+    parser.add_argument("--search-opt", action="append", metavar="KEY=VALUE", help="search option (repeatable)")
+    parser.add_argument("--generator", default="fixed", help="generator registry name")
+    parser.add_argument("--generator-opt", action="append", metavar="KEY=VALUE", help="generator option")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per search")
+    parser.add_argument("--max-expansions", type=int, help="expansions per search")
+    parser.add_argument("--max-env-calls", type=int, help="environment calls per search")
+    parser.add_argument("--num-sampled-tactics", type=int, help="tactics asked for per expansion (default: the search's)")
+    parser.add_argument("--attempts", type=int, default=1, help="attempts per theorem (for pass@k)")
+    parser.add_argument("--seed", type=int, default=0, help="attempt a uses seed SEED+a")
+    parser.add_argument("--temperatures", help="comma-separated temperatures, cycled over attempts")
+    parser.add_argument("--workers", type=int, default=1, help="parallel workers (1: in-process, no Ray)")
+    parser.add_argument("--task-timeout", type=float,
+                        help="kill and retry a worker whose task runs longer (default: 2 x timeout + 600 s)")
+    parser.add_argument("--no-logs", action="store_true", help="do not write per-search action logs")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def build_config(args: argparse.Namespace, retriever: str, retriever_opts: dict[str, Any]):
+    from prover.evaluation import EvalConfig
+
+    search_opts = {"timeout": args.timeout, "max_expansions": args.max_expansions,
+                   "max_env_calls": args.max_env_calls, "num_sampled_tactics": args.num_sampled_tactics}
+    search_opts = {k: v for k, v in search_opts.items() if v is not None} | parse_options(args.search_opt)
+    components = ProverConfig(
+        env=ComponentSpec(args.env, parse_options(args.env_opt)),
+        prover=ComponentSpec(args.search, search_opts),
+        generator=ComponentSpec(args.generator, parse_options(args.generator_opt)),
+        retriever=ComponentSpec(retriever, retriever_opts),
+    )
+    temps = tuple(float(t) for t in args.temperatures.split(",")) if args.temperatures else ()
+    return EvalConfig(components, args.benchmark, args.limit, args.attempts, args.seed, temps,
+                      args.workers, not args.no_logs, args.task_timeout)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_run_arguments(parser)
+    parser.add_argument("--retriever", default="none", help="retriever registry name (none, bm25, mepo, ...)")
+    parser.add_argument("--retriever-opt", action="append", metavar="KEY=VALUE", help="retriever option")
+    parser.add_argument("--out", required=True, help="run directory (created, or resumed)")
+    parser.add_argument("--report", action="store_true", help="write report.md when the run is complete")
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarks.registry import UnknownBenchmark, load_benchmark
+    from prover.analysis import benchmark_pass_at_k, load_run
+    from prover.distributed import WorkerStartError
+    from prover.evaluation import ConfigMismatch, RunDirBusy, run_evaluation
+    from prover.registry import UnknownComponent
+
+    config = build_config(args, args.retriever, parse_options(args.retriever_opt))
+    try:
+        theorems = load_benchmark(config.benchmark, config.limit)
+        progress = run_evaluation(config, theorems, args.out, progress=not args.no_progress)
+    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark, WorkerStartError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    loaded = load_run(args.out)
+    print(f"{args.out}: {len(loaded.records)}/{progress.total} attempts finished "
+          f"({progress.finished_now} now in {progress.seconds:.1f}s, {progress.done_before} before)")
+    for k in sorted({1, config.attempts}):
+        value, n = benchmark_pass_at_k(loaded, k)
+        print(f"pass@{k} = {value:.3f} over {n} theorems")
+    if args.report and len(loaded.records) == progress.total:
+        from prover.report import write_report
+
+        print(f"report: {write_report(args.out)}")
+    return 0

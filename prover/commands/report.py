@@ -1,0 +1,18 @@
+"""Write report.md (pass@k, search statistics, plots, one search tree) for a run directory."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", help="a directory written by `dojo-prover eval`")
+
+
+def run(args: argparse.Namespace) -> int:
+    from prover.report import write_report
+
+    path = write_report(args.run_dir)
+    print(path.read_text())
+    print(f"written: {path}")
+    return 0

@@ -1,0 +1,405 @@
+"""Proving many theorems at once on a pool of workers (Ray actors, or in-process for one worker).
+
+Each worker builds its own environment, retriever, generator and prover from a picklable
+:class:`~prover.registry.ProverConfig`, because live prover processes and models cannot travel
+between processes. Results come back in completion order, so a caller can record each one the
+moment it exists (see :mod:`prover.evaluation`).
+
+Failure policy: a worker that dies (its actor killed, the process hosting the environment
+crashing, a task that outlives ``task_timeout``) or an environment that cannot recover
+(``environment_failure``) costs the theorem ``max_retries`` more tries on a fresh worker or a
+restarted environment; after that the theorem gets a FAILED result whose ``stop_reason`` says
+why, and the run goes on.
+
+``ray`` is imported only when a pool with more than one worker starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import re
+import sys
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prover.registry import (
+    ProverConfig,
+    UnknownComponent,
+    build_env,
+    build_generator,
+    build_prover,
+    build_retriever,
+)
+from search_tree import EnvironmentFailure, SearchResult, Status, Theorem
+
+
+@dataclass(frozen=True)
+class Task:
+    """One proof attempt: pass@k runs ``k`` tasks per theorem with different seeds/temperatures."""
+
+    theorem: Theorem
+    attempt: int = 0
+    seed: int = 0
+    temperature: float | None = None
+
+
+@dataclass
+class Outcome:
+    """A finished task: the search result, its action log and who produced it after how many retries."""
+
+    task: Task
+    result: SearchResult
+    events: list[dict] = field(default_factory=list)
+    worker: int = -1
+    retries: int = 0
+
+
+class WorkerStartError(RuntimeError):
+    """A worker could not build its components (bad option, missing file or model); nothing ran."""
+
+
+def failed_result(theorem: Theorem, reason: str, elapsed: float = 0.0) -> SearchResult:
+    """A FAILED result for a search that could not run to an answer (dead worker, broken backend)."""
+    return SearchResult(theorem, Status.FAILED, None, reason, elapsed, 0.0, 0.0, 0, 0, 0)
+
+
+def _needs_retry(result: SearchResult) -> bool:
+    return result.stop_reason.startswith(("environment_failure", "worker_error"))
+
+
+class RecordingRetriever:
+    """Wraps a retriever and remembers the premises it returned, for "premises used" statistics."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.returned: list[str] = []
+
+    def _record(self, ranking: Any) -> None:
+        for item in ranking:
+            premise = item[0] if isinstance(item, tuple) else item
+            self.returned.append(str(getattr(premise, "full_name", premise)))
+
+    def retrieve(self, *args: Any, **kwargs: Any) -> Any:
+        out = self.inner.retrieve(*args, **kwargs)
+        self._record(out)
+        return out
+
+    def batch_retrieve(self, *args: Any, **kwargs: Any) -> Any:
+        out = self.inner.batch_retrieve(*args, **kwargs)
+        for ranking in out:
+            self._record(ranking)
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def take_stats(self, script: str) -> dict[str, int]:
+        """Counts since the last call; a premise is "used" when its full or last-component name occurs
+        in the proof as a whole identifier."""
+        distinct = set(self.returned)
+        used = {p for p in distinct if script and any(
+            re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", script) for name in {p, p.rsplit(".", 1)[-1]})}
+        stats = {"retrieved": len(self.returned), "distinct": len(distinct), "used": len(used)}
+        self.returned = []
+        return stats
+
+
+def apply_sampling(generator: Any, task: Task) -> None:
+    """Make an attempt reproducible and distinct from the others: seed every RNG the generator may
+    use, and set its temperature when the task asks for one."""
+    random.seed(task.seed)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(task.seed % 2**32)
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(task.seed)
+    if hasattr(generator, "set_seed"):
+        generator.set_seed(task.seed)
+    if task.temperature is not None:
+        if not hasattr(generator, "temperature"):
+            raise ValueError(f"{type(generator).__name__} has no temperature to set")
+        generator.temperature = task.temperature
+
+
+class ProverWorker:
+    """Owns one environment, retriever, generator and prover; runs as a Ray actor or in-process."""
+
+    def __init__(self, config: ProverConfig, worker_id: int = 0, record_events: bool = True) -> None:
+        self.config = config
+        self.worker_id = worker_id
+        self.record_events = record_events
+        retriever = build_retriever(config.retriever)
+        self.retriever = None if retriever is None else RecordingRetriever(retriever)
+        self.generator = build_generator(config.generator, self.retriever)
+        self.prover = build_prover(config.prover, self.generator)
+        self.env = build_env(config.env)
+
+    def ready(self) -> int:
+        return self.worker_id
+
+    def close(self) -> None:
+        """Close the environment (backends that keep prover processes define ``close``)."""
+        close = getattr(self.env, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - closing is best effort; the worker is going away
+                pass
+
+    def restart_env(self) -> None:
+        """Replace an environment that reported an unrecoverable failure."""
+        self.close()
+        self.env = build_env(self.config.env)
+
+    def prove(self, task: Task) -> tuple[SearchResult, list[dict]]:
+        events: list[dict] = []
+        t0 = time.monotonic()
+        try:
+            apply_sampling(self.generator, task)
+            result = self.prover.search(self.env, task.theorem, on_event=events.append if self.record_events else None)
+        except EnvironmentFailure as exc:
+            result = failed_result(task.theorem, f"environment_failure: {exc}", time.monotonic() - t0)
+        except Exception as exc:  # noqa: BLE001 - one theorem's bug must not end the run
+            result = failed_result(task.theorem, f"worker_error: {type(exc).__name__}: {exc}", time.monotonic() - t0)
+        if result.stop_reason.startswith("environment_failure"):
+            self.restart_env()
+        if self.retriever is not None:
+            result.stats["premises"] = self.retriever.take_stats(result.script or "\n".join(result.tactics or []))
+        return result, events
+
+
+def worker_pythonpath() -> str:
+    """The driver's import roots for this package first, so Ray workers run the same code."""
+    root = str(Path(__file__).resolve().parent.parent)
+    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
+    return os.pathsep.join([root, *rest])
+
+
+class DistributedProver:
+    """Proves theorems on ``num_workers`` workers built from ``config``.
+
+    ``num_workers=1`` runs in this process without Ray (an injected ``exit`` fault would end it);
+    more workers start Ray actors, joining a running Ray (``ray.init`` already called, or
+    ``ray_address``) or starting a local one that :meth:`close` shuts down again.
+    ``task_timeout`` bounds one task's wall time; a worker past it is killed and the task retried.
+    """
+
+    def __init__(
+        self,
+        config: ProverConfig,
+        num_workers: int = 1,
+        *,
+        max_retries: int = 1,
+        record_events: bool = True,
+        task_timeout: float | None = None,
+        cpus_per_worker: float = 1.0,
+        gpus_per_worker: float = 0.0,
+        ray_address: str | None = None,
+    ) -> None:
+        if num_workers < 1:
+            raise ValueError("num_workers must be at least 1")
+        self.config = config
+        self.num_workers = num_workers
+        self.max_retries = max_retries
+        self.record_events = record_events
+        self.task_timeout = task_timeout
+        self.cpus_per_worker = cpus_per_worker
+        self.gpus_per_worker = gpus_per_worker
+        self.ray_address = ray_address
+        self._local: ProverWorker | None = None
+        self._actors: list[Any] = []
+        self._owns_ray = False
+        self._in_flight: dict[Any, tuple[int, int, Task, float]] = {}
+        self._overdue: set[int] = set()  # slots killed by the task_timeout watchdog
+
+    # -- public API -------------------------------------------------------------------------
+
+    def search_unordered(self, repo: Any, theorems: list[Theorem],
+                         positions: list[Any] | None = None) -> list[SearchResult]:
+        """ReProver's call: one attempt per theorem, results in completion order.
+
+        ``positions`` (one per theorem) replace the theorems' positions; ``repo`` (a LeanDojo
+        ``LeanGitRepo``, or None for backends that do not need one) travels in ``theorem.extra``,
+        with its ``url`` and ``commit`` where the LeanDojo backend looks for them.
+        """
+        if positions is not None and len(positions) != len(theorems):
+            raise ValueError("positions must have one entry per theorem")
+        tasks = []
+        for i, thm in enumerate(theorems):
+            if positions is not None:
+                thm = dataclasses.replace(thm, position=tuple(positions[i]) if positions[i] is not None else None)
+            if repo is not None:
+                extra = {**thm.extra, "repo": repo}
+                if hasattr(repo, "url") and hasattr(repo, "commit"):  # a LeanGitRepo: what the Lean backend opens
+                    extra.update(url=repo.url, commit=repo.commit)
+                thm = dataclasses.replace(thm, extra=extra)
+            tasks.append(Task(thm))
+        return [outcome.result for outcome in self.iter_results(tasks)]
+
+    def iter_results(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        """Run ``tasks`` and yield each :class:`Outcome` as soon as it is finished."""
+        if self.num_workers == 1:
+            yield from self._iter_local(tasks)
+        else:
+            yield from self._iter_ray(tasks)
+
+    def start(self) -> None:
+        """Build the workers now instead of on first use (to time proving apart from start-up)."""
+        if self.num_workers == 1:
+            if self._local is None:
+                try:
+                    self._local = ProverWorker(self.config, 0, self.record_events)
+                except UnknownComponent:
+                    raise
+                except Exception as exc:
+                    raise WorkerStartError(f"{type(exc).__name__}: {exc}") from exc
+        else:
+            self._start_ray()
+
+    def in_flight(self) -> list[tuple[Task, int]]:
+        """The tasks being proved right now and the worker slot of each."""
+        return [(task, slot) for slot, _, task, _ in list(self._in_flight.values())]
+
+    def actor(self, slot: int) -> Any:
+        """The Ray actor in ``slot`` (for inspection, or ``ray.kill`` in fault drills)."""
+        return self._actors[slot]
+
+    def close(self) -> None:
+        """Close every worker's environment, kill the actors, and shut Ray down if this prover
+        started it. Environments get a few seconds to stop their prover processes first."""
+        if self._actors:
+            import ray
+
+            closing = [actor.close.remote() for actor in self._actors]
+            ray.wait(closing, num_returns=len(closing), timeout=10.0)
+            for actor in self._actors:
+                ray.kill(actor)
+            self._actors = []
+        if self._local is not None:
+            self._local.close()
+        if self._owns_ray:
+            import ray
+
+            ray.shutdown()
+            self._owns_ray = False
+        self._local = None
+
+    def __enter__(self) -> DistributedProver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- in-process -------------------------------------------------------------------------
+
+    def _iter_local(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        self.start()
+        assert self._local is not None
+        for task in tasks:
+            retries = 0
+            self._in_flight[0] = (0, 0, task, time.monotonic())
+            result, events = self._local.prove(task)
+            while _needs_retry(result) and retries < self.max_retries:
+                retries += 1
+                result, events = self._local.prove(task)
+            self._in_flight.clear()
+            yield Outcome(task, result, events, 0, retries)
+
+    # -- Ray --------------------------------------------------------------------------------
+
+    def _start_ray(self) -> None:
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(address=self.ray_address, include_dashboard=False, log_to_driver=True,
+                     num_cpus=None if self.ray_address else max(os.cpu_count() or 1,
+                                                                 int(self.num_workers * self.cpus_per_worker)))
+            self._owns_ray = True
+        if not self._actors:
+            self._actors = [self._new_actor(i) for i in range(self.num_workers)]
+            try:
+                ray.get([a.ready.remote() for a in self._actors])  # surfaces construction errors now
+            except ray.exceptions.RayError as exc:
+                cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else exc
+                raise WorkerStartError(_root_cause(cause)) from exc
+
+    def _new_actor(self, slot: int) -> Any:
+        import ray
+
+        actor_cls = ray.remote(ProverWorker).options(
+            num_cpus=self.cpus_per_worker, num_gpus=self.gpus_per_worker, max_restarts=0,
+            runtime_env={"env_vars": {"PYTHONPATH": worker_pythonpath()}},
+        )
+        return actor_cls.remote(self.config, slot, self.record_events)
+
+    def _iter_ray(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        import ray
+        from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
+
+        pending: deque[tuple[int, Task]] = deque(enumerate(tasks))
+        if not pending:
+            return
+        self._start_ray()
+        retries: dict[int, int] = {}
+        idle = list(range(self.num_workers))
+        inflight = self._in_flight
+        try:
+            while pending or inflight:
+                while pending and idle:
+                    slot = idle.pop(0)
+                    idx, task = pending.popleft()
+                    ref = self._actors[slot].prove.remote(task)
+                    inflight[ref] = (slot, idx, task, time.monotonic())
+                ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
+                if not ready:
+                    self._kill_overdue()
+                    continue
+                ref = ready[0]
+                slot, idx, task, started = inflight.pop(ref)
+                try:
+                    result, events = ray.get(ref)
+                except (RayActorError, GetTimeoutError) as exc:
+                    self._actors[slot] = self._new_actor(slot)
+                    reason = f"worker_died: {_first_line(exc)}"
+                    if slot in self._overdue:
+                        self._overdue.discard(slot)
+                        reason = f"worker_died: killed after running past task_timeout={self.task_timeout}s"
+                    result, events = failed_result(task.theorem, reason, time.monotonic() - started), []
+                except RayTaskError as exc:
+                    result, events = failed_result(task.theorem, f"worker_error: {_first_line(exc)}"), []
+                idle.append(slot)
+                if (_needs_retry(result) or result.stop_reason.startswith("worker_died")) \
+                        and retries.get(idx, 0) < self.max_retries:
+                    retries[idx] = retries.get(idx, 0) + 1
+                    pending.appendleft((idx, task))
+                    continue
+                yield Outcome(task, result, events, slot, retries.get(idx, 0))
+        finally:
+            inflight.clear()
+
+    def _kill_overdue(self) -> None:
+        if self.task_timeout is None:
+            return
+        import ray
+
+        now = time.monotonic()
+        for slot, _, _, started in list(self._in_flight.values()):
+            if now - started > self.task_timeout and slot not in self._overdue:
+                self._overdue.add(slot)
+                ray.kill(self._actors[slot])
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The last line of a remote traceback names the original error (``FileNotFoundError: ...``)."""
+    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+    return lines[-1].strip()[:500] if lines else type(exc).__name__
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__

@@ -1,0 +1,317 @@
+"""Evaluation runs that survive ``kill -9``: one directory per run, one result line per attempt.
+
+Layout of a run directory::
+
+    config.json      everything resolved: components and options, benchmark, theorem keys, attempts
+    results.jsonl    one line per finished (theorem, attempt), appended as each finishes
+    logs/            one action log per (theorem, attempt): every search event, JSON lines
+    report.md, plots/, trees/    written by ``dojo-prover report``
+    .lock            held (flock) by the running evaluation, so a second writer is refused
+
+Why it cannot lose or duplicate results: a result line is written with a single ``write`` of the
+whole line on an ``O_APPEND`` descriptor and ``fsync``-ed before the next task is recorded; its
+action log is renamed into place before the line is written. A kill can therefore only cut the
+last line short, and :class:`ResultsFile` drops such a tail (with a warning) on resume. Resume
+skips every (theorem, attempt) that has a line and refuses a directory whose ``config.json``
+differs from the run asked for, because mixing results of two configurations would be silent
+nonsense. The number of workers is not part of a run's identity: a run may resume with more.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from prover.distributed import DistributedProver, Outcome, Task
+from prover.registry import ProverConfig, check_names, with_defaults
+from search_tree import Theorem
+
+FORMAT_VERSION = 1
+
+
+def theorem_key(theorem: Theorem) -> str:
+    """The identity of a theorem within a run (names alone can repeat across files)."""
+    return f"{theorem.file_path}::{theorem.full_name}" if theorem.file_path else theorem.full_name
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What a run proves and how; everything but ``workers`` and ``watchdog`` is its identity.
+
+    Attempt ``a`` of each theorem uses seed ``seed + a`` and, if ``temperatures`` is given,
+    temperature ``temperatures[a % len(temperatures)]``.
+    """
+
+    prover: ProverConfig
+    benchmark: str
+    limit: int | None = None
+    attempts: int = 1
+    seed: int = 0
+    temperatures: tuple[float, ...] = ()
+    workers: int = 1
+    record_events: bool = True
+    watchdog: float | None = None
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "components": self.prover.to_json(),
+            "benchmark": self.benchmark,
+            "limit": self.limit,
+            "attempts": self.attempts,
+            "seed": self.seed,
+            "temperatures": list(self.temperatures),
+            "record_events": self.record_events,
+        }
+
+    def tasks(self, theorems: list[Theorem]) -> list[Task]:
+        """Attempt-major order, so that early results already estimate pass@1 over the benchmark."""
+        temps = self.temperatures
+        return [
+            Task(thm, a, self.seed + a, temps[a % len(temps)] if temps else None)
+            for a in range(self.attempts) for thm in theorems
+        ]
+
+    def task_timeout(self) -> float | None:
+        """The watchdog for hung workers: ``watchdog`` if set, else twice the search timeout plus
+        ten minutes for opening the theorem (a backend may load a whole file first) and the re-check."""
+        if self.watchdog is not None:
+            return self.watchdog
+        timeout = self.prover.prover.options.get("timeout")
+        return None if timeout is None else 2 * float(timeout) + 600
+
+
+class ConfigMismatch(ValueError):
+    """The run directory holds a different run; resuming into it would mix incomparable results."""
+
+
+class RunDirBusy(RuntimeError):
+    """Another live process is writing to the run directory (two writers would duplicate work)."""
+
+
+@contextmanager
+def exclusive(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir/.lock`` for the duration; the kernel drops the lock when its holder dies, so
+    a killed run never leaves a stale lock behind."""
+    fd = os.open(out_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunDirBusy(f"{out_dir} is being written by another running evaluation") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _diff(saved: Any, now: Any, prefix: str = "") -> list[str]:
+    if isinstance(saved, dict) and isinstance(now, dict):
+        out: list[str] = []
+        for key in sorted(set(saved) | set(now)):
+            out += _diff(saved.get(key), now.get(key), f"{prefix}{key}.")
+        return out
+    return [] if saved == now else [f"{prefix.rstrip('.')}: saved {json.dumps(saved)[:80]}, now {json.dumps(now)[:80]}"]
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class ResultsFile:
+    """``results.jsonl``: whole-line appends with fsync; a torn last line is dropped on load."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self, repair: bool = False) -> list[dict[str, Any]]:
+        """All complete records; with ``repair``, a torn tail is also cut from the file."""
+        if not self.path.exists():
+            return []
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            warnings.warn(f"{self.path}: dropping a truncated last line ({len(data) - end} bytes) left by an "
+                          "interrupted run; that attempt will run again", stacklevel=2)
+            if repair:
+                with open(self.path, "r+b") as f:
+                    f.truncate(end)
+                    os.fsync(f.fileno())
+        records = []
+        for number, line in enumerate(data[:end].splitlines(), 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{self.path}:{number} is not valid JSON ({exc}); the file was "
+                                     "edited or corrupted, not cut short by a kill") from exc
+        return records
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def log_name(key: str, attempt: int) -> str:
+    """A file name for an action log: readable, and unique through a hash of the key."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", key)[-80:]
+    return f"{safe}.{hashlib.sha256(key.encode()).hexdigest()[:8]}.a{attempt}.jsonl"
+
+
+@dataclass
+class RunProgress:
+    """Counts shown while a run goes and returned when it ends."""
+
+    total: int
+    done_before: int
+    proved: int = 0
+    failed: int = 0
+    open: int = 0
+    finished_now: int = 0
+    seconds: float = 0.0
+
+
+def _git_commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                              text=True, timeout=5).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def prepare_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> list[dict[str, Any]]:
+    """Create or check ``out_dir`` and return the records already there (resume)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "logs").mkdir(exist_ok=True)
+    keys = [theorem_key(t) for t in theorems]
+    if len(set(keys)) != len(keys):
+        raise ValueError("the benchmark has duplicate theorem keys")
+    wanted = {"format": FORMAT_VERSION, "run": config.identity(), "theorems": keys}
+    cfg_path = out_dir / "config.json"
+    if cfg_path.exists():
+        saved = json.loads(cfg_path.read_text())
+        differences = _diff({k: saved.get(k) for k in wanted}, wanted)
+        if differences:
+            raise ConfigMismatch(
+                f"{out_dir} holds a run with a different configuration; refusing to resume into it.\n  "
+                + "\n  ".join(differences[:10]) + "\nChoose another --out directory (or delete this one).")
+    else:
+        full = {**wanted, "execution": {"workers": config.workers},
+                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "python": sys.version.split()[0], "git_commit": _git_commit()}
+        _atomic_write(cfg_path, json.dumps(full, indent=2).encode())
+    return ResultsFile(out_dir / "results.jsonl").load(repair=True)
+
+
+def outcome_record(outcome: Outcome, log: str | None) -> dict[str, Any]:
+    task, result = outcome.task, outcome.result
+    return {
+        "key": theorem_key(task.theorem),
+        "attempt": task.attempt,
+        "seed": task.seed,
+        "temperature": task.temperature,
+        "status": result.status.value,
+        "worker": outcome.worker,
+        "retries": outcome.retries,
+        "log": log,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "result": result.to_json(),
+    }
+
+
+def run_evaluation(
+    config: EvalConfig,
+    theorems: list[Theorem],
+    out_dir: str | Path,
+    *,
+    progress: bool = True,
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> RunProgress:
+    """Prove every (theorem, attempt) of ``config`` not yet recorded in ``out_dir``.
+
+    ``theorems`` is the resolved benchmark (see :func:`benchmarks.registry.load_benchmark`).
+    Returns the counts of this session; :func:`prover.analysis.load_run` reads the whole run.
+    """
+    out = Path(out_dir)
+    check_names(config.prover)
+    config = dataclasses.replace(config, prover=with_defaults(config.prover))
+    out.mkdir(parents=True, exist_ok=True)
+    with exclusive(out):
+        return _run_locked(config, theorems, out, progress, on_outcome)
+
+
+def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress: bool,
+                on_outcome: Callable[[Outcome], None] | None) -> RunProgress:
+    done = {(r["key"], r["attempt"]) for r in prepare_run_dir(out, config, theorems)}
+    tasks = [t for t in config.tasks(theorems) if (theorem_key(t.theorem), t.attempt) not in done]
+    stats = RunProgress(total=len(theorems) * config.attempts, done_before=len(done))
+    results = ResultsFile(out / "results.jsonl")
+    bar = _progress_bar(stats, progress)
+    t0 = time.monotonic()
+    try:
+        with DistributedProver(config.prover, config.workers, record_events=config.record_events,
+                               task_timeout=config.task_timeout()) as dp:
+            for outcome in dp.iter_results(tasks):
+                log = _write_log(out, outcome) if config.record_events else None
+                results.append(outcome_record(outcome, log))
+                status = outcome.result.status.value
+                setattr(stats, status, getattr(stats, status) + 1)
+                stats.finished_now += 1
+                if on_outcome is not None:
+                    on_outcome(outcome)
+                if bar is not None:
+                    elapsed = time.monotonic() - t0
+                    bar.set_postfix(proved=stats.proved, failed=stats.failed, open=stats.open,
+                                    left=stats.total - stats.done_before - stats.finished_now,
+                                    per_min=f"{60 * stats.finished_now / max(elapsed, 1e-9):.1f}", refresh=False)
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    stats.seconds = time.monotonic() - t0
+    return stats
+
+
+def _progress_bar(stats: RunProgress, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=stats.total, initial=stats.done_before, unit="attempt", dynamic_ncols=True,
+                file=sys.stderr, desc="proving")
+
+
+def _write_log(out: Path, outcome: Outcome) -> str:
+    """Write the action log before the result line, so a recorded result always has its log."""
+    name = log_name(theorem_key(outcome.task.theorem), outcome.task.attempt)
+    header = {"event": "start", "theorem": theorem_key(outcome.task.theorem), "attempt": outcome.task.attempt,
+              "seed": outcome.task.seed, "worker": outcome.worker, "retries": outcome.retries}
+    lines: Iterable[dict] = [header, *outcome.events,
+                             {"event": "end", "status": outcome.result.status.value,
+                              "stop_reason": outcome.result.stop_reason, "t": round(outcome.result.total_time, 4)}]
+    _atomic_write(out / "logs" / name, "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines).encode())
+    return f"logs/{name}"

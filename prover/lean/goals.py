@@ -1,0 +1,129 @@
+"""Parsing Lean 4 pretty-printed proof states into protocol goals.
+
+A state printed by Lean (and recorded by LeanDojo) is a list of goals separated by blank lines;
+each goal is an optional ``case <tag>`` line, hypotheses (``x y : T``, ``v : T := value`` for a
+let-binding) and a target after ``⊢``. Long hypotheses and targets wrap onto indented
+continuation lines. LeanDojo's own parser (``lean_dojo.interaction.parse_goals``) reads the same
+layout but keeps let-values inside the type and ignores case tags and metavariables; this module
+adds those because AND-OR search needs them: goals that mention a metavariable (``?m.12``,
+``?a``, a universe ``?u.345``) may share it and must not be split into independent subgoals.
+The tests check that hypothesis and goal counts agree with LeanDojo's parser on real states.
+
+Pure Python: no Lean and no ``lean_dojo`` import, so retrievers and generators can use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from search_tree.protocol import Goal, Hypothesis
+
+TURNSTILE = "⊢"
+
+# A metavariable: `?` starting a name (`?m.12`, `?a`, `?u.21872`, `?_uniq.3`) that is not the
+# tail of an identifier or of an index such as `x?` / `List.get?`.
+_MVAR = re.compile(r"(?<![\w.?!'\u2080-\u209c])\?[A-Za-z_\u0370-\u03ff][\w.'\u2080-\u209c]*")
+_GOAL_COUNT_HEADER = re.compile(r"\A\d+ goals?\n")
+_CASE_LINE = re.compile(r"case\s+(\S+)\Z")
+_OPEN = "([{⟨⦃⟦«"
+_CLOSE = ")]}⟩⦄⟧»"
+
+
+class GoalParseError(ValueError):
+    """A pretty-printed state that does not have the layout of a Lean goal list."""
+
+
+def has_metavariable(text: str) -> bool:
+    """Whether ``text`` mentions an unresolved metavariable such as ``?m.12``, ``?a`` or ``?u.3``."""
+    return _MVAR.search(text) is not None
+
+
+def split_goals(pp: str) -> list[str]:
+    """The printed goals of a state, one string each (LeanDojo's ``N goals`` header dropped)."""
+    pp = _GOAL_COUNT_HEADER.sub("", pp.strip("\n"), count=1)
+    goals: list[str] = []
+    pending_case = ""
+    for block in re.split(r"\n\s*\n", pp):
+        if TURNSTILE in block:
+            goals.append(pending_case + block)
+            pending_case = ""
+        elif _CASE_LINE.match(block.strip()):
+            # a goal with an empty context prints as `case inl`, a blank line, then `⊢ ...`
+            pending_case = block.strip() + "\n"
+    return goals
+
+
+def _entries(lines: list[str]) -> list[str]:
+    """Join indented continuation lines onto the entry (hypothesis or target) they continue."""
+    entries: list[str] = []
+    for line in lines:
+        if entries and (line[:1].isspace() or not line):
+            entries[-1] += "\n" + line
+        else:
+            entries.append(line)
+    return entries
+
+
+def _top_level_index(text: str, token: str) -> int:
+    """Index of the first ``token`` in ``text`` outside brackets, or -1."""
+    depth = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth = max(depth - 1, 0)
+        elif depth == 0 and text.startswith(token, i):
+            return i
+        i += 1
+    return -1
+
+
+def _normalise(text: str) -> str:
+    """A wrapped hypothesis or target on one line (Lean's own line breaks are layout only)."""
+    return " ".join(text.split())
+
+
+def parse_hypotheses(entry: str) -> list[Hypothesis]:
+    """``x y : T`` gives one :class:`Hypothesis` per name; ``v : T := e`` keeps ``e`` as the value."""
+    colon = re.search(r"\s:(?=\s|$)", entry)
+    if colon is None:
+        raise GoalParseError(f"not a hypothesis (no ' : '): {entry!r}")
+    names = entry[: colon.start()].split()
+    if not names:
+        raise GoalParseError(f"hypothesis without a name: {entry!r}")
+    rest = entry[colon.end():]
+    assign = _top_level_index(rest, " :=")
+    value = None
+    if assign >= 0:
+        rest, value = rest[:assign], _normalise(rest[assign + len(" :="):])
+    type_ = _normalise(rest)
+    if type_.endswith(","):  # Lean 3 style separators that LeanDojo also strips
+        type_ = type_[:-1].rstrip()
+    return [Hypothesis(name=name, type=type_, value=value) for name in names]
+
+
+def parse_goal(block: str) -> Goal:
+    """One printed goal: optional ``case`` tag, hypotheses, and the target after ``⊢``."""
+    if block.count(TURNSTILE) != 1:
+        raise GoalParseError(f"a goal has exactly one {TURNSTILE}: {block!r}")
+    lines = block.strip("\n").split("\n")
+    name = None
+    first = _CASE_LINE.match(lines[0].strip()) if lines else None
+    if first is not None:
+        name, lines = first.group(1), lines[1:]
+    entries = _entries(lines)
+    target_entry = entries[-1]
+    if not target_entry.startswith(TURNSTILE):
+        raise GoalParseError(f"the target does not start with {TURNSTILE}: {block!r}")
+    hypotheses: list[Hypothesis] = []
+    for entry in entries[:-1]:
+        hypotheses.extend(parse_hypotheses(entry))
+    target = _normalise(target_entry[len(TURNSTILE):])
+    return Goal(tuple(hypotheses), target, has_evar=has_metavariable(block), name=name)
+
+
+def parse_goals(pp: str) -> tuple[Goal, ...]:
+    """All goals of a pretty-printed state (``no goals`` and empty text give none)."""
+    return tuple(parse_goal(block) for block in split_goals(pp))

@@ -1,0 +1,239 @@
+"""Registries that turn small, picklable specs into environments, retrievers, generators and provers.
+
+A distributed run cannot ship a live Coq process or a GPU model to a Ray actor; it ships a
+:class:`ComponentSpec` (a name and JSON options) and every worker builds its own components from
+it. The same specs are what ``config.json`` records, so a run directory says exactly what ran.
+
+Factories are registered as ``"module:attribute"`` strings and imported only when built, so that
+importing this module loads neither torch nor ray nor a backend. Other packages plug in by name:
+
+* environments: :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
+  ``leandojo`` -> ``prover.leandojo.env:LeanDojoEnvironment``, ``synthetic``);
+* provers: ``prover.proof_search.PROVERS`` (``best_first``, ``mcts``), built as
+  ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
+  may be given as a dict;
+* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``...) plus
+  the local ``GENERATORS`` (``synthetic``; ``fixed`` while the generator registry is absent); a
+  generator that uses premises receives ``retriever=`` among its options;
+* retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
+  ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the
+  ``corpus`` option is the path of a ``corpus.jsonl`` (loaded with ``Corpus.from_jsonl``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import json
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.base import TacticGenerator
+from search_tree import Environment
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """A component by registry name plus keyword options (JSON-serialisable, hence picklable)."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "options": dict(self.options)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ComponentSpec:
+        return cls(data["name"], dict(data.get("options", {})))
+
+
+@dataclass(frozen=True)
+class ProverConfig:
+    """Everything a worker needs to build its environment, retriever, generator and prover."""
+
+    env: ComponentSpec
+    prover: ComponentSpec
+    generator: ComponentSpec
+    retriever: ComponentSpec = ComponentSpec("none")
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k).to_json() for k in ("env", "prover", "generator", "retriever")}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProverConfig:
+        return cls(**{k: ComponentSpec.from_json(v) for k, v in data.items()})
+
+
+class UnknownComponent(LookupError):
+    """A spec names a component that no registry knows; the message lists the known names."""
+
+
+ENVIRONMENTS: dict[str, str] = {
+    "coq": "prover.coq.env:CoqEnvironment",
+    "leandojo": "prover.lean.env:LeanDojoEnvironment",
+    "synthetic": "prover.synthetic:SyntheticEnvironment",
+}
+GENERATORS: dict[str, str] = {
+    "fixed": "generator.fixed:FixedTacticGenerator",
+    "synthetic": "prover.synthetic:SyntheticGenerator",
+}
+
+
+def register_env(name: str, target: str) -> None:
+    """Register an environment class or factory ``"module:attribute"`` under ``name``."""
+    ENVIRONMENTS[name] = target
+
+
+def register_generator(name: str, target: str) -> None:
+    GENERATORS[name] = target
+
+
+def resolve(target: str) -> Callable[..., Any]:
+    """Import ``"module:attribute"`` (the attribute may be dotted: ``Class.factory``); a missing
+    module says which component is not installed."""
+    module_name, _, attr = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise UnknownComponent(f"{target} is not available: module {exc.name} is not installed") from exc
+        raise
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _sibling_table(target: str) -> dict[str, str]:
+    """A sibling package's name table (``module:TABLE``), or {} while that package lacks it."""
+    try:
+        return dict(resolve(target))
+    except (UnknownComponent, AttributeError):
+        return {}
+
+
+def generators() -> dict[str, str]:
+    """Every generator name and its ``"module:attribute"`` target."""
+    return {**_sibling_table("generator.registry:GENERATORS"), **GENERATORS}
+
+
+def retrievers() -> dict[str, str]:
+    """Every retriever name (but ``none``) and its ``"module:Class"`` target."""
+    return _sibling_table("retrieval.base:RETRIEVERS")
+
+
+def build_env(spec: ComponentSpec) -> Environment:
+    if spec.name not in ENVIRONMENTS:
+        raise UnknownComponent(f"unknown environment {spec.name!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
+    return resolve(ENVIRONMENTS[spec.name])(**spec.options)
+
+
+def _unknown_retriever(name: str) -> UnknownComponent:
+    known = ", ".join(["none", *sorted(retrievers())])
+    missing = "" if retrievers() else " (the retrieval registry retrieval.base.RETRIEVERS is not installed)"
+    return UnknownComponent(f"unknown retriever {name!r}; known: {known}{missing}")
+
+
+def build_retriever(spec: ComponentSpec) -> Any | None:
+    """The retriever named by ``spec``; ``none`` means the generator works without premises."""
+    if spec.name == "none":
+        return None
+    if spec.name not in retrievers():
+        raise _unknown_retriever(spec.name)
+    options = dict(spec.options)
+    if "corpus" not in options:
+        raise ValueError(f"retriever {spec.name!r} needs a corpus option: the path of a corpus.jsonl")
+    corpus = resolve("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
+    return resolve("retrieval.base:build_retriever")(spec.name, corpus, **options)
+
+
+def _unknown_generator(name: str) -> UnknownComponent:
+    return UnknownComponent(f"unknown generator {name!r}; known: {', '.join(sorted(generators()))}")
+
+
+def build_generator(spec: ComponentSpec, retriever: Any | None = None) -> TacticGenerator:
+    table = generators()
+    if spec.name not in table:
+        raise _unknown_generator(spec.name)
+    options = dict(spec.options)
+    if retriever is not None:
+        options["retriever"] = retriever
+    return resolve(table[spec.name])(**options)
+
+
+def _prover_class(name: str) -> Callable[..., Any]:
+    from prover.proof_search import PROVERS
+
+    if name not in PROVERS:
+        raise UnknownComponent(f"unknown search {name!r}; known: {', '.join(sorted(PROVERS))}")
+    return PROVERS[name]
+
+
+def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
+    """JSON options made into what ``factory`` takes: a dict for a dataclass parameter becomes one."""
+    try:
+        hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
+    except (NameError, TypeError):  # unresolvable annotations: pass the options through unchanged
+        return dict(options)
+    out = dict(options)
+    for name, value in options.items():
+        if isinstance(value, dict):
+            hint = hints.get(name)
+            for candidate in (hint, *typing.get_args(hint)):
+                if dataclasses.is_dataclass(candidate):
+                    out[name] = candidate(**value)
+                    break
+    return out
+
+
+def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
+    """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``."""
+    cls = _prover_class(spec.name)
+    return cls(tac_gen, **_coerce(cls, spec.options))
+
+
+def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> ComponentSpec:
+    """``spec`` with the factory's keyword defaults filled in, so that two specs that build the same
+    component compare equal and a run's config.json records every setting, not only those given."""
+    if factory is None:
+        return spec
+    defaults = {}
+    for name, param in inspect.signature(factory).parameters.items():
+        if param.default is inspect.Parameter.empty or name == "retriever":
+            continue
+        try:
+            json.dumps(param.default)
+        except TypeError:
+            continue
+        defaults[name] = param.default
+    return ComponentSpec(spec.name, {**defaults, **spec.options})
+
+
+def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
+    """A prover's dict options for dataclass parameters, with the dataclass's defaults filled in."""
+    coerced = _coerce(_prover_class(spec.name), spec.options)
+    return ComponentSpec(spec.name, {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else spec.options[k]
+                                     for k, v in coerced.items()})
+
+
+def with_defaults(config: ProverConfig) -> ProverConfig:
+    """``config`` with every default option of its environment, prover and generator made explicit."""
+    retriever = None if config.retriever.name == "none" else resolve(retrievers()[config.retriever.name])
+    return ProverConfig(_with_defaults(config.env, resolve(ENVIRONMENTS[config.env.name])),
+                        _with_defaults(_expand_dataclass_options(config.prover), _prover_class(config.prover.name)),
+                        _with_defaults(config.generator, resolve(generators()[config.generator.name])),
+                        _with_defaults(config.retriever, retriever))
+
+
+def check_names(config: ProverConfig) -> None:
+    """Fail before any work starts if a component name is unknown (without building anything)."""
+    if config.env.name not in ENVIRONMENTS:
+        raise UnknownComponent(f"unknown environment {config.env.name!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
+    resolve(ENVIRONMENTS[config.env.name])
+    if config.retriever.name != "none" and config.retriever.name not in retrievers():
+        raise _unknown_retriever(config.retriever.name)
+    if config.generator.name not in generators():
+        raise _unknown_generator(config.generator.name)
+    _prover_class(config.prover.name)

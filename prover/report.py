@@ -1,0 +1,216 @@
+"""Turn a run directory into ``report.md`` with plots and a tree view of one search.
+
+Written files: ``report.md``; ``plots/pass_vs_time.png``, ``plots/pass_vs_env_calls.png``,
+``plots/proof_length.png``; ``trees/<log>.dot`` (Graphviz) and ``trees/<log>.html`` (a
+self-contained, collapsible view that needs no Graphviz). The tree is rebuilt from the action log
+alone (``tactic`` events with their source and resulting state), so any search algorithm that
+emits events through :class:`search_tree.Meter` gets one.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from prover.analysis import (
+    Run,
+    benchmark_pass_at_k,
+    load_run,
+    pass_rate_by_budget,
+    search_statistics,
+)
+
+_STAT_LABELS = {
+    "searches": "searches (theorem × attempt)",
+    "proved": "proved searches",
+    "mean_proof_steps": "mean proof steps",
+    "mean_nodes": "mean search-tree nodes",
+    "mean_expansions": "mean expansions",
+    "mean_env_calls": "mean environment calls",
+    "mean_time_s": "mean search time (s)",
+    "median_action_chars": "median action length (chars)",
+    "mean_tactic_ids_per_action": "tactic identifiers per action",
+    "compound_action_share": "share of compound actions",
+    "median_env_latency_ms": "median environment latency (ms)",
+    "mean_premises_retrieved": "mean premises retrieved per search",
+    "mean_premises_used": "mean retrieved premises used per search",
+    "retries": "retries after worker/environment failures",
+}
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) >= 1:
+            return str(int(value))
+        return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
+    return str(value)
+
+
+def pass_table(run: Run) -> list[tuple[int, float, int]]:
+    """(k, pass@k, theorems counted) for k = 1, 2, 4, ... up to the number of attempts."""
+    ks = sorted({1, run.attempts} | {2**i for i in range(1, 10) if 2**i < run.attempts})
+    return [(k, *benchmark_pass_at_k(run, k)) for k in ks]
+
+
+def tree_of(events: list[dict[str, Any]],
+            proof: list[str] | None) -> tuple[int, dict[int, list[dict]], set[tuple[int, str]]]:
+    """The root state id (the first expanded), children of every state id, and the
+    (state, tactic) edges that lie on the proof."""
+    children: dict[int, list[dict]] = defaultdict(list)
+    for e in events:
+        if e.get("event") == "tactic":
+            children[e["state"]].append(e)
+    root = next((e["state"] for e in events if e.get("event") in ("expand", "tactic")), 0)
+    on_proof: set[tuple[int, str]] = set()
+    state = root
+    for tactic in proof or []:
+        step = next((e for e in children.get(state, []) if e["tactic"] == tactic), None)
+        if step is None:
+            break
+        on_proof.add((state, tactic))
+        if step["next_state"] is None:
+            break
+        state = step["next_state"]
+    return root, children, on_proof
+
+
+def tree_dot(events: list[dict[str, Any]], proof: list[str] | None, title: str) -> str:
+    _, children, on_proof = tree_of(events, proof)
+    lines = [f"digraph search {{\n  label={json.dumps(title)};\n  node [shape=box, fontname=monospace];"]
+    leaf = 0
+    for state, steps in sorted(children.items()):
+        lines.append(f'  s{state} [label="{state}"];')
+        for e in steps:
+            style = ', color=forestgreen, penwidth=2' if (state, e["tactic"]) in on_proof else ""
+            if e["next_state"] is not None:
+                target = f"s{e['next_state']}"
+            else:
+                leaf += 1
+                target = f"x{leaf}"
+                colour = "palegreen" if e["outcome"] == "proved" else "mistyrose"
+                lines.append(f'  {target} [label="{e["outcome"]}", shape=ellipse, style=filled, fillcolor={colour}];')
+            lines.append(f"  s{state} -> {target} [label={json.dumps(e['tactic'])}{style}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def tree_html(events: list[dict[str, Any]], proof: list[str] | None, title: str) -> str:
+    root, children, on_proof = tree_of(events, proof)
+
+    def render(state: int, seen: frozenset[int]) -> str:
+        items = []
+        for e in children.get(state, []):
+            mark = " class='proof'" if (state, e["tactic"]) in on_proof else ""
+            label = f"<code>{html.escape(e['tactic'])}</code> → {html.escape(e['outcome'])} ({1000 * e['seconds']:.1f} ms)"
+            nxt = e["next_state"]
+            if nxt is not None and nxt in children and nxt not in seen:
+                items.append(f"<li{mark}><details open><summary>{label} state {nxt}</summary>"
+                             f"{render(nxt, seen | {nxt})}</details></li>")
+            else:
+                items.append(f"<li{mark}>{label}{'' if nxt is None else f' state {nxt}'}</li>")
+        return "<ul>" + "".join(items) + "</ul>"
+
+    style = "body{font-family:sans-serif} code{background:#eee} li.proof>*,li.proof{color:#060;font-weight:bold}"
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<p>Proof path in bold green.</p>state {root}{render(root, frozenset({root}))}</body></html>\n")
+
+
+def _plots(run: Run, out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    (out / "plots").mkdir(exist_ok=True)
+    written = []
+    proved = [r for r in run.records if r["status"] == "proved"]
+    for measure, label, name in (("total_time", "search time budget (s)", "pass_vs_time"),
+                                 ("num_env_calls", "environment call budget", "pass_vs_env_calls")):
+        top = max([r["result"][measure] for r in run.records] + [1e-3])
+        budgets = [top * i / 100 for i in range(101)]
+        fig, ax = plt.subplots(figsize=(5, 3.2))
+        ax.plot(budgets, pass_rate_by_budget(run, measure, budgets), drawstyle="steps-post")
+        ax.set_xlabel(label)
+        ax.set_ylabel("pass@1")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(out / "plots" / f"{name}.png", dpi=110)
+        plt.close(fig)
+        written.append(f"plots/{name}.png")
+    lengths = [len(r["result"]["proof"] or []) for r in proved]
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    if lengths:
+        ax.hist(lengths, bins=range(1, max(lengths) + 2), align="left", rwidth=0.8)
+    ax.set_xlabel("proof length (tactics)")
+    ax.set_ylabel("proofs")
+    fig.tight_layout()
+    fig.savefig(out / "plots" / "proof_length.png", dpi=110)
+    plt.close(fig)
+    written.append("plots/proof_length.png")
+    return written
+
+
+def _showcase(run: Run) -> dict[str, Any] | None:
+    """The search to draw: the largest proved one, else the largest one, among those with a log."""
+    logged = [r for r in run.records if r.get("log")]
+    proved = [r for r in logged if r["status"] == "proved"]
+    pool = proved or logged
+    return max(pool, key=lambda r: r["result"]["num_nodes"]) if pool else None
+
+
+def write_report(run_dir: str | Path) -> Path:
+    """Write ``report.md`` (and its plots and tree) into the run directory; returns its path."""
+    run = load_run(run_dir)
+    out = run.path
+    spec = run.config["run"]
+    comps = spec["components"]
+    lines = [f"# Run report: {out.name}", ""]
+    lines += ["| setting | value |", "|---|---|", f"| benchmark | `{spec['benchmark']}`"
+              + (f" (limit {spec['limit']})" if spec.get("limit") else "") + " |"]
+    for part in ("env", "prover", "generator", "retriever"):
+        opts = ", ".join(f"{k}={v}" for k, v in comps[part]["options"].items())
+        lines.append(f"| {part} | `{comps[part]['name']}`{f' ({opts})' if opts else ''} |")
+    total = len(run.config["theorems"]) * run.attempts
+    lines += [f"| attempts per theorem | {run.attempts} |", f"| finished | {len(run.records)} / {total} |", ""]
+
+    lines += ["## Pass rates", "", "| k | pass@k | theorems |", "|---|---|---|"]
+    lines += [f"| {k} | {value:.3f} | {n} |" for k, value, n in pass_table(run)]
+    statuses: dict[str, int] = defaultdict(int)
+    for r in run.records:
+        statuses[r["status"]] += 1
+    lines += ["", "Searches by status: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items())), ""]
+
+    lines += ["## Search statistics", "", "| statistic | value |", "|---|---|"]
+    lines += [f"| {_STAT_LABELS[k]} | {_fmt(v)} |" for k, v in search_statistics(run).items()]
+    lines += ["", "Action figures are over the actions of found proofs; latency over every tactic in the logs.", ""]
+
+    lines += ["## Plots", ""]
+    lines += [f"![{p}]({p})" for p in _plots(run, out)]
+    shown = _showcase(run)
+    if shown is not None:
+        (out / "trees").mkdir(exist_ok=True)
+        stem = Path(shown["log"]).stem
+        events = run.events(shown)
+        title = f"{shown['key']} (attempt {shown['attempt']}, {shown['status']})"
+        (out / "trees" / f"{stem}.dot").write_text(tree_dot(events, shown["result"]["proof"], title))
+        (out / "trees" / f"{stem}.html").write_text(tree_html(events, shown["result"]["proof"], title))
+        summary = (f"{title}: {shown['result']['num_nodes']} nodes, {shown['result']['num_env_calls']} "
+                   f"environment calls. Tree: [trees/{stem}.html](trees/{stem}.html) "
+                   f"(`dot -Tsvg trees/{stem}.dot` for a drawing).")
+        lines += ["", "## One search", "", summary]
+        if shown["result"]["proof"]:
+            lines += ["", "```", *shown["result"]["proof"], "```"]
+    failures = [r for r in run.records if r["result"]["stop_reason"].startswith(("worker_", "environment_failure"))]
+    if failures:
+        lines += ["", "## Failures of workers or environments", "", "| theorem | attempt | reason |", "|---|---|---|"]
+        lines += [f"| {r['key']} | {r['attempt']} | {r['result']['stop_reason'][:120]} |" for r in failures[:50]]
+    path = out / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
