@@ -34,7 +34,7 @@ from search_tree.protocol import Theorem, TheoremNotFound
 
 from .sentences import LineIndex, Sentence, split_sentences, strip_comments
 
-INDEX_FORMAT = 1  # bump when the cached JSON layout or the scan changes
+INDEX_FORMAT = 2  # bump when the cached JSON layout or the scan changes
 
 THEOREM_KEYWORDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Fact", "Remark", "Example", "Property")
 DEFINITION_KEYWORDS = (
@@ -55,6 +55,12 @@ _MODULE = re.compile(rf"{_PREFIX}(?:Declare\s+)?Module\s+(?P<type>Type\s+)?(?:(?
 _END = re.compile(rf"End\s+(?P<name>{_IDENT})\s*\.$")
 _REQUIRE = re.compile(
     r"(?:From\s+(?P<from>[\w.']+)\s+)?Require\s+(?:(?:Import|Export)\s+)?(?P<mods>[^.]+(?:\.[\w']+)*)\s*\.$"
+)
+# names a file gives to tactics (Ltac, Tactic Notation) and hint databases: words in tactics that
+# are never premises
+_TACTIC_NAME = re.compile(
+    rf"{_PREFIX}(?:Ltac2?\s+(?:mutable\s+|rec\s+)?(?P<ltac>{_IDENT})|Tactic\s+Notation(?:\s*\([^)]*\))?\s*\"(?P<notation>{_IDENT})\""
+    rf"|Create\s+HintDb\s+(?P<db>{_IDENT}))"
 )
 _WITH_CLAUSE = re.compile(rf"with\s+(?:Definition|Module)\s+[\w.']+\s*:=\s*[\w.']+")
 
@@ -113,6 +119,7 @@ class SourceFile:
     declarations: list[Declaration] = field(default_factory=list)
     theorems: list[TheoremEntry] = field(default_factory=list)
     unresolved_requires: list[str] = field(default_factory=list)
+    tactic_names: list[str] = field(default_factory=list)  # Ltac, Tactic Notation and hint database names
 
 
 @functools.lru_cache(maxsize=1)
@@ -201,6 +208,10 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
                     sf.unresolved_requires.append(name)
                 elif target not in sf.requires:
                     sf.requires.append(target)
+            continue
+        m = _TACTIC_NAME.match(code)
+        if m:
+            sf.tactic_names.append(m.group("ltac") or m.group("notation") or m.group("db"))
             continue
         m = _SECTION.match(code)
         if m:
