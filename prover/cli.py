@@ -13,6 +13,7 @@ import sys
 # subcommand name -> module defining it
 COMMANDS: dict[str, str] = {
     "demo": "prover.commands.demo",
+    "trace": "prover.commands.trace",
 }
 
 
