@@ -7,7 +7,8 @@ A tactic reaches coqtop only if it is, after Coq's own sentence splitting
   a selector with a brace such as ``2: {``), followed by
 * at most one tactic sentence (optionally with a goal selector ``2:``, ``all:``, ``[x]:``),
 
-and at least one sentence in all. Everything else answers ``TacticError(kind=REFUSED)`` naming the
+and at least one sentence in all (a missing final ``.`` is added, as generated tactics often lack
+it). Everything else answers ``TacticError(kind=REFUSED)`` naming the
 input and the reason, without reaching coqtop:
 
 * vernacular commands (``Drop``, ``Load``, ``Declare ML Module``, ``Quit``, ``Qed``, ``Abort``,
@@ -91,7 +92,10 @@ def check_tactic(text: str) -> CheckedTactic:
     try:
         sentences = split_sentences(text, "<tactic>")
     except SentenceSplitError as exc:
-        raise refuse(f"not a complete Coq sentence ({exc.what})") from None
+        try:  # generated tactics often omit the final dot (CoqGym's data does): add it once
+            sentences = split_sentences(text.rstrip() + ".", "<tactic>")
+        except SentenceSplitError:
+            raise refuse(f"not a complete Coq sentence ({exc.what})") from None
     if not sentences:
         raise refuse("it is empty")
     n = 0
