@@ -28,6 +28,9 @@ def test_dots_that_do_not_end_a_sentence():
     ]
     # ".." followed by a blank is a notation token, not the end of a sentence
     assert texts("Notation f x .. y := (x .. y).") == ["Notation f x .. y := (x .. y)."]
+    # "..." ends a sentence: the terminator of "Proof with tac" that runs tac after the tactic
+    assert texts("Proof with auto.\n  split... transitivity x0... symmetry...\nQed.") == [
+        "Proof with auto.", "split...", "transitivity x0...", "symmetry...", "Qed."]
 
 
 def test_nested_comments_and_strings_in_comments():

@@ -10,8 +10,9 @@ The rules follow Coq's lexer as far as sentence boundaries go:
   inside a comment does not close it); comments between sentences belong to no sentence, comments
   inside a sentence stay in its ``text`` (see :attr:`Sentence.code` for the text without them);
 * strings ``"..."`` escape a quote by doubling it (``""``);
-* a sentence ends at a ``.`` followed by whitespace or the end of the text, unless that dot is part
-  of a run of dots (``..`` in recursive notations); ``Nat.add`` and ``1.5`` do not end a sentence;
+* a sentence ends at a ``.`` followed by whitespace or the end of the text, and at ``...`` (the
+  ``Proof with`` terminator: ``split...``), but not at ``..`` (recursive notations); ``Nat.add`` and
+  ``1.5`` do not end a sentence;
 * at the start of a sentence, a bullet (a run of one of ``-``, ``+``, ``*``) and a brace ``{`` or
   ``}`` are sentences of their own; a goal selector followed by a brace (``2: {``, ``all: {``) is one
   sentence; a selector followed by a tactic (``2: auto.``) is one sentence like any other.
@@ -193,6 +194,6 @@ def _sentence_end(text: str, pos: int, source: str) -> int:
             run_end = dot
             while run_end < n and text[run_end] == ".":
                 run_end += 1
-            if run_end == dot + 1 and (run_end == n or text[run_end] in _WS):
+            if run_end - dot in (1, 3) and (run_end == n or text[run_end] in _WS):
                 return run_end
             pos = run_end

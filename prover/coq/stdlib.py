@@ -34,7 +34,6 @@ from search_tree.protocol import Theorem, TheoremNotFound
 
 from .sentences import LineIndex, Sentence, split_sentences, strip_comments
 
-INDEX_FORMAT = 2  # bump when the cached JSON layout or the scan changes
 
 THEOREM_KEYWORDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Fact", "Remark", "Example", "Property")
 DEFINITION_KEYWORDS = (
@@ -163,6 +162,13 @@ def module_name(path: str) -> str:
 
 def _sha1(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _code_version() -> str:
+    """A hash of the scanning code (this module and the sentence splitter)."""
+    here = Path(__file__).parent
+    return _sha1("".join((here / name).read_text() for name in ("sentences.py", "stdlib.py")))[:10]
 
 
 def _logical_modules(root: Path) -> dict[str, str]:
@@ -383,11 +389,12 @@ def _index_from_json(data: dict) -> list[SourceFile]:
 def load_index(root: Path | None = None, rebuild: bool = False, progress: bool = True) -> StdlibIndex:
     """The index of ``root`` (default: the installed stdlib), from the cache when it is current.
 
-    The cache is keyed by the Coq version and :data:`INDEX_FORMAT`; a file whose contents changed
-    since (by SHA-1) is rescanned.
+    The cache is keyed by the Coq version, the sources root and :func:`_code_version` (so a change
+    of the scanner never serves a stale index); a file whose contents changed since (by SHA-1) is
+    rescanned.
     """
     root = root or stdlib_root()
-    cache = cache_dir() / f"stdlib-index-v{INDEX_FORMAT}-{_sha1(str(root.resolve()))[:8]}.json"
+    cache = cache_dir() / f"stdlib-index-{_code_version()}-{_sha1(str(root.resolve()))[:8]}.json"
     cached: dict[str, SourceFile] = {}
     if cache.exists() and not rebuild:
         cached = {f.path: f for f in _index_from_json(json.loads(cache.read_text()))}

@@ -93,7 +93,7 @@ class _Replayer:
 
     def run(self) -> list[dict]:
         # Init/ files are compiled without the prelude (they define it)
-        args = ("-noinit",) if self.file.path.startswith("Init/") else ()
+        args = ("-top", self.file.module) + (("-noinit",) if self.file.path.startswith("Init/") else ())
         coq = Coqtop(args=args, memory_limit_mb=None)
         coq.start()
         try:
