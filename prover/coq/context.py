@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from search_tree.protocol import Theorem
 
-from .sentences import SentenceSplitError, split_sentences
+from .sentences import SentenceSplitError, split_sentences, strip_comments
+from .stdlib import _END, _MODULE, _SECTION, _WITH_CLAUSE
 
 ADHOC_MODULE = "DojoScratch"
 _NAME = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
@@ -46,6 +47,7 @@ class CoqContext:
     module: str
     noinit: bool = False
     trusted_prefix: bool = True  # the prefix is stdlib text, so the axioms it declares are the library's
+    closing: tuple[str, ...] = ()  # ``End X.`` for the sections and modules open at the statement
 
     @property
     def coqtop_args(self) -> tuple[str, ...]:
@@ -116,9 +118,11 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
             skipped.update(starts[i + 1:last + 2])  # the proof sentences and the terminator
             admitted_after.add(entry.offset)
     prefix: list[str] = []
+    blocks: list[str] = []
     for start, end in source.sentences:
         if end > offset:
             break
+        _track_block(strip_comments(text[start:end]).strip(), blocks)
         if start in skipped:
             continue
         prefix.append(text[start:end])
@@ -133,4 +137,21 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
         source_prefix=text[:offset],
         module=source.module,
         noinit=source.path.startswith("Init/"),
+        closing=tuple(f"End {name}." for name in reversed(blocks)),
     )
+
+
+def _track_block(code: str, blocks: list[str]) -> None:
+    """Maintain the stack of open sections and modules over a file's sentences.
+
+    Uses the index's own patterns (:mod:`prover.coq.stdlib`) so that both agree on what opens a
+    block: ``Section X.``, an interactive ``Module X`` (not ``Declare Module`` nor ``Module X :=
+    ...``), and ``End X.``.
+    """
+    if _SECTION.match(code):
+        blocks.append(_SECTION.match(code).group("name"))
+    elif (m := _MODULE.match(code)) is not None:
+        if not code.startswith("Declare") and ":=" not in _WITH_CLAUSE.sub("", code):
+            blocks.append(m.group("name"))
+    elif (m := _END.match(code)) is not None and blocks and blocks[-1] == m.group("name"):
+        blocks.pop()

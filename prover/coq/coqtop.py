@@ -13,6 +13,8 @@ Facts about 8.16 this driver relies on (checked by the tests):
   that a tactic such as ``idtac "Error: ..."`` could imitate;
 * ``BackTo N.`` moves the tip back to state ``N``; queries (``Show``) also get fresh state ids,
   with the proof unchanged;
+* the proof state is printed after a sentence only if its goals differ from the last printed
+  ones, which ``BackTo`` does not reset (see :meth:`Coqtop.back_to_sentences`);
 * messages printed on behalf of tactics (``idtac``) are wrapped in ``<infomsg>`` tags;
 * ``SIGINT`` interrupts the running sentence (``Error: User interrupt.``) and keeps the state.
 
@@ -40,6 +42,9 @@ DEFAULT_OPTIONS: tuple[str, ...] = (
     "Set Printing Depth 100000.",
     "Set Printing Unfocused.",
 )
+
+
+SYNC = "Comments dojo_prover_sync."  # a no-op sentence (see Coqtop.back_to_sentences)
 
 
 class CoqtopDied(RuntimeError):
@@ -106,6 +111,7 @@ class Coqtop:
         self.tip = 0  # state id at the tip of the document, from the last prompt
         self.proof_name = "Coq"
         self.start_state = 0  # the tip right after the options: an empty document
+        self.sentences_sent = 0  # over the lifetime of this object, restarts included
         self._buf = b""
 
     # -- process lifetime ---------------------------------------------------------------------
@@ -180,6 +186,7 @@ class Coqtop:
         if self.proc is None or self.proc.stdin is None:
             raise CoqtopDied("coqtop is not running")
         payload = "".join(s.replace("\n", " ") + "\n" for s in sentences).encode()
+        self.sentences_sent += len(sentences)
         try:
             self.proc.stdin.write(payload)
         except (BrokenPipeError, OSError) as exc:
@@ -193,11 +200,23 @@ class Coqtop:
             replies.append(Reply(output, self.tip, self.proof_name, ok, interrupted))
         return replies
 
-    def back_to(self, state_id: int, timeout: float | None = None) -> Reply:
-        """Move the tip back to ``state_id`` (no-op round trip avoided when it is already there)."""
-        if state_id == self.tip:
-            return Reply("", self.tip, self.proof_name, True)
-        return self.send(f"BackTo {state_id}.", timeout)
+    def back_to_sentences(self, state_id: int) -> list[str]:
+        """The sentences that move the tip to ``state_id`` (none when it is there already).
+
+        coqtop prints a proof state only when its goals differ (by evar) from the last state it
+        printed, and ``BackTo`` does not update that memory: a tactic run right after ``BackTo``
+        whose goals reuse the evar numbers of the abandoned branch would print nothing although
+        its state is new. The no-op ``Comments`` after ``BackTo`` resynchronises that memory, so
+        that "printed nothing" keeps meaning "the goals did not change".
+        """
+        return [] if state_id == self.tip else [f"BackTo {state_id}.", SYNC]
+
+    def back_to(self, state_id: int, timeout: float | None = None) -> None:
+        """Move the tip back to ``state_id``; :class:`CoqtopDied` if coqtop refuses (a lost state)."""
+        replies = self.send_all(self.back_to_sentences(state_id), timeout)
+        bad = next((r for r in replies if not r.ok), None)
+        if bad is not None:
+            raise self._died(f"BackTo {state_id} failed: {bad.error}")
 
     def _died(self, why: str) -> CoqtopDied:
         code = None if self.proc is None else self.proc.poll()

@@ -61,6 +61,7 @@ class CoqEnvironment:
         self.verify_timeout = verify_timeout
         self._index = index
         self._idle: list[Worker] = []
+        self._busy: list[Worker] = []
 
     @property
     def index(self):
@@ -103,12 +104,16 @@ class CoqEnvironment:
         return render_proof(proof)
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
-        index = None if "prelude" in theorem.extra else self.index
-        return verify_proof(self.context(theorem), proof, index, self.verify_timeout)
+        return verify_proof(self.context(theorem), proof, self.index, self.verify_timeout)
+
+    @property
+    def coqtop_pids(self) -> list[int]:
+        """Pids of this environment's live coqtop processes (in use first), for monitoring and tests."""
+        return [w.coqtop.pid for w in self._busy + self._idle if w.coqtop is not None and w.coqtop.alive]
 
     def close(self) -> None:
-        """Kill every pooled coqtop."""
-        for worker in self._idle:
+        """Kill every coqtop of this environment (a session still open restarts its own on next use)."""
+        for worker in self._idle + self._busy:
             worker.close()
         self._idle.clear()
 
@@ -120,14 +125,16 @@ class CoqEnvironment:
 
     def _take(self, context: CoqContext) -> Worker:
         """An idle worker that already replayed this file if any, else any idle one, else a new one."""
-        for i, worker in enumerate(self._idle):
-            if worker.key == context.key:
-                return self._idle.pop(i)
-        if self._idle:
-            return self._idle.pop()
-        return Worker(self.memory_limit_mb, self.sentence_timeout)
+        worker = next((w for w in self._idle if w.key == context.key), self._idle[-1] if self._idle else None)
+        if worker is None:
+            worker = Worker(self.memory_limit_mb, self.sentence_timeout)
+        else:
+            self._idle.remove(worker)
+        self._busy.append(worker)
+        return worker
 
     def _give_back(self, worker: Worker, reusable: bool) -> None:
+        self._busy.remove(worker)
         if not reusable or worker.coqtop is None or not worker.coqtop.alive:
             worker.close()
             return

@@ -29,7 +29,7 @@ from search_tree.protocol import (
 )
 
 from .context import CoqContext
-from .coqtop import CoqtopDied, Reply
+from .coqtop import Coqtop, CoqtopDied, Reply
 from .goals import GoalParseError, Outcome, ProofView, parse_view
 from .policy import CheckedTactic, RefusedTactic, check_tactic
 from .worker import Worker
@@ -92,8 +92,13 @@ class CoqSession:
         raise EnvironmentFailure(f"coqtop kept dying while returning to state {state.id} of {self._context.name!r}")
 
     @property
+    def coqtop(self) -> Coqtop | None:
+        """The coqtop process now serving this session (it changes when coqtop is restarted)."""
+        return self._worker.coqtop
+
+    @property
     def coqtop_pid(self) -> int | None:
-        """The pid of the coqtop process now serving this session (tests kill it)."""
+        """The pid of the coqtop process now serving this session (tests and benchmarks kill it)."""
         return None if self._worker.coqtop is None else self._worker.coqtop.pid
 
     # -- running tactics ----------------------------------------------------------------------
@@ -113,7 +118,7 @@ class CoqSession:
         coqtop = self._worker.coqtop
         assert coqtop is not None
         replies = coqtop.send_all(backto + sentences, self._watchdog())
-        if backto and not replies[0].ok:
+        if not all(r.ok for r in replies[:len(backto)]):
             raise CoqtopDied(f"BackTo {node.coq_id} failed: {replies[0].error}")
         view: ProofView | None = node.view
         try:
@@ -151,7 +156,7 @@ class CoqSession:
     # -- reaching states and recovering ------------------------------------------------------
 
     def _reach(self, node_id: int) -> list[str]:
-        """Make ``node_id`` reachable by one ``BackTo``; returns that sentence (none if at the tip).
+        """Make ``node_id`` reachable by ``BackTo``; returns the sentences to get there (to pipeline).
 
         A node made by an earlier coqtop generation is rebuilt by replaying its path from the
         nearest live ancestor.
@@ -167,7 +172,8 @@ class CoqSession:
         assert i is not None, "the root is always live after a restart"
         for j in reversed(path):
             node, parent = self._nodes[j], self._nodes[self._nodes[j].parent]  # type: ignore[index]
-            replies = coqtop.send_all([f"BackTo {parent.coq_id}.", *node.sentences], self._watchdog())
+            replies = coqtop.send_all(coqtop.back_to_sentences(parent.coq_id) + list(node.sentences),
+                                      self._watchdog())
             if not all(r.ok for r in replies):
                 bad = next(r for r in replies if not r.ok)
                 raise _Unrestorable(f"state {j} of {self._context.name!r} could not be restored after a "
@@ -177,8 +183,7 @@ class CoqSession:
             except GoalParseError as exc:
                 raise _Unrestorable(f"state {j} could not be restored: {exc}") from None
             node.generation = self._generation
-        target = self._nodes[node_id].coq_id
-        return [] if coqtop.tip == target else [f"BackTo {target}."]
+        return coqtop.back_to_sentences(self._nodes[node_id].coq_id)
 
     def _open_context(self) -> tuple[int, ProofView]:
         last: Exception | None = None

@@ -1,8 +1,8 @@
 """Re-check a proof from scratch with ``coqc`` and refuse axioms the library does not use.
 
 The checked file is the theorem's real file text before it (not the elided prefix coqtop ran),
-the statement, ``Proof.``, the rendered script, ``Qed.`` and ``Print Assumptions`` redirected to
-a file. It is compiled under the file's own logical name (``-Q <tmp> Coq.Arith`` for
+the statement, ``Proof.``, the rendered script, ``Qed.``, ``Print Assumptions`` redirected to a
+file, and the ``End``s of the sections and modules still open there. It is compiled under the file's own logical name (``-Q <tmp> Coq.Arith`` for
 ``Coq/Arith/PeanoNat.v``, with ``-noinit`` for ``Init/``) so that qualified names inside the file
 mean what they mean in the library; nothing requires the module itself, so the installed ``.vo``
 of the same name is never loaded.
@@ -46,7 +46,8 @@ def verification_source(context: CoqContext, script: str) -> str:
     body = "\n".join("  " + line for line in script.splitlines())
     return (f"{context.source_prefix.rstrip()}\n{context.statement}\nProof.\n{body}\nQed.\n"
             f"Set Printing Width 1000000.\n"
-            f"Redirect \"{ASSUMPTIONS_FILE}\" Print Assumptions {context.name}.\n")
+            f"Redirect \"{ASSUMPTIONS_FILE}\" Print Assumptions {context.name}.\n"
+            + "".join(line + "\n" for line in context.closing))
 
 
 def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.0) -> Verification:
@@ -78,7 +79,7 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
     axioms, unsafe = parse_assumptions(report)
     if unsafe:
         return Verification(False, f"the proof relies on unsafe features: {unsafe}", script, tuple(axioms))
-    allowed = stdlib_axioms(index) if index is not None else frozenset()
+    allowed = stdlib_axioms(index)
     refused = [a for a in axioms if not _allowed(a, allowed, context)]
     if refused:
         return Verification(False, f"the proof relies on axioms the standard library does not declare "
