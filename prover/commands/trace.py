@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"files: {s.files} requested, {s.traced} traced now, {len(s.failed)} failed (all traced so far in the directory below)")
     print(f"theorems: {s.theorems}, tactics: {s.tactics}, with premises: {s.annotated_tactics} ({share:.0%}), corpus premises: {s.premises}")
     if s.steps_now:
-        print(f"throughput: {s.steps_per_second:.0f} tactic steps/s per core ({s.steps_now} steps in {s.seconds_now:.1f} s of tracing)")
+        print(f"throughput: {s.steps_per_cpu_second:.0f} tactic steps per CPU second ({s.steps_now} steps, "
+              f"{s.cpu_seconds_now:.1f} CPU s, {s.seconds_now:.1f} s wall summed over workers)")
     for error in s.failed:
         print(f"failed: {error}")
     return 1 if s.failed else 0
