@@ -37,6 +37,10 @@ Proof. Admitted.
 Program Definition prog : nat := _.
 Next Obligation. exact 1. Qed.
 Fixpoint f (n : nat) : nat := match n with 0 => 0 | S k => f k end.
+Inductive ev : nat -> Prop := ev0 : ev 0 | evS n : od n -> ev (S n)
+with od : nat -> Prop := (* a comment | x : y *) odS n : ev n -> od (S n)
+where "'E' n" := (ev n).
+Record pt := mk { px : nat; py : {n : nat | n > 0} }.
 """
 
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc not on PATH")
@@ -57,6 +61,12 @@ def test_scan_names_positions_and_proofs(tmp_path):
     assert {"M.in_section", "M.T.p", "M.nested", "d", "admitted", "prog", "f"} <= set(names)
     assert names["M.in_section"].start == (6, 5) and names["M.in_section"].name_pos == (6, 11)
     assert names["f"].kind == "fixpoint"
+    # members of inductive and record types are premises too
+    assert {n: names[n].kind for n in ("ev0", "evS", "od", "odS", "mk", "px", "py")} == {
+        "ev0": "constructor", "evS": "constructor", "od": "inductive", "odS": "constructor",
+        "mk": "constructor", "px": "projection", "py": "projection"}
+    assert names["odS"].code == "odS n : ev n -> od (S n)" and names["odS"].start == (26, 50)
+    assert names["py"].code == "py : {n : nat | n > 0}"
     thms = {t.full_name: t for t in f.theorems}
     # Admitted proofs and definitions are no benchmark theorems
     assert set(thms) == {"M.in_section", "M.nested"}

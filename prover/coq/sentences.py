@@ -129,25 +129,41 @@ def _skip_blanks(text: str, pos: int, source: str) -> int:
     return pos
 
 
-def strip_comments(text: str) -> str:
-    """``text`` with every comment replaced by one space (strings kept intact)."""
-    out: list[str] = []
+def _comment_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every outermost comment of ``text`` (strings outside comments skipped)."""
+    spans: list[tuple[int, int]] = []
     pos = 0
     while True:
         m = _COMMENT_TOKEN.search(text, pos)
         if m is None:
-            out.append(text[pos:])
-            return "".join(out)
+            return spans
         if m.group() == '"':
-            end = _skip_string(text, m.end(), "<string>")
-            out.append(text[pos:end])
+            pos = _skip_string(text, m.end(), "<string>")
         elif m.group() == "(*":
-            out.append(text[pos : m.start()] + " ")
-            end = _skip_comment(text, m.end(), "<string>")
+            pos = _skip_comment(text, m.end(), "<string>")
+            spans.append((m.start(), pos))
         else:  # a stray "*)" outside any comment is left for Coq to reject
-            end = m.end()
-            out.append(text[pos:end])
+            pos = m.end()
+
+
+def strip_comments(text: str) -> str:
+    """``text`` with every comment replaced by one space (strings intact)."""
+    out, pos = [], 0
+    for start, end in _comment_spans(text):
+        out.append(text[pos:start] + " ")
         pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def mask_comments(text: str) -> str:
+    """``text`` with the characters of comments blanked (newlines kept), so offsets stay valid."""
+    out, pos = [], 0
+    for start, end in _comment_spans(text):
+        out.append(text[pos:start] + re.sub(r"[^\n]", " ", text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def split_sentences(text: str, source: str = "<string>") -> list[Sentence]:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from search_tree.protocol import Theorem, TheoremNotFound
 
-from .sentences import LineIndex, Sentence, split_sentences, strip_comments
+from .sentences import LineIndex, Sentence, mask_comments, split_sentences, strip_comments
 
 
 THEOREM_KEYWORDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Fact", "Remark", "Example", "Property")
@@ -264,6 +264,15 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
             else:
                 proof = []
         sf.declarations.append(decl)
+        if kw in _TYPE_KEYWORDS:
+            masked = mask_comments(s.text)
+            for name, kind, a, b in _type_members(masked, kw, m.group("name")):
+                at = s.start + a
+                member_name = f"{prefix}.{name}" if prefix else name
+                sf.declarations.append(Declaration(
+                    member_name, kind, " ".join(masked[a:b].split()), lines.position(at),
+                    lines.position(s.start + b), lines.position(at), lines.position(at + len(name)),
+                ))
         if kw in THEOREM_KEYWORDS and terminator in ("Qed", "Defined"):
             end = sents[i - 1].end
             sf.theorems.append(
@@ -278,6 +287,80 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
     if not path.startswith("Init/") and "Init/Prelude.v" not in sf.imports:
         sf.imports.insert(0, "Init/Prelude.v")
     return sf
+
+
+_TYPE_KEYWORDS = ("Inductive", "CoInductive", "Variant", "Record", "Structure", "Class")
+_OPEN, _CLOSE = re.compile(r"[(\[{]|\bmatch\b"), re.compile(r"[)\]}]|\bend\b")
+_TOKEN = re.compile(r'"(?:[^"]|"")*"|\bmatch\b|\bend\b|\bwith\b|\bwhere\b|:=|[(\[{)\]};|]')
+_MEMBER_NAME = re.compile(rf"\s*\|?\s*(?P<name>{_IDENT})")
+
+
+def _top_level(text: str, start: int = 0):
+    """``(offset, token, depth)`` of the tokens that matter for splitting a type declaration.
+
+    Depth counts brackets and ``match ... end``; strings are skipped (comments must be masked).
+    """
+    depth = 0
+    for m in _TOKEN.finditer(text, start):
+        tok = m.group()
+        if tok.startswith('"'):
+            continue
+        if _OPEN.fullmatch(tok):
+            depth += 1
+            yield m.start(), tok, depth
+        elif _CLOSE.fullmatch(tok):
+            yield m.start(), tok, depth
+            depth -= 1
+        else:
+            yield m.start(), tok, depth
+
+
+def _type_members(text: str, kw: str, first_name: str) -> list[tuple[str, str, int, int]]:
+    """Members declared by an inductive or record sentence: ``(name, kind, start, end)`` offsets in ``text``.
+
+    Constructors (``| le_S : forall m, ...``), record fields (``{ f1 : T; f2 : U }``, or the single
+    field of ``Class C := m : T``), an explicit record constructor (``:= mk { ... }``), and the
+    further types of a mutual definition (``... with odd : nat -> Prop := ...``). Best effort on
+    text: anything unusual yields fewer members, never a wrong span.
+    """
+    end = len(text.rstrip().rstrip("."))
+    tokens = [t for t in _top_level(text) if t[0] < end]
+    cut = next((o for o, tok, d in tokens if tok == "where" and d == 0), end)
+    # blocks of a mutual definition, separated by top-level "with"
+    bounds = [0] + [o for o, tok, d in tokens if tok == "with" and d == 0 and o < cut] + [cut]
+    members: list[tuple[str, str, int, int]] = []
+    record = kw in ("Record", "Structure", "Class")
+    for k, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        if k > 0:
+            m = _MEMBER_NAME.match(text, a + len("with"))
+            if m:
+                members.append((m.group("name"), kw.lower(), m.start("name"), b))
+        body = next((o + 2 for o, tok, d in tokens if a <= o < b and tok == ":=" and d == 0), None)
+        if body is None:
+            continue
+        if not record:
+            pipes = [o for o, tok, d in tokens if body <= o < b and tok == "|" and d == 0]
+            for x, y in zip([body] + pipes, pipes + [b]):
+                m = _MEMBER_NAME.match(text, x)
+                if m and text[x:y].strip(" \n|"):
+                    members.append((m.group("name"), "constructor", m.start("name"), len(text[:y].rstrip())))
+            continue
+        brace = next(((o, tok) for o, tok, d in tokens if body <= o < b and d == 1 and tok == "{"), None)
+        if brace is None:  # Class C := field : T.
+            m = _MEMBER_NAME.match(text, body)
+            if m and ":" in text[m.end():b]:
+                members.append((m.group("name"), "projection", m.start("name"), len(text[:b].rstrip())))
+            continue
+        m = _MEMBER_NAME.match(text, body)
+        if m and m.end() <= brace[0]:
+            members.append((m.group("name"), "constructor", m.start("name"), m.end("name")))
+        close = next((o for o, tok, d in tokens if o > brace[0] and tok == "}" and d == 1), b)
+        semis = [o for o, tok, d in tokens if brace[0] < o < close and tok == ";" and d == 1]
+        for x, y in zip([brace[0] + 1] + [o + 1 for o in semis], semis + [close]):
+            m = _MEMBER_NAME.match(text, x)
+            if m and text[x:y].strip():
+                members.append((m.group("name"), "projection", m.start("name"), len(text[:y].rstrip())))
+    return members
 
 
 def _opens_no_proof(code: str) -> bool:
