@@ -43,14 +43,13 @@ DEFINITION_KEYWORDS = (
 PROOF_ENDS = ("Qed", "Defined", "Admitted", "Abort")
 
 _PREFIX = r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program|Private|Cumulative|NonCumulative|Canonical|Existing)\s+)*"
-_IDENT = r"[A-Za-z_][\w']*"
+_IDENT = r"[A-Za-z_][\w']*(?![\w'])"
 _DECL = re.compile(
-    rf"{_PREFIX}(?P<kw>{'|'.join(THEOREM_KEYWORDS + DEFINITION_KEYWORDS)})\s+(?P<name>{_IDENT})\b"
+    rf"{_PREFIX}(?P<kw>{'|'.join(THEOREM_KEYWORDS + DEFINITION_KEYWORDS)})\s+(?P<name>{_IDENT})"
 )
-_PROOF_START = re.compile(r"Proof\b")
 _PROOF_END = re.compile(rf"(?:{'|'.join(PROOF_ENDS)})\s*\.$|Save\s+{_IDENT}\s*\.$")
 _SECTION = re.compile(rf"Section\s+(?P<name>{_IDENT})\s*\.$")
-_MODULE = re.compile(rf"{_PREFIX}(?:Declare\s+)?Module\s+(?P<type>Type\s+)?(?:(?:Import|Export)\s+)?(?P<name>{_IDENT})\b")
+_MODULE = re.compile(rf"{_PREFIX}(?:Declare\s+)?Module\s+(?:Type\s+)?(?:(?:Import|Export)\s+)?(?P<name>{_IDENT})")
 _END = re.compile(rf"End\s+(?P<name>{_IDENT})\s*\.$")
 _REQUIRE = re.compile(
     r"(?:From\s+(?P<from>[\w.']+)\s+)?Require\s+(?:(?:Import|Export)\s+)?(?P<mods>[^.]+(?:\.[\w']+)*)\s*\.$"

@@ -165,7 +165,8 @@ class _Replayer:
                 self._check(reply, span)
                 continue
             after, after_names = self._state(coq, reply, span, (state, names))
-            annotated, premises = self.resolver.annotate(code, self.file.path, thm.start, names)
+            # hypotheses before the tactic and those it introduces (intros A l) shadow premises
+            annotated, premises = self.resolver.annotate(code, self.file.path, thm.start, names | after_names)
             tactics.append({
                 "tactic": code,
                 "annotated_tactic": [annotated, [p.to_json() for p in premises]],
