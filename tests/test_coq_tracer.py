@@ -108,3 +108,15 @@ def test_first_state_matches_the_environment(traced):
         for rec in recs:
             with env.open(index.theorem(f"Coq.Arith.Between.{rec['full_name']}")) as (_, state):
                 assert state.pp == rec["traced_tactics"][0]["state_before"]
+
+
+def test_trace_command(traced, capsys):
+    from prover.cli import main
+
+    _, out, summary, _ = traced
+    assert main(["trace", "--env", "coq", "--files", "Arith/Betw*.v", "Init/Specif.v", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"theorems: {summary.theorems}, tactics: {summary.tactics}" in printed
+    assert "2 requested, 0 traced now, 0 failed" in printed
+    with pytest.raises(SystemExit, match="--files 'Nope/\\*.v' matches no file"):
+        main(["trace", "--files", "Nope/*.v", "--out", str(out)])
