@@ -14,6 +14,7 @@ import sys
 COMMANDS: dict[str, str] = {
     "demo": "prover.commands.demo",
     "trace": "prover.commands.trace",
+    "prove": "prover.commands.prove",
 }
 
 

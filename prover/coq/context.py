@@ -69,7 +69,10 @@ def adhoc_theorem(statement: str, prelude: tuple[str, ...] | list[str] = (), nam
     sentences (``"Require Import Arith."``, definitions...). Both are checked to be complete
     sentences here, so that a typo is reported naming the text rather than as a coqtop hang.
     """
-    parts = split_sentences(statement, "<statement>")
+    try:
+        parts = split_sentences(statement, "<statement>")
+    except SentenceSplitError as exc:
+        raise ValueError(f"theorem statement {statement[:200]!r}: {exc.what}") from None
     if len(parts) != 1:
         raise ValueError(f"a theorem statement must be exactly one sentence, got {len(parts)}: {statement[:200]!r}")
     sentences: list[str] = []
@@ -77,7 +80,7 @@ def adhoc_theorem(statement: str, prelude: tuple[str, ...] | list[str] = (), nam
         try:
             sentences.extend(s.text for s in split_sentences(text, "<prelude>"))
         except SentenceSplitError as exc:
-            raise ValueError(f"prelude sentence {text[:200]!r}: {exc}") from None
+            raise ValueError(f"prelude sentence {text[:200]!r}: {exc.what}") from None
     declared = theorem_name(statement)
     return Theorem(full_name=name or declared, statement=parts[0].text,
                    extra={"prelude": tuple(sentences)})
