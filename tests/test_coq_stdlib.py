@@ -104,10 +104,16 @@ def test_split_is_deterministic_disjoint_and_shipped():
     assert not set(shipped["train"]) & set(shipped["test"]) and not set(shipped["val"]) & set(shipped["test"])
 
 
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    """The installed stdlib's index, built once into a fresh cache directory."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DOJO_PROVER_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield load_index(progress=False)
+
+
 @needs_coq
-def test_index_of_the_installed_stdlib(tmp_path, monkeypatch):
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path))
-    index = load_index(progress=False)
+def test_index_of_the_installed_stdlib(index):
     assert len(index.files) > 500
     # the split covers every stdlib file, each once
     shipped = load_split()
@@ -134,11 +140,9 @@ def test_index_of_the_installed_stdlib(tmp_path, monkeypatch):
 
 
 @needs_coq
-def test_corpus_is_in_dependency_order(tmp_path, monkeypatch):
+def test_corpus_is_in_dependency_order(index, tmp_path):
     from prover.coq.corpus import write_corpus
 
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path))
-    index = load_index(progress=False)
     n = write_corpus(index, tmp_path / "corpus.jsonl")
     lines = [json.loads(line) for line in (tmp_path / "corpus.jsonl").read_text().splitlines()]
     assert n == sum(len(r["premises"]) for r in lines) > 10_000
