@@ -68,7 +68,9 @@ def test_coqtop_reply_framing_state_ids_and_memory_cap():
         faked = coqtop.send('idtac "Error: not really".')  # a success that prints "Error:"
         assert faked.ok
         coqtop.back_to(start)
-        assert coqtop.tip > start and coqtop.proof_name == "Coq"  # BackTo, then a no-op sentence
+        assert coqtop.tip == start and coqtop.proof_name == "Coq"
+        reopened = coqtop.send("Lemma t : True.")  # same evar numbers as the abandoned proof:
+        assert reopened.ok and reopened.output == "" and reopened.stale_printer  # coqtop printed nothing
         limits = open(f"/proc/{coqtop.pid}/limits").read()
         line = next(l for l in limits.splitlines() if l.startswith("Max address space"))
         assert str(1024 * 1024 * 1024) in line
@@ -95,8 +97,8 @@ def test_every_goal_has_its_own_hypotheses(env):
 
 
 def test_sibling_states_are_told_apart_after_backto(env):
-    # after BackTo, coqtop would print nothing for a state whose goals reuse the evar numbers of
-    # the abandoned branch; the driver resynchronises so that each sibling gets its own goals
+    # after BackTo, coqtop prints nothing for a state whose goals reuse the evar numbers of the
+    # abandoned branch; the session must still tell each sibling's goals
     with env.open(COMM) as (session, init):
         for name in ("n", "m", "k"):
             state = session.run_tac(init, f"intros {name}.")

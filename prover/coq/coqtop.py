@@ -13,8 +13,8 @@ Facts about 8.16 this driver relies on (checked by the tests):
   that a tactic such as ``idtac "Error: ..."`` could imitate;
 * ``BackTo N.`` moves the tip back to state ``N``; queries (``Show``) also get fresh state ids,
   with the proof unchanged;
-* the proof state is printed after a sentence only if its goals differ from the last printed
-  ones, which ``BackTo`` does not reset (see :meth:`Coqtop.back_to_sentences`);
+* the proof state is printed after a sentence only if its goals differ from those of the
+  previous command, which ``BackTo`` does not reset (see :attr:`Reply.stale_printer`);
 * messages printed on behalf of tactics (``idtac``) are wrapped in ``<infomsg>`` tags;
 * ``SIGINT`` interrupts the running sentence (``Error: User interrupt.``) and keeps the state.
 
@@ -44,9 +44,6 @@ DEFAULT_OPTIONS: tuple[str, ...] = (
 )
 
 
-SYNC = "Comments dojo_prover_sync."  # a no-op sentence (see Coqtop.back_to_sentences)
-
-
 class CoqtopDied(RuntimeError):
     """The coqtop process exited, was killed, or had to be killed because it hung."""
 
@@ -65,6 +62,11 @@ class Reply:
     proof_name: str
     ok: bool
     interrupted: bool = False  # the watchdog sent SIGINT and coqtop gave up the sentence
+    # coqtop prints a proof state only when its goals differ (by evar number) from the state
+    # of the previous command, and BackTo does not update that memory: a sentence run right
+    # after BackTo whose goals reuse the evar numbers of the abandoned branch prints nothing
+    # although its state is new. For such a reply an empty output says nothing (ask Show.).
+    stale_printer: bool = False
 
     @property
     def error(self) -> str:
@@ -112,6 +114,7 @@ class Coqtop:
         self.proof_name = "Coq"
         self.start_state = 0  # the tip right after the options: an empty document
         self.sentences_sent = 0  # over the lifetime of this object, restarts included
+        self._printer_synced = True  # see Reply.stale_printer
         self._buf = b""
 
     # -- process lifetime ---------------------------------------------------------------------
@@ -141,6 +144,7 @@ class Coqtop:
         except OSError as exc:
             raise CoqtopDied(f"cannot start {self.executable!r}: {exc}") from exc
         self._buf = b""
+        self._printer_synced = True
         self._read_reply(timeout)  # the banner and the first prompt
         for option in self.options:
             reply = self.send(option, timeout)
@@ -197,19 +201,14 @@ class Coqtop:
             output, interrupted = self._read_reply(timeout)
             backto = _backto_target(sentence)
             ok = self.tip == backto if backto is not None else self.tip > before and not interrupted
-            replies.append(Reply(output, self.tip, self.proof_name, ok, interrupted))
+            replies.append(Reply(output, self.tip, self.proof_name, ok, interrupted, not self._printer_synced))
+            if ok:  # a failed sentence leaves coqtop's memory of the printed state as it was
+                self._printer_synced = backto is None
         return replies
 
     def back_to_sentences(self, state_id: int) -> list[str]:
-        """The sentences that move the tip to ``state_id`` (none when it is there already).
-
-        coqtop prints a proof state only when its goals differ (by evar) from the last state it
-        printed, and ``BackTo`` does not update that memory: a tactic run right after ``BackTo``
-        whose goals reuse the evar numbers of the abandoned branch would print nothing although
-        its state is new. The no-op ``Comments`` after ``BackTo`` resynchronises that memory, so
-        that "printed nothing" keeps meaning "the goals did not change".
-        """
-        return [] if state_id == self.tip else [f"BackTo {state_id}.", SYNC]
+        """The sentences that move the tip to ``state_id`` (none when it is there already)."""
+        return [] if state_id == self.tip else [f"BackTo {state_id}."]
 
     def back_to(self, state_id: int, timeout: float | None = None) -> None:
         """Move the tip back to ``state_id``; :class:`CoqtopDied` if coqtop refuses (a lost state)."""

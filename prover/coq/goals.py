@@ -30,8 +30,8 @@ SEPARATOR = "============================"
 _TAG = re.compile(r"<(warning|infomsg)>(.*?)</\1>\n?", re.S)
 _HEADER = re.compile(r"^(\d+) (focused )?goals?((?: \([^()]*\))*)$")
 _SHELVED = re.compile(r"\(shelved: (\d+)\)")
-_ID_SUFFIX = re.compile(r" \(ID \d+\)$")
-_LISTED = re.compile(r"^goal (\d+)(?: \(ID \d+\))? is:$")
+_ID_SUFFIX = re.compile(r" \(ID (\d+)\)$")
+_LISTED = re.compile(r"^goal (\d+)(?: \(ID (\d+)\))? is:$")
 _HYP = re.compile(r"^([A-Za-z_][\w']*(?:, [A-Za-z_][\w']*)*) (:=|:) (.*)$", re.S)
 _EVAR = re.compile(r"(?<![\w'?])\?[A-Za-z_][\w']*")
 
@@ -57,6 +57,9 @@ class ProofView:
     has filled in goals 2..n); ``others`` are targets of goals coqtop lists without context:
     unfocused goals, or the shelved/given-up/remaining goals named by the messages above.
     ``hint`` is coqtop's advice after a finished subproof (``Focus next goal with bullet -.``).
+    ``ids`` are the evar numbers coqtop prints for the focused goals (``(ID 7)``): within one line
+    of proof states, a goal keeps its number until it is solved, which lets a state reuse the
+    hypotheses of goals it inherits (see :func:`with_hypotheses`).
     """
 
     outcome: Outcome
@@ -64,11 +67,13 @@ class ProofView:
     others: tuple[str, ...] = ()
     shelved: int = 0
     hint: str = ""
+    ids: tuple[int | None, ...] = ()
+    filled: bool = False  # goals 2..n carry their hypotheses (see with_hypotheses)
 
     @property
     def complete_goals(self) -> bool:
         """Whether every focused goal already has its hypotheses (coqtop prints only the first's)."""
-        return self.outcome != Outcome.GOALS or len(self.goals) <= 1
+        return self.outcome != Outcome.GOALS or len(self.goals) <= 1 or self.filled
 
     def render(self) -> str:
         """The state as text: the source of ``TacticState.pp`` and of the state identity key."""
@@ -123,6 +128,7 @@ def parse_view(output: str) -> ProofView | None:
             if message.startswith(text) and _HEADER.match(lines[0]):
                 hint = " ".join(message[len(text):].split())
                 return ProofView(outcome, others=tuple(_listed_targets(lines[1:])), hint=hint)
+    first_id = _ID_SUFFIX.search(lines[0])
     header = _HEADER.match(_ID_SUFFIX.sub("", lines[0]))
     if header is None:
         raise GoalParseError(f"unexpected coqtop output: {output[:300]!r}")
@@ -139,8 +145,10 @@ def parse_view(output: str) -> ProofView | None:
     goals += [Goal((), t, has_evar=bool(_EVAR.search(t))) for t in _listed_targets(focused[first_end:])]
     if len(goals) != count:
         raise GoalParseError(f"coqtop announced {count} goals but printed {len(goals)}: {output[:300]!r}")
+    ids = [int(first_id.group(1)) if first_id else None]
+    ids += [int(m.group(2)) if m.group(2) else None for m in map(_LISTED.match, focused[first_end:]) if m]
     return ProofView(Outcome.GOALS, tuple(goals), tuple(_listed_targets(unfocused)),
-                     shelved=int(shelved.group(1)) if shelved else 0)
+                     shelved=int(shelved.group(1)) if shelved else 0, ids=tuple(ids))
 
 
 def parse_shown_goal(output: str) -> Goal:
@@ -156,7 +164,18 @@ def with_hypotheses(view: ProofView, shown: list[Goal]) -> ProofView:
     """``view`` with goals 2..n replaced by their full forms (from ``Show 2.`` ... ``Show n.``)."""
     if len(shown) != len(view.goals) - 1:
         raise ValueError(f"{len(view.goals) - 1} shown goals needed, got {len(shown)}")
-    return ProofView(view.outcome, (view.goals[0], *shown), view.others, view.shelved, view.hint)
+    return ProofView(view.outcome, (view.goals[0], *shown), view.others, view.shelved, view.hint, view.ids, True)
+
+
+def inherited_goals(parent: ProofView | None) -> dict[int, Goal]:
+    """The goals of ``parent`` that a state derived from it may reuse, by evar number.
+
+    A goal keeps its evar number, hypotheses and target while it stays unsolved, unless an evar
+    inside it gets instantiated meanwhile; so only goals without evars are reused.
+    """
+    if parent is None or not parent.complete_goals:
+        return {}
+    return {i: g for i, g in zip(parent.ids, parent.goals) if i is not None and not g.has_evar}
 
 
 def parse_goal_block(lines: list[str]) -> Goal:

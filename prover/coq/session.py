@@ -121,19 +121,22 @@ class CoqSession:
         if not all(r.ok for r in replies[:len(backto)]):
             raise CoqtopDied(f"BackTo {node.coq_id} failed: {replies[0].error}")
         view: ProofView | None = node.view
+        coq_id = replies[-1].state_id
         try:
             for reply in replies[len(backto):]:
                 failure = _failure(reply)
                 if failure is not None:
                     return failure
-                view = parse_view(reply.output) or view
-            assert view is not None
+                printed = parse_view(reply.output)
+                # printed nothing: unchanged, unless coqtop compared with an abandoned branch
+                view = printed if printed is not None else None if reply.stale_printer else view
+            if view is None:
+                coq_id, view = self._worker.show()
             if view.outcome == Outcome.FINISHED:
-                finished = self._add(node_id, sentences, view, "", replies[-1].state_id)
-                return ProofFinished(finished, "No more goals.")
+                return ProofFinished(self._add(node_id, sentences, view, "", coq_id), "No more goals.")
             if view.outcome == Outcome.GAVE_UP:
                 return ProofGivenUp("No more goals, but there are some goals you gave up")
-            coq_id, view = self._worker.complete(replies[-1].state_id, view)
+            coq_id, view = self._worker.complete(coq_id, view, node.view)
         except GoalParseError as exc:
             return TacticError(f"unparseable proof state after {checked.sentences!r}: {exc}", ErrorKind.ERROR)
         state = self._tactic_state(len(self._nodes), view)
@@ -179,7 +182,7 @@ class CoqSession:
                 raise _Unrestorable(f"state {j} of {self._context.name!r} could not be restored after a "
                                     f"coqtop restart: {node.sentences!r} now fails: {bad.error}")
             try:
-                node.coq_id, _ = self._worker.complete(replies[-1].state_id, node.view)
+                node.coq_id, _ = self._worker.complete(replies[-1].state_id, node.view, parent.view)
             except GoalParseError as exc:
                 raise _Unrestorable(f"state {j} could not be restored: {exc}") from None
             node.generation = self._generation

@@ -8,11 +8,11 @@ theorems of a file opened in order cost one replay of the file in all.
 
 from __future__ import annotations
 
-from search_tree.protocol import EnvironmentFailure
+from search_tree.protocol import EnvironmentFailure, Goal
 
 from .context import CoqContext
 from .coqtop import Coqtop, Reply
-from .goals import GoalParseError, ProofView, parse_shown_goal, parse_view, with_hypotheses
+from .goals import GoalParseError, ProofView, inherited_goals, parse_shown_goal, parse_view, with_hypotheses
 
 BATCH_BYTES = 16_384  # pipelined input per write: small enough that coqtop never blocks us
 
@@ -50,26 +50,47 @@ class Worker:
         reply = self.coqtop.send(context.statement, self.sentence_timeout)
         if not reply.ok:
             raise ValueError(f"coqtop rejected the statement of {context.name!r} ({context.key}): {reply.error}")
-        view = parse_view(reply.output)
+        state, view = reply.state_id, parse_view(reply.output)
+        if view is None and reply.stale_printer:
+            state, view = self.show()
         if view is None:
             raise ValueError(f"the statement of {context.name!r} opened no proof: {context.statement[:200]!r}")
-        state, view = self.complete(reply.state_id, view)
-        return state, view
+        return self.complete(state, view)
 
-    def complete(self, state_id: int, view: ProofView) -> tuple[int, ProofView]:
-        """Fill in the hypotheses of goals 2..n with ``Show i.``; returns the id to use for the state.
+    def show(self) -> tuple[int, ProofView]:
+        """Ask for the current proof state (``Show.``); for when coqtop did not print it."""
+        assert self.coqtop is not None
+        reply = self.coqtop.send("Show.", self.sentence_timeout)
+        view = parse_view(reply.output) if reply.ok else None
+        if view is None:
+            raise GoalParseError(f"Show. printed no proof state: {reply.output[:300]!r}")
+        return reply.state_id, view
 
-        The ``Show`` queries leave the proof as it was but move the tip; the last one's id is a
-        handle on the same proof state, and using it spares a ``BackTo`` on the next tactic.
+    def complete(self, state_id: int, view: ProofView, parent: ProofView | None = None) -> tuple[int, ProofView]:
+        """Fill in the hypotheses of goals 2..n; returns the id to use for the state, and the view.
+
+        Goals inherited unchanged from ``parent`` (same evar number and target, no evar inside)
+        are copied from it; the others are asked for with ``Show i.``. The ``Show`` queries leave
+        the proof as it was but move the tip; the last one's id is a handle on the same proof
+        state, and using it spares a ``BackTo`` on the next tactic.
         """
         if view.complete_goals:
             return state_id, view
         assert self.coqtop is not None
-        replies = self.coqtop.send_all([f"Show {i}." for i in range(2, len(view.goals) + 1)], self.sentence_timeout)
+        known = inherited_goals(parent)
+        reused: dict[int, Goal] = {}
+        for i in range(2, len(view.goals) + 1):
+            old = known.get(view.ids[i - 1])  # type: ignore[arg-type]
+            if old is not None and old.target == view.goals[i - 1].target:
+                reused[i] = old
+        missing = [i for i in range(2, len(view.goals) + 1) if i not in reused]
+        replies = self.coqtop.send_all([f"Show {i}." for i in missing], self.sentence_timeout)
         bad = next((r for r in replies if not r.ok), None)
         if bad is not None:
             raise GoalParseError(f"Show failed on a state with {len(view.goals)} goals: {bad.error}")
-        return replies[-1].state_id, with_hypotheses(view, [parse_shown_goal(r.output) for r in replies])
+        shown = {i: parse_shown_goal(r.output) for i, r in zip(missing, replies)}
+        goals = [reused[i] if i in reused else shown[i] for i in range(2, len(view.goals) + 1)]
+        return (replies[-1].state_id if replies else state_id), with_hypotheses(view, goals)
 
     def _start(self, args: tuple[str, ...]) -> None:
         self.close()
