@@ -41,6 +41,7 @@ Inductive ev : nat -> Prop := ev0 : ev 0 | evS n : od n -> ev (S n)
 with od : nat -> Prop := (* a comment | x : y *) odS n : ev n -> od (S n)
 where "'E' n" := (ev n).
 Record pt := mk { px : nat; py : {n : nat | n > 0} }.
+Class sub (R : nat -> Prop) : Prop := is_sub : forall {x y}, R x -> R y.
 """
 
 def needs_coq(test):
@@ -69,6 +70,8 @@ def test_scan_names_positions_and_proofs(tmp_path):
         "mk": "constructor", "px": "projection", "py": "projection"}
     assert names["odS"].code == "odS n : ev n -> od (S n)" and names["odS"].start == (26, 50)
     assert names["py"].code == "py : {n : nat | n > 0}"
+    # a brace in the type of a class's single field is no record body
+    assert names["is_sub"].code == "is_sub : forall {x y}, R x -> R y" and "x" not in names
     thms = {t.full_name: t for t in f.theorems}
     # Admitted proofs and definitions are no benchmark theorems
     assert set(thms) == {"M.in_section", "M.nested"}

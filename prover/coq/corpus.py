@@ -91,7 +91,7 @@ BUILTIN_TACTIC_WORDS = frozenset("""
     setoid_transitivity shelve shelve_unifiable simpl simple simplify_eq solve specialize split split_Rabs
     split_Rmult stepl stepr struct subst swap symmetry tauto then time timeout transitivity trivial try
     tryif type typeclasses unfold unify unshelve using vm_compute with zify core arith bool datatypes
-    zarith real sets
+    zarith real sets proof eqn into until after before top bottom ident uconstr open_constr
 """.split())
 
 

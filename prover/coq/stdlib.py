@@ -235,7 +235,7 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
             stack.pop()
             continue
         m = _DECL.match(code)
-        if not m:
+        if not m or m.group("name") == "_":  # no declaration, or an anonymous one (Instance _ : ...)
             continue
         prefix = ".".join(name for kind, name in stack if kind == "module")
         full_name = f"{prefix}.{m.group('name')}" if prefix else m.group("name")
@@ -345,6 +345,8 @@ def _type_members(text: str, kw: str, first_name: str) -> list[tuple[str, str, i
                     members.append((m.group("name"), "constructor", m.start("name"), len(text[:y].rstrip())))
             continue
         brace = next(((o, tok) for o, tok, d in tokens if body <= o < b and d == 1 and tok == "{"), None)
+        if brace is not None and not re.fullmatch(rf"\s*(?:{_IDENT}\s*)?", text[body : brace[0]]):
+            brace = None  # a brace inside the type of a single field: Class C := f : forall {x}, ...
         if brace is None:  # Class C := field : T.
             m = _MEMBER_NAME.match(text, body)
             if m and ":" in text[m.end():b]:
