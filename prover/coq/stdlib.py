@@ -265,7 +265,7 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
         sf.declarations.append(decl)
         if kw in _TYPE_KEYWORDS:
             masked = mask_comments(s.text)
-            for name, kind, a, b in _type_members(masked, kw, m.group("name")):
+            for name, kind, a, b in _type_members(masked, kw):
                 at = s.start + a
                 member_name = f"{prefix}.{name}" if prefix else name
                 sf.declarations.append(Declaration(
@@ -294,13 +294,13 @@ _TOKEN = re.compile(r'"(?:[^"]|"")*"|\bmatch\b|\bend\b|\bwith\b|\bwhere\b|:=|[(\
 _MEMBER_NAME = re.compile(rf"\s*\|?\s*(?P<name>{_IDENT})")
 
 
-def _top_level(text: str, start: int = 0):
+def _top_level(text: str):
     """``(offset, token, depth)`` of the tokens that matter for splitting a type declaration.
 
     Depth counts brackets and ``match ... end``; strings are skipped (comments must be masked).
     """
     depth = 0
-    for m in _TOKEN.finditer(text, start):
+    for m in _TOKEN.finditer(text):
         tok = m.group()
         if tok.startswith('"'):
             continue
@@ -314,7 +314,7 @@ def _top_level(text: str, start: int = 0):
             yield m.start(), tok, depth
 
 
-def _type_members(text: str, kw: str, first_name: str) -> list[tuple[str, str, int, int]]:
+def _type_members(text: str, kw: str) -> list[tuple[str, str, int, int]]:
     """Members declared by an inductive or record sentence: ``(name, kind, start, end)`` offsets in ``text``.
 
     Constructors (``| le_S : forall m, ...``), record fields (``{ f1 : T; f2 : U }``, or the single
