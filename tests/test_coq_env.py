@@ -103,6 +103,20 @@ def test_sibling_states_are_told_apart_after_backto(env):
         for name in ("n", "m", "k"):
             state = session.run_tac(init, f"intros {name}.")
             assert state.goals[0].hypotheses[0].name == name, state.pp
+        assert session.restarts == 0
+
+
+def test_states_of_abandoned_branches_are_replayed_not_lost(env):
+    # coqtop's document is linear: after going back to init and taking another branch, the
+    # states of the first branch are gone from coqtop and must be rebuilt by replay
+    with env.open(COMM) as (session, init):
+        first = run(session, init, "intros n m.", "split.")
+        other = run(session, init, "intros x y.", "split.", "exact (Nat.add_comm x y).")
+        assert other.goals[0].target == "True"
+        assert isinstance(session.run_tac(first, "- lia."), TacticState)  # off the chain: replayed
+        assert session.replayed_tactics >= 2 and session.restarts == 0
+        assert isinstance(session.run_tac(other, "exact I."), ProofFinished)
+        assert session.restarts == 0
 
 
 def test_let_hypothesis_and_unchanged_state(env):
@@ -151,6 +165,7 @@ def test_bullets_and_braces(env):
         assert closed.num_goals == 1 and closed.goals[0].target == "True /\\ True"
         # the same goals inside and outside a bullet are different states
         assert session.run_tac(split, "-").key != run(session, split, "2: {", "reflexivity.", "}").key
+        assert session.restarts == 0
 
 
 # -- the untrusted-tactic policy --------------------------------------------------------------
@@ -283,9 +298,12 @@ def test_stdlib_proof_checked_by_coqc(env):
 
 
 def test_found_proof_is_rechecked_by_coqc(env):
-    gen = FixedTacticGenerator(["intros.", "split.", "lia.", "exact I."])
-    result = BestFirstSearchProver(gen, timeout=60, num_sampled_tactics=8).search(env, COMM)
+    gen = FixedTacticGenerator(["split.", "exact I.", "intros.", "lia."])  # jumps between branches
+    outcomes = []
+    result = BestFirstSearchProver(gen, timeout=60, num_sampled_tactics=8).search(
+        env, COMM, on_event=lambda e: outcomes.append(e.get("outcome")))
     assert result.status == Status.PROVED and result.stats["verify_time"] > 0
+    assert "crash" not in outcomes and "timeout" not in outcomes
     assert "Qed" not in result.script and "lia." in result.script
 
 

@@ -107,6 +107,8 @@ class GoalParseError(ValueError):
 
 def strip_tags(output: str) -> tuple[str, list[str]]:
     """The output without ``<warning>``/``<infomsg>`` blocks, and the texts of those blocks."""
+    if "</" not in output:  # the common case: a bare proof state
+        return output, []
     messages = [m.group(2).strip() for m in _TAG.finditer(output)]
     return _TAG.sub("", output), messages
 

@@ -1,14 +1,20 @@
 """A proof session over coqtop: untrusted tactics on any state, with crash and hang recovery.
 
 Every state the session hands out is a node that remembers its parent and the sentences that led
-to it, so any state can be reached again: by ``BackTo`` while the coqtop process that made it
-lives, and by replaying the path from the theorem's statement after a restart. Each tactic runs
-under Coq's ``Timeout`` and a wall-clock watchdog (see :class:`prover.coq.coqtop.Coqtop`):
+to it, so any state can be reached again. coqtop's document is linear: ``BackTo`` reaches only
+states on the current branch (going back to a state and adding sentences discards the states
+after it, which then answer ``Stm.Vcs_aux.Expired``). The session therefore keeps the chain of
+nodes whose coqtop states are live, from the statement to the tip; a node on it is reached with
+``BackTo``, any other by ``BackTo`` its deepest ancestor on the chain and replaying the tactics
+from there (pipelined in one write). After a restart the chain is just the statement. Each
+tactic runs under Coq's ``Timeout`` and a wall-clock watchdog (see
+:class:`prover.coq.coqtop.Coqtop`):
 
 * a tactic past its limit answers ``TacticError(kind=TIMEOUT)``;
 * a coqtop that dies (killed, out of memory) or hangs past the watchdog is restarted, the context
   replayed, and the tactic that was running answers ``TacticError(kind=CRASH)``; states of the
-  session stay valid and are replayed on demand the next time they are used;
+  session stay valid and are replayed on demand the next time they are used (a coqtop found
+  dead before a tactic is restarted first, and the tactic then runs normally);
 * only when a restart itself keeps failing does the session raise :class:`EnvironmentFailure`.
 """
 
@@ -37,14 +43,13 @@ from .worker import Worker
 
 @dataclass
 class _Node:
-    """A state of the session: how it was reached and where it lives in the current coqtop."""
+    """A state of the session: how it was reached and, while it is on the chain, its coqtop id."""
 
     parent: int | None
     sentences: tuple[str, ...]  # as sent to coqtop from the parent (tactics wrapped in Timeout)
     view: ProofView
     key: str  # the key of the TacticState handed out, to catch states of another session
-    coq_id: int
-    generation: int  # the coqtop generation ``coq_id`` belongs to; stale after a restart
+    coq_id: int  # meaningful only while the node is on the session's chain
 
 
 class CoqSession:
@@ -56,8 +61,10 @@ class CoqSession:
         self.tactic_timeout = tactic_timeout
         self.max_restarts = max_restarts
         self._nodes: list[_Node] = []
-        self._generation = 0
+        self._chain: list[int] = []  # nodes whose coqtop states are live, root first
+        self._on_chain: dict[int, int] = {}  # node -> its index in the chain
         self.restarts = 0  # coqtop restarts so far, for statistics
+        self.replayed_tactics = 0  # tactics re-run to reach states off the chain, for statistics
 
     # -- public -------------------------------------------------------------------------------
 
@@ -65,7 +72,8 @@ class CoqSession:
         """Open the theorem (restarting coqtop if it dies while doing so); the initial state."""
         coq_id, view = self._open_context()
         state = self._tactic_state(0, view)
-        self._nodes = [_Node(None, (), view, state.key, coq_id, self._generation)]
+        self._nodes = [_Node(None, (), view, state.key, coq_id)]
+        self._set_chain([0])
         return state
 
     def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
@@ -120,6 +128,7 @@ class CoqSession:
         replies = coqtop.send_all(backto + sentences, self._watchdog())
         if not all(r.ok for r in replies[:len(backto)]):
             raise CoqtopDied(f"BackTo {node.coq_id} failed: {replies[0].error}")
+        self._set_chain(self._chain[: self._on_chain[node_id] + 1])  # later states are discarded
         view: ProofView | None = node.view
         coq_id = replies[-1].state_id
         try:
@@ -144,8 +153,11 @@ class CoqSession:
         return state
 
     def _add(self, parent: int, sentences: list[str], view: ProofView, key: str, coq_id: int) -> int:
-        self._nodes.append(_Node(parent, tuple(sentences), view, key, coq_id, self._generation))
-        return len(self._nodes) - 1
+        """A new node made from ``parent`` (the tip of the chain), which becomes the new tip."""
+        self._nodes.append(_Node(parent, tuple(sentences), view, key, coq_id))
+        new = len(self._nodes) - 1
+        self._set_chain(self._chain + [new])
+        return new
 
     @staticmethod
     def _tactic_state(node_id: int, view: ProofView) -> TacticState:
@@ -158,35 +170,40 @@ class CoqSession:
 
     # -- reaching states and recovering ------------------------------------------------------
 
-    def _reach(self, node_id: int) -> list[str]:
-        """Make ``node_id`` reachable by ``BackTo``; returns the sentences to get there (to pipeline).
+    def _set_chain(self, chain: list[int]) -> None:
+        self._chain = chain
+        self._on_chain = {n: i for i, n in enumerate(chain)}
 
-        A node made by an earlier coqtop generation is rebuilt by replaying its path from the
-        nearest live ancestor.
+    def _reach(self, node_id: int) -> list[str]:
+        """Make ``node_id`` the tip or reachable by ``BackTo``; returns the sentences to get there.
+
+        A node off the chain is rebuilt by replaying its path from its deepest ancestor on the
+        chain; the sentences returned are then empty (coqtop is at the node).
         """
         coqtop = self._worker.coqtop
         if coqtop is None or not coqtop.alive:  # died between tactics: not this tactic's fault
             raise CoqtopDied("coqtop was found dead before the tactic")
-        path = []
-        i: int | None = node_id
-        while i is not None and self._nodes[i].generation != self._generation:
+        path: list[int] = []
+        i = node_id
+        while i not in self._on_chain:
             path.append(i)
-            i = self._nodes[i].parent
-        assert i is not None, "the root is always live after a restart"
-        for j in reversed(path):
-            node, parent = self._nodes[j], self._nodes[self._nodes[j].parent]  # type: ignore[index]
-            replies = coqtop.send_all(coqtop.back_to_sentences(parent.coq_id) + list(node.sentences),
-                                      self._watchdog())
-            if not all(r.ok for r in replies):
-                bad = next(r for r in replies if not r.ok)
-                raise _Unrestorable(f"state {j} of {self._context.name!r} could not be restored after a "
-                                    f"coqtop restart: {node.sentences!r} now fails: {bad.error}")
-            try:
-                node.coq_id, _ = self._worker.complete(replies[-1].state_id, node.view, parent.view)
-            except GoalParseError as exc:
-                raise _Unrestorable(f"state {j} could not be restored: {exc}") from None
-            node.generation = self._generation
-        return coqtop.back_to_sentences(self._nodes[node_id].coq_id)
+            i = self._nodes[i].parent  # type: ignore[assignment]  (the root is always on the chain)
+        if not path:
+            return coqtop.back_to_sentences(self._nodes[node_id].coq_id)
+        path.reverse()
+        sentences = [s for j in path for s in self._nodes[j].sentences]
+        replies = coqtop.send_all(coqtop.back_to_sentences(self._nodes[i].coq_id) + sentences, self._watchdog())
+        bad = next((r for r in replies if not r.ok), None)
+        if bad is not None:
+            raise _Unrestorable(f"state {node_id} of {self._context.name!r} could not be restored: replaying "
+                                f"{[self._nodes[j].sentences for j in path]!r} failed: {bad.error}")
+        self.replayed_tactics += len(path)
+        self._set_chain(self._chain[: self._on_chain[i] + 1] + path)
+        end = len(replies)
+        for j in reversed(path):  # each node's state id is the reply to its last sentence
+            self._nodes[j].coq_id = replies[end - 1].state_id
+            end -= len(self._nodes[j].sentences)
+        return []
 
     def _open_context(self) -> tuple[int, ProofView]:
         last: Exception | None = None
@@ -200,17 +217,15 @@ class CoqSession:
         raise EnvironmentFailure(f"coqtop died {self.max_restarts + 1} times opening {self._context.name!r}: {last}")
 
     def _recover(self, why: CoqtopDied) -> None:
-        """Restart coqtop and reopen the theorem; every node becomes stale until replayed."""
+        """Restart coqtop and reopen the theorem; other nodes are replayed when next used."""
         self.restarts += 1
         self._worker.close()
-        self._generation += 1
-        coq_id, _ = self._open_context()
-        root = self._nodes[0]
-        root.coq_id, root.generation = coq_id, self._generation
+        self._nodes[0].coq_id, _ = self._open_context()
+        self._set_chain([0])
 
 
 class _Unrestorable(RuntimeError):
-    """A state's path no longer replays after a restart (e.g. a tactic near its time limit)."""
+    """A state's path no longer replays (e.g. a tactic that succeeded near its time limit)."""
 
 
 def _failure(reply: Reply) -> TacticError | None:
