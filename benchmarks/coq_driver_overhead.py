@@ -8,7 +8,10 @@ interleaved so that machine load affects them alike:
 * bare pipe: the same tactic sentences written to another ``coqtop -emacs`` and read up to the
   next prompt (``BackTo`` to the round's start is sent there too, outside the timing).
 
-Prints the median latency of each side and their ratio (target: under 1.5x).
+Prints the median latency of each side and their ratio (target: under 1.5x) for two proofs: one
+whose states have one goal each, and one with several goals, where the backend also asks
+``Show i.`` for the hypotheses of each goal a tactic creates beyond the first (information the
+bare pipe never gets).
 
     python benchmarks/coq_driver_overhead.py [--rounds 200]
 """
@@ -26,10 +29,18 @@ from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from search_tree import ProofFinished, TacticState
 
-STATEMENT = "Lemma bench : forall a b c : nat, a = b -> b = c -> (a = c /\\ S a = S b) /\\ True."
-# simple tactics on one linear path; the last one finishes the proof
-TACTICS = ["intros a b c Hab Hbc.", "split.", "split.", "rewrite Hab.", "exact Hbc.",
-           "simpl.", "rewrite Hab.", "reflexivity.", "exact I."]
+# (statement, simple tactics on one linear path, the last one finishing the proof)
+SCENARIOS = {
+    "one goal at a time": (
+        "Lemma bench1 : forall a b c : nat, a = b -> b = c -> 0 + a = c + 0.",
+        ["intros a b c Hab Hbc.", "simpl.", "rewrite Hab.", "rewrite Hbc.", "rewrite <- plus_n_O.", "reflexivity."],
+    ),
+    "several goals": (
+        "Lemma bench2 : forall a b c : nat, a = b -> b = c -> (a = c /\\ S a = S b) /\\ True.",
+        ["intros a b c Hab Hbc.", "split.", "split.", "rewrite Hab.", "exact Hbc.",
+         "simpl.", "rewrite Hab.", "reflexivity.", "exact I."],
+    ),
+}
 PROMPT = re.compile(rb"<prompt>\S+ < (\d+) \|[^|]*\| \d+ < </prompt>")
 
 
@@ -62,38 +73,43 @@ class BarePipe:
         self.proc.wait()
 
 
+def measure(env: CoqEnvironment, statement: str, tactics: list[str], rounds: int) -> tuple[list[float], list[float]]:
+    """Per-tactic latencies (backend, bare pipe) over ``rounds`` interleaved rounds of ``tactics``."""
+    bare = BarePipe()
+    bare.send("Require Import Arith.")
+    start = bare.send(statement)
+    backend_times: list[float] = []
+    bare_times: list[float] = []
+    with env.open(adhoc_theorem(statement, ["Require Import Arith."])) as (session, init):
+        for _ in range(rounds):
+            state = init
+            for tactic in tactics:
+                t0 = time.perf_counter()
+                state = session.run_tac(state, tactic)
+                backend_times.append(time.perf_counter() - t0)
+                assert isinstance(state, (TacticState, ProofFinished)), (tactic, state)
+            assert isinstance(state, ProofFinished)
+            bare.send(f"BackTo {start}.")
+            for tactic in tactics:
+                t0 = time.perf_counter()
+                bare.send(tactic)
+                bare_times.append(time.perf_counter() - t0)
+    bare.close()
+    return backend_times, bare_times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
-    bare = BarePipe()
-    bare.send("Require Import Arith.")
-    start = bare.send(STATEMENT)
-    backend_times: list[float] = []
-    bare_times: list[float] = []
     with CoqEnvironment(tactic_timeout=10) as env:
-        theorem = adhoc_theorem(STATEMENT, ["Require Import Arith."])
-        with env.open(theorem) as (session, init):
-            for _ in range(args.rounds):
-                state = init
-                for tactic in TACTICS:
-                    t0 = time.perf_counter()
-                    state = session.run_tac(state, tactic)
-                    backend_times.append(time.perf_counter() - t0)
-                    assert isinstance(state, (TacticState, ProofFinished)), (tactic, state)
-                assert isinstance(state, ProofFinished)
-                bare.send(f"BackTo {start}.")
-                for tactic in TACTICS:
-                    t0 = time.perf_counter()
-                    bare.send(tactic)
-                    bare_times.append(time.perf_counter() - t0)
-    bare.close()
-    b, r = statistics.median(backend_times), statistics.median(bare_times)
-    print(f"{len(backend_times)} tactics per side ({args.rounds} rounds of {len(TACTICS)}), interleaved")
-    print(f"median latency, bare coqtop pipe : {r * 1e6:8.0f} us")
-    print(f"median latency, Coq backend      : {b * 1e6:8.0f} us")
-    print(f"ratio backend / bare pipe        : {b / r:8.2f}x (target < 1.5x)")
-    print(f"p90 bare / backend               : {_p90(bare_times) * 1e6:.0f} us / {_p90(backend_times) * 1e6:.0f} us")
+        for name, (statement, tactics) in SCENARIOS.items():
+            backend, bare = measure(env, statement, tactics, args.rounds)
+            b, r = statistics.median(backend), statistics.median(bare)
+            print(f"{name}: {len(backend)} tactics per side ({args.rounds} rounds of {len(tactics)}), interleaved")
+            print(f"  median latency, bare coqtop pipe : {r * 1e6:8.0f} us   (p90 {_p90(bare) * 1e6:.0f} us)")
+            print(f"  median latency, Coq backend      : {b * 1e6:8.0f} us   (p90 {_p90(backend) * 1e6:.0f} us)")
+            print(f"  ratio backend / bare pipe        : {b / r:8.2f}x (target < 1.5x)")
 
 
 def _p90(xs: list[float]) -> float:

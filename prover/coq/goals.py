@@ -32,7 +32,7 @@ _HEADER = re.compile(r"^(\d+) (focused )?goals?((?: \([^()]*\))*)$")
 _SHELVED = re.compile(r"\(shelved: (\d+)\)")
 _ID_SUFFIX = re.compile(r" \(ID (\d+)\)$")
 _LISTED = re.compile(r"^goal (\d+)(?: \(ID (\d+)\))? is:$")
-_HYP = re.compile(r"^([A-Za-z_][\w']*(?:, [A-Za-z_][\w']*)*) (:=|:) (.*)$", re.S)
+_HYP = re.compile(r"([A-Za-z_][\w']*(?:, [A-Za-z_][\w']*)*) (:=|:) (.*)$", re.S)
 _EVAR = re.compile(r"(?<![\w'?])\?[A-Za-z_][\w']*")
 
 MSG_NO_MORE_GOALS = "No more goals."
@@ -187,16 +187,16 @@ def parse_goal_block(lines: list[str]) -> Goal:
     except ValueError:
         raise GoalParseError("goal without a separator line: " + repr("\n".join(lines)[:300])) from None
     hyps: list[Hypothesis] = []
-    pending: list[str] = []  # the lines of the hypothesis being read (long ones continue)
-    for line in lines[:sep] + [None]:  # type: ignore[list-item]
-        if line is not None and not line.strip():
+    pending: list[str] = []  # the lines of the hypothesis being read (a long one may continue)
+    for line in lines[:sep]:
+        if not line.strip():
             continue
-        text = None if line is None else line[2:]
-        if pending and (text is None or _HYP.match(text)):
+        if pending and _HYP.match(line, 2):
             hyps.extend(_parse_hypothesis("\n".join(pending)))
             pending = []
-        if text is not None:
-            pending.append(text)
+        pending.append(line[2:])
+    if pending:
+        hyps.extend(_parse_hypothesis("\n".join(pending)))
     target = "\n".join(line[2:] for line in lines[sep + 1:]).strip("\n")
     has_evar = bool(_EVAR.search(target)) or any(_EVAR.search(h.type + (h.value or "")) for h in hyps)
     return Goal(tuple(hyps), target, has_evar=has_evar)
