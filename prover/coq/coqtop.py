@@ -93,7 +93,7 @@ class Coqtop:
 
     ``memory_limit_mb`` caps the address space (``None``: no cap); ``interrupt_grace`` is how long
     a sentence gets after ``SIGINT`` before the process is killed; ``options`` are sentences run
-    at every (re)start.
+    at every (re)start; ``cwd`` is coqtop's working directory (default: ours).
     """
 
     def __init__(
@@ -103,8 +103,10 @@ class Coqtop:
         interrupt_grace: float = 2.0,
         options: tuple[str, ...] = DEFAULT_OPTIONS,
         executable: str = "coqtop",
+        cwd: str | None = None,
     ) -> None:
         self.args = tuple(args)
+        self.cwd = cwd  # where coqtop runs: tactics such as lia write caches (.lia.cache) there
         self.memory_limit_mb = memory_limit_mb
         self.interrupt_grace = interrupt_grace
         self.options = options
@@ -138,6 +140,7 @@ class Coqtop:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 bufsize=0,
+                cwd=self.cwd,
                 start_new_session=True,  # its own process group, so signals reach coqtop alone
                 preexec_fn=_limit_memory(limit),
             )
