@@ -284,6 +284,23 @@ def test_stdlib_theorem_opens_in_its_file_without_itself(env):
         assert isinstance(session.run_tac(init, "intros; red; intros; apply Acc_inverse_image; auto."), ProofFinished)
 
 
+def test_theorems_of_one_file_share_a_coqtop_in_any_order(env):
+    theorems = env.index.theorems(["Wellfounded/Inverse_Image.v"])
+    order = [theorems[-1], theorems[0], theorems[2]]  # forward and backward in the file
+    with CoqEnvironment(max_idle=0) as fresh_env:  # a new coqtop for each theorem
+        fresh = []
+        for theorem in order:
+            with fresh_env.open(theorem) as (_, init):
+                fresh.append(init.pp)
+    pids = set()
+    for theorem, expected in zip(order, fresh):
+        with env.open(theorem) as (session, init):
+            assert init.pp == expected
+            pids.add(session.coqtop_pid)
+            assert isinstance(session.run_tac(init, "intros."), TacticState)
+    assert len(pids) == 1
+
+
 def test_unknown_theorem_names_close_matches(env):
     with pytest.raises(TheoremNotFound, match="wf_inverse_image"):
         env.theorem("wf_inverse_imag")
