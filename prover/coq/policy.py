@@ -21,6 +21,8 @@ input and the reason, without reaching coqtop:
   ``ProofGivenUp`` because a partial ``admit`` would leave a search state that looks like
   progress but can never become a proof. (An admit hidden in a user's Ltac is still caught: by
   coqtop's "goals you gave up" message, and by ``Print Assumptions`` at verification);
+* tactics that skip type checking (``exact_no_check`` and friends): coqtop would accept any
+  term and a search would report proofs that only fail at ``Qed``;
 * the ``par:`` selector (it starts worker processes), text containing coqtop's prompt markers
   (``<prompt>``) which would break the framing of replies, and control characters.
 """
@@ -51,6 +53,9 @@ Unfocused Universe Universes Unset Variable Variables Variant
 """.split())
 ALLOWED_VERNACULAR: frozenset[str] = frozenset({"Unshelve"})
 GIVE_UP: frozenset[str] = frozenset({"admit", "give_up", "Admitted", "Admit"})
+# tactics that skip type checking: coqtop accepts anything, only the kernel at Qed would object
+UNCHECKED: frozenset[str] = frozenset({"exact_no_check", "vm_cast_no_check", "native_cast_no_check",
+                                       "change_no_check"})
 MAX_FOCUSING = 8  # more focusing sentences than this in one step is not a plausible tactic
 
 _SELECTOR = re.compile(
@@ -127,6 +132,8 @@ def _check_tactic_sentence(code: str, refuse) -> None:
             raise refuse(f"{word!r} is a vernacular command, not a tactic")
         if word in ALLOWED_VERNACULAR and selector is not None:
             raise refuse(f"{word!r} takes no goal selector")
-    given_up = sorted({m.group() for m in _IDENT.finditer(_STRING.sub('""', code))} & GIVE_UP)
-    if given_up:
-        raise refuse(f"{given_up[0]!r} gives up a goal instead of proving it")
+    words = {m.group() for m in _IDENT.finditer(_STRING.sub('""', code))}
+    if words & GIVE_UP:
+        raise refuse(f"{sorted(words & GIVE_UP)[0]!r} gives up a goal instead of proving it")
+    if words & UNCHECKED:
+        raise refuse(f"{sorted(words & UNCHECKED)[0]!r} skips type checking (only Qed would catch a bad term)")

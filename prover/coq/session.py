@@ -195,6 +195,7 @@ class CoqSession:
         replies = coqtop.send_all(coqtop.back_to_sentences(self._nodes[i].coq_id) + sentences, self._watchdog())
         bad = next((r for r in replies if not r.ok), None)
         if bad is not None:
+            self._set_chain(self._chain[: self._on_chain[i] + 1])  # the old branch is gone either way
             raise _Unrestorable(f"state {node_id} of {self._context.name!r} could not be restored: replaying "
                                 f"{[self._nodes[j].sentences for j in path]!r} failed: {bad.error}")
         self.replayed_tactics += len(path)
