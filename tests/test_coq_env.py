@@ -129,6 +129,14 @@ def test_let_hypothesis_and_unchanged_state(env):
         assert isinstance(same, TacticState) and same.key == state.key and same.id != state.id
 
 
+def test_warnings_do_not_hide_the_state(env):
+    th = adhoc_theorem("Lemma warn : forall n, n + 0 = n /\\ True.", ARITH)
+    with env.open(th) as (session, init):
+        state = run(session, init, "intros.", "split.", "rewrite plus_0_r.")  # deprecated since 8.16
+        assert isinstance(state, TacticState) and state.goals[0].target == "n = n", state
+        assert "Warning" not in state.pp and "Toplevel" not in state.pp
+
+
 def test_evars_and_shelved_goals_are_detected(env):
     th = adhoc_theorem("Lemma ex : exists n : nat, n = n /\\ True.", ARITH)
     with env.open(th) as (session, init):

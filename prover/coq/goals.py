@@ -14,7 +14,8 @@ exact messages of 8.16:
   bullet or brace are solved and the next bullet (or ``}``) must come.
 
 Tactics print their own messages inside ``<infomsg>`` tags, so these texts are matched only
-outside tags and a tactic cannot fake them. The ``(ID n)`` evar numbers are dropped from the
+outside tags and a tactic cannot fake them. Warnings (``<warning>``, e.g. a deprecated lemma
+name) come after a location header and are dropped with it. The ``(ID n)`` evar numbers are dropped from the
 rendered state because they differ between equal states.
 """
 
@@ -27,7 +28,9 @@ from dataclasses import dataclass
 from search_tree.protocol import Goal, Hypothesis
 
 SEPARATOR = "============================"
-_TAG = re.compile(r"<(warning|infomsg)>(.*?)</\1>\n?", re.S)
+# a message block, with the location coqtop prints before warnings ("Toplevel input, characters
+# 18-26:" and the echoed input lines starting with "> ")
+_TAG = re.compile(r"(?:Toplevel input, characters \d+-\d+:\n(?:>[^\n]*\n)*)?<(warning|infomsg)>(.*?)</\1>\n?", re.S)
 _HEADER = re.compile(r"^(\d+) (focused )?goals?((?: \([^()]*\))*)$")
 _SHELVED = re.compile(r"\(shelved: (\d+)\)")
 _ID_SUFFIX = re.compile(r" \(ID (\d+)\)$")
