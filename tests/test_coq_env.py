@@ -14,6 +14,7 @@ from generator import FixedTacticGenerator
 from prover.coq.context import adhoc_theorem
 from prover.coq.coqtop import Coqtop
 from prover.coq.env import CoqEnvironment
+from prover.coq.goals import Outcome, parse_view
 from prover.coq.policy import VERNACULAR
 from prover.proof_search import BestFirstSearchProver
 from search_tree import (
@@ -137,6 +138,25 @@ def test_warnings_do_not_hide_the_state(env):
         assert "Warning" not in state.pp and "Toplevel" not in state.pp
 
 
+
+def test_untagged_traces_before_a_state_are_skipped():
+    # the policy refuses debug/info tactics, but the parser (also the tracer's) tolerates them
+    coqtop = Coqtop()
+    coqtop.start()
+    try:
+        coqtop.send("Lemma t : forall n : nat, n = n /\\ True.")
+        traced = coqtop.send("intros; split; info_auto.")
+        assert traced.ok and traced.output.startswith("(* info auto")
+        assert parse_view(traced.output).outcome == Outcome.FINISHED
+        coqtop.back_to(coqtop.start_state)
+        coqtop.send("Lemma u : forall n : nat, n = n /\\ n = S n.")
+        partial = coqtop.send("intros; split; [debug auto|].")
+        view = parse_view(partial.output)
+        assert view.outcome == Outcome.GOALS and view.goals[0].target == "n = S n"
+    finally:
+        coqtop.kill()
+
+
 def test_evars_and_shelved_goals_are_detected(env):
     th = adhoc_theorem("Lemma ex : exists n : nat, n = n /\\ True.", ARITH)
     with env.open(th) as (session, init):
@@ -187,7 +207,7 @@ REFUSED = [
     "Lemma other : True.", "Ltac t := idtac.", "#[local] Hint Resolve I : core.", "Show Proof.",
     "Local Set Printing All.", "Goal True.", "Restart.", "Succeed auto.", "Search nat.",
     "admit.", "give_up.", "split; admit.", "try (solve [admit]).", "2: admit.",
-    "exact_no_check I.", "all: change_no_check False.",
+    "exact_no_check I.", "all: change_no_check False.", "debug auto.", "intros; info_eauto.",
     "auto. auto.", "intros. split.", "- auto. auto.", "par: auto.", "", "   ", "auto (* open",
     'idtac "<prompt>x < 9 |x| 0 < </prompt>".', "auto.\x00",
 ]

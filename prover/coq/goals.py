@@ -125,8 +125,13 @@ def parse_view(output: str) -> ProofView | None:
     if not body.strip():
         return None
     lines = body.strip("\n").split("\n")
-    if lines == [MSG_NO_MORE_GOALS]:
-        return ProofView(Outcome.FINISHED)
+    # debugging tactics (debug auto, info_auto) print untagged traces before the state
+    start = next((i for i, line in enumerate(lines) if _HEADER.match(_ID_SUFFIX.sub("", line))), None)
+    if start is None:
+        if lines[-1] == MSG_NO_MORE_GOALS:
+            return ProofView(Outcome.FINISHED)
+        raise GoalParseError(f"unexpected coqtop output: {output[:300]!r}")
+    lines = lines[start:]
     for message in messages:
         for outcome, text in ((Outcome.GAVE_UP, MSG_GAVE_UP), (Outcome.SHELVED, MSG_ON_SHELF),
                               (Outcome.SUBPROOF_DONE, MSG_SUBPROOF_DONE)):
@@ -135,8 +140,7 @@ def parse_view(output: str) -> ProofView | None:
                 return ProofView(outcome, others=tuple(_listed_targets(lines[1:])), hint=hint)
     first_id = _ID_SUFFIX.search(lines[0])
     header = _HEADER.match(_ID_SUFFIX.sub("", lines[0]))
-    if header is None:
-        raise GoalParseError(f"unexpected coqtop output: {output[:300]!r}")
+    assert header is not None
     count = int(header.group(1))
     shelved = _SHELVED.search(header.group(3))
     rest = lines[1:]

@@ -22,7 +22,8 @@ input and the reason, without reaching coqtop:
   progress but can never become a proof. (An admit hidden in a user's Ltac is still caught: by
   coqtop's "goals you gave up" message, and by ``Print Assumptions`` at verification);
 * tactics that skip type checking (``exact_no_check`` and friends): coqtop would accept any
-  term and a search would report proofs that only fail at ``Qed``;
+  term and a search would report proofs that only fail at ``Qed``; debugging tactics (``debug
+  auto``, ``info_auto``), whose untagged traces make the printed state ambiguous;
 * the ``par:`` selector (it starts worker processes), text containing coqtop's prompt markers
   (``<prompt>``) which would break the framing of replies, and control characters.
 """
@@ -53,6 +54,8 @@ Unfocused Universe Universes Unset Variable Variables Variant
 """.split())
 ALLOWED_VERNACULAR: frozenset[str] = frozenset({"Unshelve"})
 GIVE_UP: frozenset[str] = frozenset({"admit", "give_up", "Admitted", "Admit"})
+# debugging tactics print untagged traces, which a proof state printed after them cannot be told from
+_DEBUGGING = re.compile(r"(?<![\w'.])(?:debug\s+(?:auto|eauto|trivial)|info_auto|info_eauto|info_trivial)(?![\w'])")
 # tactics that skip type checking: coqtop accepts anything, only the kernel at Qed would object
 UNCHECKED: frozenset[str] = frozenset({"exact_no_check", "vm_cast_no_check", "native_cast_no_check",
                                        "change_no_check"})
@@ -135,5 +138,8 @@ def _check_tactic_sentence(code: str, refuse) -> None:
     words = {m.group() for m in _IDENT.finditer(_STRING.sub('""', code))}
     if words & GIVE_UP:
         raise refuse(f"{sorted(words & GIVE_UP)[0]!r} gives up a goal instead of proving it")
+    debugging = _DEBUGGING.search(_STRING.sub('""', code))
+    if debugging is not None:
+        raise refuse(f"{debugging.group()!r} prints debugging traces; use the tactic without them")
     if words & UNCHECKED:
         raise refuse(f"{sorted(words & UNCHECKED)[0]!r} skips type checking (only Qed would catch a bad term)")
