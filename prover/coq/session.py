@@ -46,10 +46,13 @@ class _Node:
     """A state of the session: how it was reached and, while it is on the chain, its coqtop id."""
 
     parent: int | None
-    sentences: tuple[str, ...]  # as sent to coqtop from the parent (tactics wrapped in Timeout)
+    step: CheckedTactic | None  # what led here from the parent (None for the root)
     view: ProofView
     key: str  # the key of the TacticState handed out, to catch states of another session
     coq_id: int  # meaningful only while the node is on the session's chain
+
+
+REPLAY_SLACK = 3.0  # replays get this many times the tactic timeout
 
 
 class CoqSession:
@@ -72,7 +75,7 @@ class CoqSession:
         """Open the theorem (restarting coqtop if it dies while doing so); the initial state."""
         coq_id, view = self._open_context()
         state = self._tactic_state(0, view)
-        self._nodes = [_Node(None, (), view, state.key, coq_id)]
+        self._nodes = [_Node(None, None, view, state.key, coq_id)]
         self._set_chain([0])
         return state
 
@@ -111,18 +114,24 @@ class CoqSession:
 
     # -- running tactics ----------------------------------------------------------------------
 
-    def _timeout_sentence(self, tactic: str) -> str:
-        return f"Timeout {max(1, math.ceil(self.tactic_timeout))} {tactic}"
+    def _sentences(self, step: CheckedTactic, slack: float = 1.0) -> list[str]:
+        """The sentences sent for a step: focusing ones as they are, the tactic under ``Timeout``.
 
-    def _watchdog(self) -> float:
+        Replays pass ``slack`` > 1: a tactic that succeeded once near its limit must not fail
+        when it is replayed to rebuild a state.
+        """
+        out = list(step.focusing)
+        if step.tactic is not None:
+            out.append(f"Timeout {max(1, math.ceil(self.tactic_timeout * slack))} {step.tactic}")
+        return out
+
+    def _watchdog(self, slack: float = 1.0) -> float:
         """Wall-clock limit per reply: Coq's own Timeout plus slack for printing and scheduling."""
-        return math.ceil(self.tactic_timeout) * 1.5 + 2.0
+        return math.ceil(self.tactic_timeout * slack) * 1.5 + 2.0
 
     def _apply(self, node_id: int, checked: CheckedTactic, backto: list[str]) -> TacticResult:
         node = self._nodes[node_id]
-        sentences = list(checked.focusing)
-        if checked.tactic is not None:
-            sentences.append(self._timeout_sentence(checked.tactic))
+        sentences = self._sentences(checked)
         coqtop = self._worker.coqtop
         assert coqtop is not None
         replies = coqtop.send_all(backto + sentences, self._watchdog())
@@ -142,19 +151,19 @@ class CoqSession:
             if view is None:
                 coq_id, view = self._worker.show()
             if view.outcome == Outcome.FINISHED:
-                return ProofFinished(self._add(node_id, sentences, view, "", coq_id), "No more goals.")
+                return ProofFinished(self._add(node_id, checked, view, "", coq_id), "No more goals.")
             if view.outcome == Outcome.GAVE_UP:
                 return ProofGivenUp("No more goals, but there are some goals you gave up")
             coq_id, view = self._worker.complete(coq_id, view, node.view)
         except GoalParseError as exc:
             return TacticError(f"unparseable proof state after {checked.sentences!r}: {exc}", ErrorKind.ERROR)
         state = self._tactic_state(len(self._nodes), view)
-        self._add(node_id, sentences, view, state.key, coq_id)
+        self._add(node_id, checked, view, state.key, coq_id)
         return state
 
-    def _add(self, parent: int, sentences: list[str], view: ProofView, key: str, coq_id: int) -> int:
+    def _add(self, parent: int, step: CheckedTactic, view: ProofView, key: str, coq_id: int) -> int:
         """A new node made from ``parent`` (the tip of the chain), which becomes the new tip."""
-        self._nodes.append(_Node(parent, tuple(sentences), view, key, coq_id))
+        self._nodes.append(_Node(parent, step, view, key, coq_id))
         new = len(self._nodes) - 1
         self._set_chain(self._chain + [new])
         return new
@@ -191,19 +200,21 @@ class CoqSession:
         if not path:
             return coqtop.back_to_sentences(self._nodes[node_id].coq_id)
         path.reverse()
-        sentences = [s for j in path for s in self._nodes[j].sentences]
-        replies = coqtop.send_all(coqtop.back_to_sentences(self._nodes[i].coq_id) + sentences, self._watchdog())
+        per_node = [self._sentences(self._nodes[j].step, REPLAY_SLACK) for j in path]  # type: ignore[arg-type]
+        sentences = [s for group in per_node for s in group]
+        replies = coqtop.send_all(coqtop.back_to_sentences(self._nodes[i].coq_id) + sentences,
+                                  self._watchdog(REPLAY_SLACK))
         bad = next((r for r in replies if not r.ok), None)
         if bad is not None:
             self._set_chain(self._chain[: self._on_chain[i] + 1])  # the old branch is gone either way
             raise _Unrestorable(f"state {node_id} of {self._context.name!r} could not be restored: replaying "
-                                f"{[self._nodes[j].sentences for j in path]!r} failed: {bad.error}")
+                                f"{per_node!r} failed: {bad.error}")
         self.replayed_tactics += len(path)
         self._set_chain(self._chain[: self._on_chain[i] + 1] + path)
         end = len(replies)
-        for j in reversed(path):  # each node's state id is the reply to its last sentence
+        for j, group in zip(reversed(path), reversed(per_node)):  # a node's id: the reply to its last sentence
             self._nodes[j].coq_id = replies[end - 1].state_id
-            end -= len(self._nodes[j].sentences)
+            end -= len(group)
         return []
 
     def _open_context(self) -> tuple[int, ProofView]:

@@ -2,7 +2,11 @@
 
 The checked file is the theorem's real file text before it (not the elided prefix coqtop ran),
 the statement, ``Proof.``, the rendered script, ``Qed.``, ``Print Assumptions`` redirected to a
-file, and the ``End``s of the sections and modules still open there. It is compiled under the file's own logical name (``-Q <tmp> Coq.Arith`` for
+file, and the ``End``s of the sections and modules still open there. The verdict rests on what
+comes before ``Print Assumptions``: coqc stops at the first error, so its report exists only if
+the kernel accepted the proof at ``Qed``. An error in the closing ``End``s is ignored: closing a
+functor early checks it against its signature (``Module Make (X : T) <: S``), whose later fields
+are, by construction, missing. It is compiled under the file's own logical name (``-Q <tmp> Coq.Arith`` for
 ``Coq/Arith/PeanoNat.v``, with ``-noinit`` for ``Init/``) so that qualified names inside the file
 mean what they mean in the library; nothing requires the module itself, so the installed ``.vo``
 of the same name is never loaded.
@@ -70,11 +74,10 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
             done = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return Verification(False, f"coqc timed out after {timeout}s", script)
-        if done.returncode != 0:
-            return Verification(False, "coqc rejected the proof: " + _last_error(done.stderr + done.stdout), script)
         out = Path(tmp) / f"{ASSUMPTIONS_FILE}.out"
-        if not out.exists():
-            return Verification(False, "Print Assumptions produced no output", script)
+        if not out.exists():  # coqc stops at the first error, so it came before Print Assumptions
+            why = _last_error(done.stderr + done.stdout) if done.returncode else "Print Assumptions printed nothing"
+            return Verification(False, "coqc rejected the proof: " + why, script)
         report = out.read_text()
     axioms, unsafe = parse_assumptions(report)
     if unsafe:
