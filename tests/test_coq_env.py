@@ -370,6 +370,14 @@ def test_stdlib_axioms_are_allowed(env):
     assert verdict.ok and verdict.axioms == ("classic",), verdict
 
 
+def test_functor_parameters_are_not_foreign_axioms(env):
+    # inside `Module Type Props (X : OrderedType) ...`, Print Assumptions lists X's fields as axioms
+    theorem = next(t for t in env.index.theorems(["MSets/MSetGenTree.v"]) if t.full_name == "Props.lt_tree_trans")
+    verdict = env.verify(theorem, linear_proof(["eauto."]))
+    assert verdict.ok and "X.lt" in verdict.axioms, verdict
+    assert not env.verify(theorem, linear_proof(["constructor."])).ok
+
+
 def test_branching_proof_renders_with_nested_bullets_and_compiles(env):
     th = adhoc_theorem("Lemma nest : (True /\\ True) /\\ (1 = 1 /\\ (2 = 2 /\\ True)).", ARITH)
     leaf = (ProofStep("reflexivity."),)

@@ -48,6 +48,9 @@ class CoqContext:
     noinit: bool = False
     trusted_prefix: bool = True  # the prefix is stdlib text, so the axioms it declares are the library's
     closing: tuple[str, ...] = ()  # ``End X.`` for the sections and modules open at the statement
+    # functor arguments and declared modules of the open modules: Print Assumptions lists their
+    # fields (``X.lt``) as axioms, though they are parameters of the library's own functors
+    module_parameters: tuple[str, ...] = ()
 
     @property
     def coqtop_args(self) -> tuple[str, ...]:
@@ -121,7 +124,7 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
             skipped.update(starts[i + 1:last + 2])  # the proof sentences and the terminator
             admitted_after.add(entry.offset)
     prefix: list[str] = []
-    blocks: list[str] = []
+    blocks: list[tuple[str, tuple[str, ...]]] = []
     for start, end in source.sentences:
         if end > offset:
             break
@@ -140,21 +143,32 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
         source_prefix=text[:offset],
         module=source.module,
         noinit=source.path.startswith("Init/"),
-        closing=tuple(f"End {name}." for name in reversed(blocks)),
+        closing=tuple(f"End {name}." for name, _ in reversed(blocks)),
+        module_parameters=tuple(p for _, params in blocks for p in params),
     )
 
 
-def _track_block(code: str, blocks: list[str]) -> None:
-    """Maintain the stack of open sections and modules over a file's sentences.
+_BINDER = re.compile(r"\(\s*(?:(?:Import|Export)\s+)?([A-Za-z_][\w'\s]*?)\s*:")
+
+
+def _track_block(code: str, blocks: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Maintain the stack of open sections and modules, with each module's parameters.
 
     Uses the index's own patterns (:mod:`prover.coq.stdlib`) so that both agree on what opens a
     block: ``Section X.``, an interactive ``Module X`` (not ``Declare Module`` nor ``Module X :=
-    ...``), and ``End X.``.
+    ...``), and ``End X.``. A module's parameters are its functor arguments (``Module Make (X :
+    OrderedType)``) and the modules declared inside it (``Declare Module E : T``).
     """
-    if _SECTION.match(code):
-        blocks.append(_SECTION.match(code).group("name"))
+    if (m := _SECTION.match(code)) is not None:
+        blocks.append((m.group("name"), ()))
     elif (m := _MODULE.match(code)) is not None:
-        if not code.startswith("Declare") and ":=" not in _WITH_CLAUSE.sub("", code):
-            blocks.append(m.group("name"))
-    elif (m := _END.match(code)) is not None and blocks and blocks[-1] == m.group("name"):
+        if code.startswith("Declare"):
+            if blocks:
+                name, params = blocks[-1]
+                blocks[-1] = (name, params + (m.group("name"),))
+        elif ":=" not in _WITH_CLAUSE.sub("", code):
+            header = code[m.end():]
+            names = tuple(n for b in _BINDER.findall(header.split(":=")[0]) for n in b.split())
+            blocks.append((m.group("name"), names))
+    elif (m := _END.match(code)) is not None and blocks and blocks[-1][0] == m.group("name"):
         blocks.pop()

@@ -15,8 +15,9 @@ Axiom rule. ``Print Assumptions`` lists section variables (legitimate: a section
 part of its lemmas' statements), axioms, and unsafe flags (type-in-type, assumed guard or
 positivity). The proof is accepted only if every axiom it lists is an axiom or parameter that the
 standard library itself declares (``Axiom``/``Parameter``/``Conjecture`` sentences of
-``theories/``, such as ``classic`` or ``functional_extensionality_dep``), and no unsafe flag is
-listed. A lemma proved with ``Admitted`` is printed as an axiom under its own name, so it is
+``theories/``, such as ``classic`` or ``functional_extensionality_dep``) or, for a stdlib theorem
+inside a functor, a field of one of the functor's parameters (``X.lt`` in ``Module Make (X :
+OrderedType)``), and no unsafe flag is listed. A lemma proved with ``Admitted`` is printed as an axiom under its own name, so it is
 refused by the same rule. In an ad-hoc context, whose prelude is the user's text, an axiom whose
 name also occurs in that prelude is refused even if a stdlib axiom has the same name.
 """
@@ -87,7 +88,8 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
     if refused:
         return Verification(False, f"the proof relies on axioms the standard library does not declare "
                                    f"(or on admitted lemmas): {refused}", script, tuple(axioms))
-    return Verification(True, "coqc accepted the proof; " + (f"stdlib axioms: {axioms}" if axioms else CLOSED),
+    return Verification(True, "coqc accepted the proof; " + (f"assumes only the library's own axioms or functor "
+                                                            f"parameters: {axioms}" if axioms else CLOSED),
                         script, tuple(axioms))
 
 
@@ -115,8 +117,8 @@ def _allowed(name: str, stdlib: frozenset[str], context: CoqContext) -> bool:
         return False
     if any(q == name or q.endswith("." + name) for q in stdlib):
         return True
-    # in the library's own files, module parameters print under the functor argument's name
-    return context.trusted_prefix and any(q.rsplit(".", 1)[-1] == short for q in stdlib)
+    # inside the library's own functors, fields of their parameters print as axioms (X.lt)
+    return context.trusted_prefix and "." in name and name.split(".", 1)[0] in context.module_parameters
 
 
 def _last_error(text: str) -> str:
