@@ -158,3 +158,35 @@ def test_corpus_is_in_dependency_order(index, tmp_path):
     p = next(p for p in between["premises"] if p["full_name"] == "between_le")
     assert p == {"full_name": "between_le", "code": "Lemma between_le : forall k l, between k l -> k <= l.",
                  "start": [37, 3], "end": [37, 56], "kind": "lemma"}
+
+
+def test_premise_resolution_rules(tmp_path):
+    from prover.coq.corpus import PremiseResolver
+    from prover.coq.stdlib import StdlibIndex
+
+    sources = {
+        "A.v": "Lemma base : True. Proof. exact I. Qed.\nLemma twice : True. Proof. exact I. Qed.\n",
+        "B.v": "Require Import A.\nModule M.\nLemma twice : True. Proof. exact I. Qed.\nEnd M.\n",
+        "C.v": "Lemma unrelated : True. Proof. exact I. Qed.\n",
+        "D.v": "Require Import B.\nLemma here : True. Proof. exact I. Qed.\nLemma later : True. Proof. exact I. Qed.\n",
+    }
+    for name, text in sources.items():
+        (tmp_path / name).write_text(text)
+    modules = {f"Coq.{n[:-2]}": n for n in sources}
+    index = StdlibIndex(tmp_path, [scan_file(tmp_path, n, modules) for n in sources])
+    assert list(index.files) == ["A.v", "B.v", "C.v", "D.v"]  # dependencies first
+    r = PremiseResolver(index)
+    at = (3, 1)  # inside D.v, after "here", before "later"
+    assert r.accessible_files("D.v") == {"A.v", "B.v"}  # transitive imports only
+    assert r.resolve("base", "D.v", at).def_path == "A.v"
+    # a later import shadows an earlier one; qualified names pick exactly
+    assert r.resolve("twice", "D.v", at).full_name == "M.twice"
+    assert r.resolve("A.twice", "D.v", at).full_name == "twice"
+    assert r.resolve("Coq.B.M.twice", "D.v", at).def_path == "B.v"
+    assert r.resolve("unrelated", "D.v", at) is None  # C.v is not imported
+    assert r.resolve("later", "D.v", at) is None and r.resolve("here", "D.v", at).def_pos == (2, 7)
+    text, premises = r.annotate('apply base; exact (twice "base" H). (* base *)', "D.v", at, {"H", "base2"})
+    assert text == 'apply <a>base</a>; exact (<a>twice</a> "base" H). (* base *)'
+    assert [p.full_name for p in premises] == ["base", "M.twice"]
+    # hypotheses shadow premises; tactic names are never premises
+    assert r.annotate("exact base.", "D.v", at, {"base"}) == ("exact base.", [])
