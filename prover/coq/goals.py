@@ -22,6 +22,7 @@ rendered state because they differ between equal states.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 
@@ -116,6 +117,7 @@ def strip_tags(output: str) -> tuple[str, list[str]]:
     return _TAG.sub("", output), messages
 
 
+@functools.lru_cache(maxsize=1024)  # equal states recur in a search (merged states, replays)
 def parse_view(output: str) -> ProofView | None:
     """Parse what coqtop printed after an accepted sentence; None when it printed no state.
 

@@ -30,6 +30,7 @@ input and the reason, without reaching coqtop:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -86,6 +87,7 @@ class CheckedTactic:
         return self.focusing + (() if self.tactic is None else (self.tactic,))
 
 
+@functools.lru_cache(maxsize=4096)  # a search tries the same tactic strings over and over
 def check_tactic(text: str) -> CheckedTactic:
     """Accept ``text`` as one untrusted proof step, or raise :class:`RefusedTactic` saying why."""
     shown = text if len(text) <= 200 else text[:200] + "..."
