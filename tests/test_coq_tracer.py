@@ -120,3 +120,27 @@ def test_trace_command(traced, capsys):
     assert "2 requested, 0 traced now, 0 failed" in printed
     with pytest.raises(SystemExit, match="--files 'Nope/\\*.v' matches no file"):
         main(["trace", "--files", "Nope/*.v", "--out", str(out)])
+
+
+def test_unreadable_goals_lose_one_theorem_not_the_file(tmp_path, monkeypatch):
+    """A state the goal parser cannot read skips that theorem; the rest of the file is traced."""
+    from prover.coq import tracer
+    from prover.coq.corpus import PremiseResolver
+    from prover.coq.goals import GoalParseError
+    from prover.coq.stdlib import load_index
+
+    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path))
+    index = load_index(progress=False)
+    real = tracer.parse_view
+
+    def picky(output):
+        if "between (S k) l" in output:  # only in the goals of between_Sk_l
+            raise GoalParseError("simulated")
+        return real(output)
+
+    monkeypatch.setattr(tracer, "parse_view", picky)
+    trace = tracer.trace_file(index, PremiseResolver(index), "Arith/Between.v")
+    assert trace.error is None
+    assert len(trace.skipped) == 1 and "Between.v:44:3" in trace.skipped[0] and "simulated" in trace.skipped[0]
+    names = [r["full_name"] for r in trace.theorems]
+    assert "between_Sk_l" not in names and len(names) == len(index.file("Arith/Between.v").theorems) - 1

@@ -45,4 +45,6 @@ def run(args: argparse.Namespace) -> int:
               f"{s.cpu_seconds_now:.1f} CPU s, {s.seconds_now:.1f} s wall summed over workers)")
     for error in s.failed:
         print(f"failed: {error}")
+    for reason in s.skipped:
+        print(f"theorem skipped: {reason}")
     return 1 if s.failed else 0

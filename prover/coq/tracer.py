@@ -53,6 +53,14 @@ class TraceError(RuntimeError):
     """A file could not be replayed; the message names the file, line and coqtop's error."""
 
 
+class UnreadableState(TraceError):
+    """coqtop accepted a sentence but printed goals the parser cannot read.
+
+    Coq's state is intact, so only the theorem being traced is lost: the tracer replays the rest of
+    its proof without recording and goes on with the file.
+    """
+
+
 def traced_data_dir() -> Path:
     """The default output directory of the tracer: ``<cache_dir>/traced``."""
     return cache_dir() / "traced"
@@ -66,13 +74,14 @@ class FileTrace:
     sha1: str
     theorems: list[dict]
     error: str | None
+    skipped: list[str]  # theorems replayed but not recorded, with the reason (UnreadableState)
     steps: int
     seconds: float  # wall-clock
     cpu_seconds: float  # this process and its coqtop: the cost on one core, whatever the machine's load
 
     def to_json(self) -> dict:
         return {"format": TRACE_FORMAT, "path": self.path, "sha1": self.sha1, "theorems": self.theorems,
-                "error": self.error, "steps": self.steps, "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
+                "error": self.error, "skipped": self.skipped, "steps": self.steps, "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
 
 
 class _Replayer:
@@ -85,6 +94,7 @@ class _Replayer:
         self.text = (index.root / path).read_text()
         self.lines = LineIndex(self.text)
         self.steps = 0
+        self.skipped: list[str] = []
 
     def where(self, offset: int) -> str:
         line, col = self.lines.position(offset)
@@ -120,7 +130,10 @@ class _Replayer:
             pending = []
             # the index puts the terminator (Qed.) right after the proof's sentences
             end = i + 1 + len(thm.proof)
-            records.append(self._trace_theorem(coq, thm, span, spans[end]))
+            try:
+                records.append(self._trace_theorem(coq, thm, span, spans[end]))
+            except UnreadableState as exc:
+                self.skipped.append(str(exc))
             i = end + 1
         self._send_batch(coq, pending)
         return records
@@ -152,19 +165,27 @@ class _Replayer:
                 shows = coq.send_all([f"Show {k}." for k in range(2, len(view.goals) + 1)], _SENTENCE_TIMEOUT)
                 view = with_hypotheses(view, [parse_shown_goal(r.output) for r in shows])
         except GoalParseError as exc:
-            raise TraceError(f"{self.where(span[0])}: cannot read the goals after {self.code(span)[:80]!r}: {exc}") from None
+            raise UnreadableState(f"{self.where(span[0])}: cannot read the goals after {self.code(span)[:80]!r}: {exc}") from None
         return _render(view), {h.name for g in view.goals for h in g.hypotheses}
 
     def _trace_theorem(self, coq: Coqtop, thm: TheoremEntry, statement: tuple[int, int], end_span: tuple[int, int]) -> dict:
-        state, names = self._state(coq, coq.send(self.code(statement), _SENTENCE_TIMEOUT), statement, None)
+        try:
+            state, names = self._state(coq, coq.send(self.code(statement), _SENTENCE_TIMEOUT), statement, None)
+        except UnreadableState:
+            self._finish_unrecorded(coq, thm, list(thm.proof), end_span)
+            raise
         tactics = []
-        for span in thm.proof:
+        for k, span in enumerate(thm.proof):
             code = self.code(span)
             reply = coq.send(code, _SENTENCE_TIMEOUT)
             if _PROOF_VERNAC.match(code):
                 self._check(reply, span)
                 continue
-            after, after_names = self._state(coq, reply, span, (state, names))
+            try:
+                after, after_names = self._state(coq, reply, span, (state, names))
+            except UnreadableState:
+                self._finish_unrecorded(coq, thm, list(thm.proof[k + 1 :]), end_span)
+                raise
             # hypotheses before the tactic and those it introduces (intros A l) shadow premises
             annotated, premises = self.resolver.annotate(code, self.file.path, thm.start, names | after_names)
             tactics.append({
@@ -175,11 +196,7 @@ class _Replayer:
             })
             self.steps += 1
             state, names = after, after_names
-        # The library is compiled already, so the kernel need not check an opaque proof again:
-        # closing it with Admitted saves that time. Not in sections (a proof decides which section
-        # variables the lemma abstracts over) and not for Defined (its body may compute later).
-        elide = thm.terminator == "Qed" and not thm.in_section
-        self._check(coq.send("Admitted." if elide else self.code(end_span), _SENTENCE_TIMEOUT), end_span)
+        self._close(coq, thm, end_span)
         if state != NO_GOALS:
             raise TraceError(f"{self.where(thm.offset)}: proof of {thm.full_name} replayed but goals remain: {state[:200]!r}")
         return {
@@ -191,6 +208,22 @@ class _Replayer:
             "end": list(thm.end),
             "traced_tactics": tactics,
         }
+
+
+    def _close(self, coq: Coqtop, thm: TheoremEntry, end_span: tuple[int, int]) -> None:
+        """Send the proof's terminator.
+
+        The library is compiled already, so the kernel need not check an opaque proof again:
+        closing it with Admitted saves that time. Not in sections (a proof decides which section
+        variables the lemma abstracts over) and not for Defined (its body may compute later).
+        """
+        elide = thm.terminator == "Qed" and not thm.in_section
+        self._check(coq.send("Admitted." if elide else self.code(end_span), _SENTENCE_TIMEOUT), end_span)
+
+    def _finish_unrecorded(self, coq: Coqtop, thm: TheoremEntry, rest: list[tuple[int, int]], end_span: tuple[int, int]) -> None:
+        """Replay the ``rest`` of a proof and its terminator without reading states."""
+        self._send_batch(coq, rest)
+        self._close(coq, thm, end_span)
 
 
 def _render(view: ProofView) -> str:
@@ -211,7 +244,8 @@ def trace_file(index: StdlibIndex, resolver: PremiseResolver, path: str) -> File
         theorems, error = rep.run(), None
     except (TraceError, CoqtopDied) as exc:
         theorems, error = [], f"{path}: {exc}" if isinstance(exc, CoqtopDied) else str(exc)
-    return FileTrace(path, rep.file.sha1, theorems, error, rep.steps, time.perf_counter() - t0, _cpu_time() - c0)
+    return FileTrace(path, rep.file.sha1, theorems, error, rep.skipped, rep.steps,
+                     time.perf_counter() - t0, _cpu_time() - c0)
 
 
 def _cache_path(out_dir: Path, path: str) -> Path:
@@ -257,6 +291,7 @@ class TraceSummary:
     files: int
     traced: int
     failed: list[str]
+    skipped: list[str]  # theorems whose goals could not be read (the rest of their file is traced)
     theorems: int
     tactics: int
     annotated_tactics: int
@@ -326,12 +361,14 @@ def _write_splits(index: StdlibIndex, out_dir: Path, files: list[str], traced: i
     split = load_split()
     by_split: dict[str, list[dict]] = {s: [] for s in SPLITS}
     failed: list[str] = []
+    skipped: list[str] = []
     for path in index.files:
         data = _load_cached(out_dir, index, path)
         if data is None:
             continue
         if data["error"]:
             failed.append(data["error"])
+        skipped.extend(data.get("skipped", []))
         name = next((s for s in SPLITS if path in split[s]), split_of(path))
         by_split[name].extend(data["theorems"])
     for name, records in by_split.items():
@@ -341,7 +378,7 @@ def _write_splits(index: StdlibIndex, out_dir: Path, files: list[str], traced: i
     records = [r for rs in by_split.values() for r in rs]
     tactics = [t for r in records for t in r["traced_tactics"]]
     summary = TraceSummary(
-        out_dir, len(files), traced, failed, len(records), len(tactics),
+        out_dir, len(files), traced, failed, skipped, len(records), len(tactics),
         sum(1 for t in tactics if t["annotated_tactic"][1]), num_premises, steps_now, seconds_now, cpu_now,
     )
     meta = {
@@ -353,6 +390,7 @@ def _write_splits(index: StdlibIndex, out_dir: Path, files: list[str], traced: i
         "annotated_tactics": summary.annotated_tactics,
         "premises": num_premises,
         "failed_files": failed,
+        "skipped_theorems": skipped,
     }
     (out_dir / "metadata.json").write_text(json.dumps(meta, indent=1))
     return summary
