@@ -16,9 +16,9 @@ import time
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--limit", type=int, default=24, help="how many lemmas to attempt (default: 24)")
-    parser.add_argument("--timeout", type=float, default=8.0, help="search seconds per lemma (default: 8)")
-    parser.add_argument("--max-expansions", type=int, default=20, help="expansions per lemma (default: 20)")
+    parser.add_argument("--limit", type=int, default=32, help="how many lemmas to attempt (default: 32)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="search seconds per lemma (default: 10)")
+    parser.add_argument("--max-expansions", type=int, default=40, help="expansions per lemma (default: 40)")
     parser.add_argument("--tactic-timeout", type=float, default=2.0, help="seconds per tactic (default: 2)")
     parser.add_argument("--max-proof-sentences", type=int, default=3,
                         help="only lemmas whose library proof has at most this many sentences (default: 3)")
