@@ -72,7 +72,8 @@ def test_coqtop_reply_framing_state_ids_and_memory_cap():
         assert coqtop.tip == start and coqtop.proof_name == "Coq"
         reopened = coqtop.send("Lemma t : True.")  # same evar numbers as the abandoned proof:
         assert reopened.ok and reopened.output == "" and reopened.stale_printer  # coqtop printed nothing
-        limits = open(f"/proc/{coqtop.pid}/limits").read()
+        with open(f"/proc/{coqtop.pid}/limits") as f:
+            limits = f.read()
         line = next(l for l in limits.splitlines() if l.startswith("Max address space"))
         assert str(1024 * 1024 * 1024) in line
     finally:

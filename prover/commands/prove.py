@@ -12,9 +12,9 @@ proved (and re-checked by coqc), 1 when not, 2 for bad input.
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 import time
-import sys
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -142,10 +142,13 @@ class Coqtop:
                 bufsize=0,
                 cwd=self.cwd,
                 start_new_session=True,  # its own process group, so signals reach coqtop alone
-                preexec_fn=_limit_memory(limit),
             )
         except OSError as exc:
             raise CoqtopDied(f"cannot start {self.executable!r}: {exc}") from exc
+        if limit is not None:
+            # set from outside (no preexec_fn, which is unsafe in threaded callers such as Ray
+            # workers); coqtop's start-up stays far below any sensible cap
+            resource.prlimit(self.proc.pid, resource.RLIMIT_AS, (limit, limit))
         self._buf = b""
         self._printer_synced = True
         self._read_reply(timeout)  # the banner and the first prompt

@@ -14,8 +14,8 @@ context manager) to kill them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from search_tree.protocol import Proof, TacticState, Theorem, Verification
 
@@ -117,7 +117,7 @@ class CoqEnvironment:
             worker.close()
         self._idle.clear()
 
-    def __enter__(self) -> "CoqEnvironment":
+    def __enter__(self) -> CoqEnvironment:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -31,12 +31,12 @@ from search_tree.protocol import Goal, Hypothesis
 SEPARATOR = "============================"
 # a message block, with the location coqtop prints before warnings ("Toplevel input, characters
 # 18-26:" and the echoed input lines starting with "> ")
-_TAG = re.compile(r"(?:Toplevel input, characters \d+-\d+:\n(?:>[^\n]*\n)*)?<(warning|infomsg)>(.*?)</\1>\n?", re.S)
+_TAG = re.compile(r"(?:Toplevel input, characters \d+-\d+:\n(?:>[^\n]*\n)*)?<(warning|infomsg)>(.*?)</\1>\n?", re.DOTALL)
 _HEADER = re.compile(r"^(\d+) (focused )?goals?((?: \([^()]*\))*)$")
 _SHELVED = re.compile(r"\(shelved: (\d+)\)")
 _ID_SUFFIX = re.compile(r" \(ID (\d+)\)$")
 _LISTED = re.compile(r"^goal (\d+)(?: \(ID (\d+)\))? is:$")
-_HYP = re.compile(r"([A-Za-z_][\w']*(?:, [A-Za-z_][\w']*)*) (:=|:) (.*)$", re.S)
+_HYP = re.compile(r"([A-Za-z_][\w']*(?:, [A-Za-z_][\w']*)*) (:=|:) (.*)$", re.DOTALL)
 _EVAR = re.compile(r"(?<![\w'?])\?[A-Za-z_][\w']*")
 
 MSG_NO_MORE_GOALS = "No more goals."
@@ -248,7 +248,7 @@ def _listed_targets(lines: list[str]) -> list[str]:
         if _LISTED.match(line):
             targets.append([])
         elif targets and line.strip():
-            targets[-1].append(line[1:] if line.startswith(" ") else line)
+            targets[-1].append(line.removeprefix(" "))
         elif line.strip() and line != "You need to go back and solve them.":
             raise GoalParseError(f"unexpected line in a goal list: {line[:300]!r}")
     return ["\n".join(t) for t in targets]

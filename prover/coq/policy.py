@@ -139,9 +139,9 @@ def _check_tactic_sentence(code: str, refuse) -> None:
             raise refuse(f"{word!r} takes no goal selector")
     words = {m.group() for m in _IDENT.finditer(_STRING.sub('""', code))}
     if words & GIVE_UP:
-        raise refuse(f"{sorted(words & GIVE_UP)[0]!r} gives up a goal instead of proving it")
+        raise refuse(f"{min(words & GIVE_UP)!r} gives up a goal instead of proving it")
     debugging = _DEBUGGING.search(_STRING.sub('""', code))
     if debugging is not None:
         raise refuse(f"{debugging.group()!r} prints debugging traces; use the tactic without them")
     if words & UNCHECKED:
-        raise refuse(f"{sorted(words & UNCHECKED)[0]!r} skips type checking (only Qed would catch a bad term)")
+        raise refuse(f"{min(words & UNCHECKED)!r} skips type checking (only Qed would catch a bad term)")

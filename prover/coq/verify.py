@@ -72,7 +72,7 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
         path.write_text(source)
         cmd = ["coqc", "-q", "-Q", tmp, dirpath] + (["-noinit"] if context.noinit else []) + [path.name]
         try:
-            done = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout)
+            done = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
             return Verification(False, f"coqc timed out after {timeout}s", script)
         out = Path(tmp) / f"{ASSUMPTIONS_FILE}.out"

@@ -14,7 +14,14 @@ from search_tree.protocol import EnvironmentFailure, Goal
 
 from .context import CoqContext
 from .coqtop import Coqtop, Reply
-from .goals import GoalParseError, ProofView, inherited_goals, parse_shown_goal, parse_view, with_hypotheses
+from .goals import (
+    GoalParseError,
+    ProofView,
+    inherited_goals,
+    parse_shown_goal,
+    parse_view,
+    with_hypotheses,
+)
 
 BATCH_BYTES = 16_384  # pipelined input per write: small enough that coqtop never blocks us
 
