@@ -78,16 +78,6 @@ class Reply:
         return text.strip()
 
 
-def _limit_memory(limit_bytes: int | None):
-    """A ``preexec_fn`` that caps the child's address space, so a runaway tactic dies alone."""
-
-    def apply() -> None:
-        if limit_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
-
-    return apply
-
-
 class Coqtop:
     """One coqtop process. Not thread-safe; one sentence at a time.
 
