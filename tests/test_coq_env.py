@@ -284,6 +284,17 @@ def test_hung_coqtop_is_killed_by_the_watchdog(env):
         assert session.run_tac(state, "split.").num_goals == 2
 
 
+def test_memory_cap_stops_a_runaway_tactic_and_the_session_goes_on():
+    th = adhoc_theorem("Lemma m : True.", ["Require Import List."])
+    with CoqEnvironment(tactic_timeout=20, memory_limit_mb=700) as env:
+        with env.open(th) as (session, init):
+            t0 = time.monotonic()
+            blowup = session.run_tac(init, "let x := eval vm_compute in (List.repeat true 30000000) in idtac.")
+            assert blowup.kind in (ErrorKind.CRASH, ErrorKind.ERROR), blowup  # killed, or Coq's Out_of_memory
+            assert time.monotonic() - t0 < 15
+            assert isinstance(session.run_tac(init, "exact I."), ProofFinished)
+
+
 def test_killed_coqtop_mid_search_is_absorbed_and_proof_found():
     with CoqEnvironment(tactic_timeout=2) as env:
         killed = []
