@@ -100,7 +100,9 @@ class CoqSession:
             except CoqtopDied as exc:
                 self._recover(exc)
                 return TacticError(f"coqtop died running {tactic!r} ({exc}); restarted", ErrorKind.CRASH)
-        raise EnvironmentFailure(f"coqtop kept dying while returning to state {state.id} of {self._context.name!r}")
+        # coqtop restarts fine but dies replaying the way to this state: lose the state, not the search
+        return TacticError(f"coqtop died {self.max_restarts + 1} times replaying the path to state {state.id} "
+                           f"of {self._context.name!r}; that state is lost", ErrorKind.CRASH)
 
     @property
     def coqtop(self) -> Coqtop | None:
