@@ -404,3 +404,19 @@ def test_branching_proof_renders_with_nested_bullets_and_compiles(env):
     mixed = (ProofStep("split.", ((ProofStep("split."), ProofStep("- exact I."), ProofStep("- exact I.")),
                                   (ProofStep("split; [reflexivity|split; [reflexivity|exact I]]."),))),)
     assert "{" in env.render(th, mixed) and env.verify(th, mixed).ok
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+def test_prove_command(capsys):
+    from prover.cli import main
+
+    assert main(["prove", "--env", "coq", "--timeout", "30", "Zrem_0_r"]) == 0
+    out = capsys.readouterr().out
+    assert "status: proved" in out and "Proof.\n  destruct a; simpl; auto.\nQed." in out
+    assert main(["prove", "--env", "coq", "Zrem_0"]) == 2
+    assert "did you mean Zrem_0_r" in capsys.readouterr().err
+    assert main(["prove", "--env", "coq", "--statement", "Lemma two : 1 + 1 = 2.", "--tactics", "reflexivity.",
+                 "--", "two"]) == 0
+    assert main(["prove", "--env", "coq", "--statement", "Lemma bad : 1 + 1 = 3", "bad"]) == 2
+    assert "not terminated" in capsys.readouterr().err
