@@ -121,6 +121,14 @@ def test_states_of_abandoned_branches_are_replayed_not_lost(env):
         assert session.restarts == 0
 
 
+def test_unicode_hypothesis_names(env):
+    th = adhoc_theorem("Lemma u : forall (α β : nat), α = β -> exists k, k = α.", ARITH)
+    with env.open(th) as (session, init):
+        state = run(session, init, "intros.", "eexists.")
+        assert [h.name for h in state.goals[0].hypotheses] == ["α", "β", "H"]
+        assert state.goals[0].has_evar and state.goals[0].target == "?k = α"
+
+
 def test_let_hypothesis_and_unchanged_state(env):
     th = adhoc_theorem("Lemma lets : let x := 3 in x = 3.", ARITH)
     with env.open(th) as (session, init):

@@ -36,8 +36,8 @@ _HEADER = re.compile(r"^(\d+) (focused )?goals?((?: \([^()]*\))*)$")
 _SHELVED = re.compile(r"\(shelved: (\d+)\)")
 _ID_SUFFIX = re.compile(r" \(ID (\d+)\)$")
 _LISTED = re.compile(r"^goal (\d+)(?: \(ID (\d+)\))? is:$")
-_HYP = re.compile(r"([A-Za-z_][\w']*(?:, [A-Za-z_][\w']*)*) (:=|:) (.*)$", re.DOTALL)
-_EVAR = re.compile(r"(?<![\w'?])\?[A-Za-z_][\w']*")
+_HYP = re.compile(r"([^\W\d][\w']*(?:, [^\W\d][\w']*)*) (:=|:) (.*)$", re.DOTALL)  # Coq identifiers may be Unicode
+_EVAR = re.compile(r"(?<![\w'?])\?[^\W\d][\w']*")
 
 MSG_NO_MORE_GOALS = "No more goals."
 MSG_GAVE_UP = "No more goals, but there are some goals you gave up:"
