@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "ablate": "prover.commands.ablate",
     "trace-lean": "prover.commands.trace_lean",
     "train-policy": "prover.commands.train_policy",
+    "trace": "prover.commands.trace",
+    "prove": "prover.commands.prove",
 }
 
 

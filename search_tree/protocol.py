@@ -98,7 +98,12 @@ class Goal:
 
 @dataclass(frozen=True)
 class TacticState:
-    """A proof state with at least one goal.
+    """A proof state that is not finished.
+
+    ``goals`` are the goals the next tactic works on. It is empty only in a backend with explicit
+    focusing when the focused block is solved and other goals wait for the next focusing step
+    (Coq's "This subproof is complete, but there are some unfocused goals": next comes a bullet or
+    ``}``); ``pp`` then shows the waiting goals.
 
     ``pp`` is the pretty-printed state; ``id`` is the backend's handle for returning to it (a
     coqtop state number, a LeanDojo state id); ``key`` is the identity used to merge equal states

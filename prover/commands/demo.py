@@ -1,13 +1,66 @@
-"""Prove a bundled example with best-first search (replaced by the Coq demo once it lands)."""
+"""Prove Coq standard library lemmas of the test split with best-first search, and show the proofs.
+
+The demo takes a fixed, machine-independent sample of the test split's lemmas whose library
+proofs are short (at most ``--max-proof-sentences`` sentences), searches each with the Coq
+baseline (common tactics plus case analysis and induction on hypotheses, see
+``prover.coq.automation``), re-checks every proof found with coqc (``Print Assumptions``: no
+axioms beyond the stdlib's), and prints what it proved. Defaults finish in a few minutes on two
+cores.
+"""
 
 from __future__ import annotations
 
 import argparse
+import textwrap
+import time
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per theorem")
+    parser.add_argument("--limit", type=int, default=32, help="how many lemmas to attempt (default: 32)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="search seconds per lemma (default: 10)")
+    parser.add_argument("--max-expansions", type=int, default=40, help="expansions per lemma (default: 40)")
+    parser.add_argument("--tactic-timeout", type=float, default=2.0, help="seconds per tactic (default: 2)")
+    parser.add_argument("--max-proof-sentences", type=int, default=3,
+                        help="only lemmas whose library proof has at most this many sentences (default: 3)")
+    parser.add_argument("--split", choices=["train", "val", "test"], default="test", help="stdlib split (default: test)")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise SystemExit("the demo needs the Coq backend (issue 3)")
+    from tqdm import tqdm
+
+    from prover.coq.automation import baseline_prover, stable_sample
+    from prover.coq.env import CoqEnvironment
+    from prover.coq.stdlib import stdlib_theorems
+    from search_tree import Status
+
+    if args.limit < 1 or args.timeout <= 0 or args.tactic_timeout <= 0:
+        raise SystemExit("--limit, --timeout and --tactic-timeout must be positive")
+    started = time.monotonic()
+    with CoqEnvironment(tactic_timeout=args.tactic_timeout) as env:
+        short = [t for t in stdlib_theorems(args.split, env.index)
+                 if _proof_length(env.index, t) <= args.max_proof_sentences]
+        theorems = stable_sample(short, args.limit)
+        print(f"Coq stdlib, {args.split} split: {len(short)} lemmas with library proofs of at most "
+              f"{args.max_proof_sentences} sentences; attempting {len(theorems)} of them "
+              f"({args.timeout:g}s and {args.max_expansions} expansions each)")
+        prover = baseline_prover(timeout=args.timeout, max_expansions=args.max_expansions)
+        proved = []
+        bar = tqdm(theorems, unit="lemma", dynamic_ncols=True)
+        for theorem in bar:
+            bar.set_postfix_str(f"proved {len(proved)}, now {theorem.full_name}"[:60])
+            result = prover.search(env, theorem)
+            if result.status == Status.PROVED:
+                proved.append(result)
+                bar.write(f"proved {theorem.extra['qualified_name']} ({theorem.file_path}:{theorem.position[0]}) "
+                          f"in {result.total_time:.1f}s:\n{textwrap.indent(result.script, '    ')}")
+        bar.close()
+    print(f"proved {len(proved)} of {len(theorems)} lemmas in {time.monotonic() - started:.0f}s; "
+          f"every proof re-checked by coqc with no axioms beyond the stdlib's")
+    return 0
+
+
+def _proof_length(index, theorem) -> int:
+    """Sentences of the library's own proof of ``theorem`` (``Proof.`` included)."""
+    entry = next(e for e in index.file(theorem.file_path).theorems if e.offset == theorem.extra["offset"])
+    return len(entry.proof)
+

@@ -1,0 +1,1 @@
+"""The Coq backend: sentence splitting, the stdlib index and split, tracing, and the coqtop environment."""

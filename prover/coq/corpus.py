@@ -1,0 +1,168 @@
+"""The stdlib's premise corpus in LeanDojo's ``corpus.jsonl`` format, and premise resolution.
+
+One line per file, dependencies first::
+
+    {"path": "Arith/Between.v", "imports": ["Init/Prelude.v", "Arith/Le.v", ...],
+     "premises": [{"full_name": "bet_eq", "code": "Lemma bet_eq : ...", "start": [29, 3],
+                   "end": [29, 52], "kind": "lemma"}, ...]}
+
+``path`` and ``imports`` are relative to ``theories/``; ``imports`` are the direct ``Require``s
+(plus ``Init/Prelude.v``, which Coq loads implicitly outside ``Init/``). ``start``/``end`` are the
+declaring sentence; ``code`` is that sentence without comments (a theorem's statement, without its
+proof). The corpus comes from the index's text scan, so it needs no coqtop.
+
+:class:`PremiseResolver` maps an identifier written in a tactic to the corpus entry it names, the
+way Coq resolves a (partially) qualified name: among the declarations accessible from the theorem
+(its file's transitive imports and what precedes it in its own file) whose qualified name ends with
+the identifier, the latest one wins (later imports and later definitions shadow earlier ones).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .stdlib import Declaration, SourceFile, StdlibIndex
+
+
+def corpus_lines(index: StdlibIndex) -> list[dict]:
+    """The corpus records of every indexed file, in dependency order."""
+    return [
+        {
+            "path": f.path,
+            "imports": f.imports,
+            "premises": [
+                {"full_name": d.full_name, "code": d.code, "start": list(d.start), "end": list(d.end), "kind": d.kind}
+                for d in f.declarations
+            ],
+        }
+        for f in index.files.values()
+    ]
+
+
+def write_corpus(index: StdlibIndex, path: Path) -> int:
+    """Writes ``corpus.jsonl`` atomically; returns the number of premises."""
+    lines = corpus_lines(index)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w") as out:
+        for rec in lines:
+            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return sum(len(r["premises"]) for r in lines)
+
+
+@dataclass(frozen=True)
+class ResolvedPremise:
+    """A premise occurrence in a tactic, in the shape of LeanDojo's ``annotated_tactic`` entries."""
+
+    full_name: str
+    def_path: str
+    def_pos: tuple[int, int]
+    def_end_pos: tuple[int, int]
+
+    def to_json(self) -> dict:
+        return {"full_name": self.full_name, "def_path": self.def_path, "def_pos": list(self.def_pos),
+                "def_end_pos": list(self.def_end_pos)}
+
+
+# a possibly qualified identifier, not preceded by a character that would make it part of a larger
+# token (a longer identifier, a field access ``x.(f)``, a scope ``%nat``, an evar ``?x``)
+_IDENT_RE = re.compile(r"(?<![\w'.%?@$])[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"]|"")*"|\(\*.*?\*\)', re.S)
+
+
+# Coq's built-in tactics and tactic keywords: words of a tactic that name no premise even where a
+# declaration of the same name exists (``apply`` in Program.Basics, ``split`` in Lists.List)
+BUILTIN_TACTIC_WORDS = frozenset("""
+    abstract absurd admit apply as assert assumption at auto autoapply autorewrite autounfold by case case_eq
+    cbn cbv change classical_left classical_right clear clearbody cofix compute congruence constr constructor
+    contradict contradiction cut cutrewrite dependent destruct discriminate do eapply eassert eassumption easy
+    eauto ecase econstructor edestruct ediscriminate eelim eenough eexact eexists einduction einjection eleft
+    elim else end enough epose eremember erewrite eright eset esimplify_eq esplit evar exact exactly_once
+    exfalso exists f_equal fail field field_simplify field_simplify_eq first firstorder fix fold for forall
+    from fun functional generalize give_up goal hnf idtac if in induction info_auto info_eauto info_trivial
+    injection instantiate intro intros intuition inversion inversion_clear is_var lazy left let lia lra ltac
+    match move native_compute nia now nra numgoals omega once only pattern pose progress psatz rapply red
+    refine reflexivity remember rename repeat replace return revert revgoals rewrite right ring
+    ring_simplify rtauto set setoid_reflexivity setoid_replace setoid_rewrite setoid_symmetry
+    setoid_transitivity shelve shelve_unifiable simpl simple simplify_eq solve specialize split split_Rabs
+    split_Rmult stepl stepr struct subst swap symmetry tauto then time timeout transitivity trivial try
+    tryif type typeclasses unfold unify unshelve using vm_compute with zify core arith bool datatypes
+    zarith real sets proof eqn into until after before top bottom ident uconstr open_constr
+""".split())
+
+
+class PremiseResolver:
+    """Resolves identifiers in tactics to corpus declarations accessible from a given theorem."""
+
+    def __init__(self, index: StdlibIndex) -> None:
+        self.index = index
+        self._order = {p: i for i, p in enumerate(index.files)}
+        # every dotted suffix of every qualified name -> [(file, declaration, ordinal in file)]
+        self._by_suffix: dict[str, list[tuple[SourceFile, Declaration, int]]] = {}
+        for f in index.files.values():
+            for k, d in enumerate(f.declarations):
+                parts = f"{f.module}.{d.full_name}".split(".")
+                for i in range(len(parts)):
+                    self._by_suffix.setdefault(".".join(parts[i:]), []).append((f, d, k))
+        self._closure: dict[str, frozenset[str]] = {}
+        self.tactic_words = BUILTIN_TACTIC_WORDS | {n for f in index.files.values() for n in f.tactic_names}
+
+    def accessible_files(self, path: str) -> frozenset[str]:
+        """The files whose declarations ``path`` can use: its transitive imports."""
+        if path not in self._closure:
+            seen: set[str] = set()
+            todo = list(self.index.file(path).imports)
+            while todo:
+                p = todo.pop()
+                if p not in seen and p in self.index.files:
+                    seen.add(p)
+                    todo.extend(self.index.files[p].imports)
+            self._closure[path] = frozenset(seen)
+        return self._closure[path]
+
+    def resolve(self, name: str, path: str, before: tuple[int, int]) -> ResolvedPremise | None:
+        """The declaration ``name`` denotes in file ``path`` at position ``before``, if it is in the corpus."""
+        best: tuple[tuple[int, int], SourceFile, Declaration] | None = None
+        imported = self.accessible_files(path)
+        for f, d, k in self._by_suffix.get(name, ()):
+            if f.path == path:
+                if d.start >= before:
+                    continue
+                rank = (len(self._order), k)  # the file itself shadows its imports
+            elif f.path in imported:
+                rank = (self._order[f.path], k)
+            else:
+                continue
+            if best is None or rank > best[0]:
+                best = (rank, f, d)
+        if best is None:
+            return None
+        _, f, d = best
+        return ResolvedPremise(d.full_name, f.path, d.name_pos, d.name_end)
+
+    def annotate(self, tactic: str, path: str, before: tuple[int, int], local_names: set[str]) -> tuple[str, list[ResolvedPremise]]:
+        """LeanDojo's ``annotated_tactic``: ``tactic`` with ``<a>…</a>`` around the premises it names.
+
+        ``local_names`` (hypotheses of the goal) shadow global names, as in Coq; tactic names
+        (:attr:`tactic_words`) and identifiers inside strings and comments are not premises.
+        """
+        masked = _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group()), tactic)
+        out: list[str] = []
+        premises: list[ResolvedPremise] = []
+        last = 0
+        for m in _IDENT_RE.finditer(masked):
+            name = m.group()
+            if name in local_names or name in self.tactic_words:
+                continue
+            hit = self.resolve(name, path, before)
+            if hit is None:
+                continue
+            out.append(tactic[last : m.start()] + f"<a>{name}</a>")
+            last = m.end()
+            premises.append(hit)
+        out.append(tactic[last:])
+        return "".join(out), premises

@@ -1,0 +1,143 @@
+"""The Coq environment: the protocol's :class:`~search_tree.protocol.Environment` over coqtop.
+
+    env = CoqEnvironment(tactic_timeout=5)
+    theorem = env.theorem("Nat.le_0_l")                       # from the stdlib index
+    # or adhoc_theorem("Lemma two : 1 + 1 = 2.", ["Require Import Arith."])
+    with env.open(theorem) as (session, state):
+        result = session.run_tac(state, "intros.")
+    verdict = env.verify(theorem, proof)                      # coqc + Print Assumptions
+
+Processes are pooled: a coqtop that served a theorem keeps its replayed file prefix for the next
+theorem of the same file (see :mod:`prover.coq.worker`). Close the environment (or use it as a
+context manager) to kill them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from search_tree.protocol import Proof, TacticState, Theorem, Verification
+
+from .context import CoqContext, adhoc_context, stdlib_context
+from .render import render_proof
+from .session import CoqSession
+from .verify import verify_proof
+from .worker import Worker
+
+
+class CoqEnvironment:
+    """Coq 8.16 through ``coqtop -emacs``.
+
+    ``tactic_timeout`` (seconds) bounds each tactic; ``memory_limit_mb`` caps each coqtop's
+    address space (``None``: no cap); ``max_restarts`` is how many consecutive coqtop restarts a
+    session attempts before giving up with :class:`EnvironmentFailure`; ``sentence_timeout``
+    bounds each sentence of a file prefix; ``elide_proofs`` replays earlier lemmas of a file as
+    ``Admitted`` when opening (see :func:`prover.coq.context.stdlib_context`); ``max_idle`` is how
+    many idle coqtops are kept for reuse; ``verify_timeout`` bounds the final ``coqc`` check.
+    """
+
+    name = "coq"
+
+    def __init__(
+        self,
+        tactic_timeout: float = 5.0,
+        memory_limit_mb: int | None = 4096,
+        max_restarts: int = 3,
+        sentence_timeout: float = 120.0,
+        elide_proofs: bool = True,
+        max_idle: int = 1,
+        verify_timeout: float = 600.0,
+        index=None,
+    ) -> None:
+        if tactic_timeout <= 0:
+            raise ValueError(f"tactic_timeout must be positive, got {tactic_timeout!r}")
+        self.tactic_timeout = tactic_timeout
+        self.memory_limit_mb = memory_limit_mb
+        self.max_restarts = max_restarts
+        self.sentence_timeout = sentence_timeout
+        self.elide_proofs = elide_proofs
+        self.max_idle = max_idle
+        self.verify_timeout = verify_timeout
+        self._index = index
+        self._idle: list[Worker] = []
+        self._busy: list[Worker] = []
+
+    @property
+    def index(self):
+        """The stdlib index (:class:`prover.coq.stdlib.StdlibIndex`), loaded on first use."""
+        if self._index is None:
+            from .stdlib import load_index
+
+            self._index = load_index()
+        return self._index
+
+    def theorem(self, name: str) -> Theorem:
+        """The stdlib theorem called ``name``; :class:`TheoremNotFound` lists close matches."""
+        return self.index.theorem(name)
+
+    def context(self, theorem: Theorem) -> CoqContext:
+        """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself."""
+        if "prelude" in theorem.extra:
+            return adhoc_context(theorem)
+        if "offset" not in theorem.extra:  # e.g. a Theorem read back from a results file
+            found = self.index.theorem(theorem.extra.get("qualified_name") or theorem.full_name)
+            if theorem.file_path and found.file_path != theorem.file_path:
+                raise ValueError(f"{theorem.full_name!r} is in {found.file_path}, not {theorem.file_path}")
+            theorem = found
+        return stdlib_context(theorem, self.index, self.elide_proofs)
+
+    @contextmanager
+    def open(self, theorem: Theorem) -> Iterator[tuple[CoqSession, TacticState]]:
+        context = self.context(theorem)
+        worker = self._take(context)
+        session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
+        ok = False
+        try:
+            init = session.start()
+            ok = True
+            yield session, init
+        finally:
+            self._give_back(worker, reusable=ok)
+
+    def render(self, theorem: Theorem, proof: Proof) -> str:
+        return render_proof(proof)
+
+    def verify(self, theorem: Theorem, proof: Proof) -> Verification:
+        return verify_proof(self.context(theorem), proof, self.index, self.verify_timeout)
+
+    @property
+    def coqtop_pids(self) -> list[int]:
+        """Pids of this environment's live coqtop processes (in use first), for monitoring and tests."""
+        return [w.coqtop.pid for w in self._busy + self._idle if w.coqtop is not None and w.coqtop.alive]
+
+    def close(self) -> None:
+        """Kill every coqtop of this environment (a session still open restarts its own on next use)."""
+        for worker in self._idle + self._busy:
+            worker.close()
+        self._idle.clear()
+
+    def __enter__(self) -> CoqEnvironment:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _take(self, context: CoqContext) -> Worker:
+        """An idle worker that already replayed this file if any, else any idle one, else a new one."""
+        worker = next((w for w in self._idle if w.key == context.key), self._idle[-1] if self._idle else None)
+        if worker is None:
+            worker = Worker(self.memory_limit_mb, self.sentence_timeout)
+        else:
+            self._idle.remove(worker)
+        self._busy.append(worker)
+        return worker
+
+    def _give_back(self, worker: Worker, reusable: bool) -> None:
+        self._busy.remove(worker)
+        if not reusable or worker.coqtop is None or not worker.coqtop.alive:
+            worker.close()
+            return
+        self._idle.append(worker)
+        while len(self._idle) > self.max_idle:
+            self._idle.pop(0).close()

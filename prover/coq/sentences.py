@@ -1,0 +1,215 @@
+"""Split Coq source text into sentences, the unit coqtop executes.
+
+Both the backend (one untrusted tactic = exactly one sentence) and the tracer (replay a stdlib file
+sentence by sentence) need the same notion of a sentence, with offsets back into the source so that
+positions in traced data point at the real text.
+
+The rules follow Coq's lexer as far as sentence boundaries go:
+
+* comments ``(* ... *)`` nest, and a string inside a comment is lexed as a string (so ``"*)"``
+  inside a comment does not close it); comments between sentences belong to no sentence, comments
+  inside a sentence stay in its ``text`` (see :attr:`Sentence.code` for the text without them);
+* strings ``"..."`` escape a quote by doubling it (``""``);
+* a sentence ends at a ``.`` followed by whitespace or the end of the text, and at ``...`` (the
+  ``Proof with`` terminator: ``split...``), but not at ``..`` (recursive notations); ``Nat.add`` and
+  ``1.5`` do not end a sentence;
+* at the start of a sentence, a bullet (a run of one of ``-``, ``+``, ``*``) and a brace ``{`` or
+  ``}`` are sentences of their own; a goal selector followed by a brace (``2: {``, ``all: {``) is one
+  sentence; a selector followed by a tactic (``2: auto.``) is one sentence like any other.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+
+class SentenceSplitError(ValueError):
+    """The text cannot be split: an unterminated comment, string or sentence.
+
+    ``source`` names the input (a file path or ``<string>``), ``line``/``column`` (1-based) where
+    the offending construct starts.
+    """
+
+    def __init__(self, source: str, line: int, column: int, what: str) -> None:
+        super().__init__(f"{source}:{line}:{column}: {what}")
+        self.source = source
+        self.line = line
+        self.column = column
+        self.what = what
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence: ``text == source[start:end]``, ending with its ``.`` (bullets and braces have none)."""
+
+    text: str
+    start: int
+    end: int
+
+    @property
+    def code(self) -> str:
+        """The sentence without comments, each comment replaced by one space, stripped."""
+        return strip_comments(self.text).strip()
+
+    @property
+    def is_bullet(self) -> bool:
+        """A focusing bullet (``-``, ``++``, ``*``...) or a brace, possibly after a goal selector."""
+        return self.text[-1] in "-+*{}"
+
+
+class LineIndex:
+    """Converts character offsets of one text to 1-based (line, column) pairs, as LeanDojo's data uses."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        """The inverse of :meth:`position`."""
+        return self._starts[line - 1] + column - 1
+
+
+_WS = " \t\r\n\f"
+_BODY_TOKEN = re.compile(r'\(\*|"|\.')
+_COMMENT_TOKEN = re.compile(r'\(\*|\*\)|"')
+_SELECTOR_BRACE = re.compile(
+    r"(?:\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*|all|!|\[\s*[A-Za-z_][\w']*\s*\])\s*:\s*\{"
+)
+
+
+def _skip_string(text: str, pos: int, source: str) -> int:
+    """``pos`` is just after an opening quote; returns the offset just after the closing one."""
+    n = len(text)
+    while True:
+        q = text.find('"', pos)
+        if q < 0:
+            raise SentenceSplitError(source, *LineIndex(text).position(pos - 1), "unterminated string")
+        if q + 1 < n and text[q + 1] == '"':
+            pos = q + 2
+            continue
+        return q + 1
+
+
+def _skip_comment(text: str, pos: int, source: str) -> int:
+    """``pos`` is just after an opening ``(*``; returns the offset just after the matching ``*)``."""
+    opened = pos - 2
+    depth = 1
+    while depth:
+        m = _COMMENT_TOKEN.search(text, pos)
+        if m is None:
+            raise SentenceSplitError(source, *LineIndex(text).position(opened), "unterminated comment")
+        tok = m.group()
+        if tok == "(*":
+            depth += 1
+            pos = m.end()
+        elif tok == "*)":
+            depth -= 1
+            pos = m.end()
+        else:
+            pos = _skip_string(text, m.end(), source)
+    return pos
+
+
+def _skip_blanks(text: str, pos: int, source: str) -> int:
+    """Skips whitespace and comments; returns the offset of the next code character (or the end)."""
+    n = len(text)
+    while pos < n:
+        c = text[pos]
+        if c in _WS:
+            pos += 1
+        elif text.startswith("(*", pos):
+            pos = _skip_comment(text, pos + 2, source)
+        else:
+            break
+    return pos
+
+
+def _comment_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every outermost comment of ``text`` (strings outside comments skipped)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        m = _COMMENT_TOKEN.search(text, pos)
+        if m is None:
+            return spans
+        if m.group() == '"':
+            pos = _skip_string(text, m.end(), "<string>")
+        elif m.group() == "(*":
+            pos = _skip_comment(text, m.end(), "<string>")
+            spans.append((m.start(), pos))
+        else:  # a stray "*)" outside any comment is left for Coq to reject
+            pos = m.end()
+
+
+def strip_comments(text: str) -> str:
+    """``text`` with every comment replaced by one space (strings intact)."""
+    out, pos = [], 0
+    for start, end in _comment_spans(text):
+        out.append(text[pos:start] + " ")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def mask_comments(text: str) -> str:
+    """``text`` with the characters of comments blanked (newlines kept), so offsets stay valid."""
+    out, pos = [], 0
+    for start, end in _comment_spans(text):
+        out.append(text[pos:start] + re.sub(r"[^\n]", " ", text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def split_sentences(text: str, source: str = "<string>") -> list[Sentence]:
+    """All sentences of ``text`` in order; raises :class:`SentenceSplitError` naming ``source``.
+
+    Text after the last sentence must be blank or comments: an unterminated sentence is an error,
+    because silently dropping it would lose a tactic or a declaration.
+    """
+    sentences: list[Sentence] = []
+    n = len(text)
+    pos = _skip_blanks(text, 0, source)
+    while pos < n:
+        start = pos
+        c = text[pos]
+        if c in "{}":
+            end = pos + 1
+        elif c in "-+*":
+            end = pos
+            while end < n and text[end] == c:
+                end += 1
+        else:
+            m = _SELECTOR_BRACE.match(text, pos)
+            end = m.end() if m else _sentence_end(text, pos, source)
+        sentences.append(Sentence(text[start:end], start, end))
+        pos = _skip_blanks(text, end, source)
+    return sentences
+
+
+def _sentence_end(text: str, pos: int, source: str) -> int:
+    """The offset just after the terminating dot of the sentence starting at ``pos``."""
+    n = len(text)
+    start = pos
+    while True:
+        m = _BODY_TOKEN.search(text, pos)
+        if m is None:
+            raise SentenceSplitError(source, *LineIndex(text).position(start), "sentence not terminated by '.'")
+        tok = m.group()
+        if tok == "(*":
+            pos = _skip_comment(text, m.end(), source)
+        elif tok == '"':
+            pos = _skip_string(text, m.end(), source)
+        else:
+            dot = m.start()
+            run_end = dot
+            while run_end < n and text[run_end] == ".":
+                run_end += 1
+            if run_end - dot in (1, 3) and (run_end == n or text[run_end] in _WS):
+                return run_end
+            pos = run_end

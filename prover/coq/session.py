@@ -1,0 +1,253 @@
+"""A proof session over coqtop: untrusted tactics on any state, with crash and hang recovery.
+
+Every state the session hands out is a node that remembers its parent and the sentences that led
+to it, so any state can be reached again. coqtop's document is linear: ``BackTo`` reaches only
+states on the current branch (going back to a state and adding sentences discards the states
+after it, which then answer ``Stm.Vcs_aux.Expired``). The session therefore keeps the chain of
+nodes whose coqtop states are live, from the statement to the tip; a node on it is reached with
+``BackTo``, any other by ``BackTo`` its deepest ancestor on the chain and replaying the tactics
+from there (pipelined in one write). After a restart the chain is just the statement. Each
+tactic runs under Coq's ``Timeout`` and a wall-clock watchdog (see
+:class:`prover.coq.coqtop.Coqtop`):
+
+* a tactic past its limit answers ``TacticError(kind=TIMEOUT)``;
+* a coqtop that dies (killed, out of memory) or hangs past the watchdog is restarted, the context
+  replayed, and the tactic that was running answers ``TacticError(kind=CRASH)``; states of the
+  session stay valid and are replayed on demand the next time they are used (a coqtop found
+  dead before a tactic is restarted first, and the tactic then runs normally);
+* only when a restart itself keeps failing does the session raise :class:`EnvironmentFailure`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from search_tree.protocol import (
+    EnvironmentFailure,
+    ErrorKind,
+    Goal,
+    ProofFinished,
+    ProofGivenUp,
+    TacticError,
+    TacticResult,
+    TacticState,
+)
+
+from .context import CoqContext
+from .coqtop import Coqtop, CoqtopDied, Reply
+from .goals import GoalParseError, Outcome, ProofView, parse_view
+from .policy import CheckedTactic, RefusedTactic, check_tactic
+from .worker import Worker
+
+
+@dataclass
+class _Node:
+    """A state of the session: how it was reached and, while it is on the chain, its coqtop id."""
+
+    parent: int | None
+    step: CheckedTactic | None  # what led here from the parent (None for the root)
+    view: ProofView
+    key: str  # the key of the TacticState handed out, to catch states of another session
+    coq_id: int  # meaningful only while the node is on the session's chain
+
+
+REPLAY_SLACK = 3.0  # replays get this many times the tactic timeout
+
+
+class CoqSession:
+    """One opened theorem. Create through :meth:`prover.coq.env.CoqEnvironment.open`."""
+
+    def __init__(self, worker: Worker, context: CoqContext, tactic_timeout: float, max_restarts: int) -> None:
+        self._worker = worker
+        self._context = context
+        self.tactic_timeout = tactic_timeout
+        self.max_restarts = max_restarts
+        self._nodes: list[_Node] = []
+        self._chain: list[int] = []  # nodes whose coqtop states are live, root first
+        self._on_chain: dict[int, int] = {}  # node -> its index in the chain
+        self.restarts = 0  # coqtop restarts so far, for statistics
+        self.replayed_tactics = 0  # tactics re-run to reach states off the chain, for statistics
+
+    # -- public -------------------------------------------------------------------------------
+
+    def start(self) -> TacticState:
+        """Open the theorem (restarting coqtop if it dies while doing so); the initial state."""
+        coq_id, view = self._open_context()
+        state = self._tactic_state(0, view)
+        self._nodes = [_Node(None, None, view, state.key, coq_id)]
+        self._set_chain([0])
+        return state
+
+    def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
+        """Run one untrusted tactic on any state of this session (see the module docstring)."""
+        if not 0 <= state.id < len(self._nodes) or self._nodes[state.id].key != state.key:
+            raise ValueError(f"state id {state.id} does not belong to this session of {self._context.name!r}")
+        try:
+            checked = check_tactic(tactic)
+        except RefusedTactic as exc:
+            return TacticError(str(exc), ErrorKind.REFUSED)
+        for _ in range(self.max_restarts + 1):
+            try:
+                backto = self._reach(state.id)
+            except CoqtopDied as exc:
+                self._recover(exc)
+                continue
+            except _Unrestorable as exc:
+                return TacticError(str(exc), ErrorKind.CRASH)
+            try:
+                return self._apply(state.id, checked, backto)
+            except CoqtopDied as exc:
+                self._recover(exc)
+                return TacticError(f"coqtop died running {tactic!r} ({exc}); restarted", ErrorKind.CRASH)
+        # coqtop restarts fine but dies replaying the way to this state: lose the state, not the search
+        return TacticError(f"coqtop died {self.max_restarts + 1} times replaying the path to state {state.id} "
+                           f"of {self._context.name!r}; that state is lost", ErrorKind.CRASH)
+
+    @property
+    def coqtop(self) -> Coqtop | None:
+        """The coqtop process now serving this session (it changes when coqtop is restarted)."""
+        return self._worker.coqtop
+
+    @property
+    def coqtop_pid(self) -> int | None:
+        """The pid of the coqtop process now serving this session (tests and benchmarks kill it)."""
+        return None if self._worker.coqtop is None else self._worker.coqtop.pid
+
+    # -- running tactics ----------------------------------------------------------------------
+
+    def _sentences(self, step: CheckedTactic, slack: float = 1.0) -> list[str]:
+        """The sentences sent for a step: focusing ones as they are, the tactic under ``Timeout``.
+
+        Replays pass ``slack`` > 1: a tactic that succeeded once near its limit must not fail
+        when it is replayed to rebuild a state.
+        """
+        out = list(step.focusing)
+        if step.tactic is not None:
+            out.append(f"Timeout {max(1, math.ceil(self.tactic_timeout * slack))} {step.tactic}")
+        return out
+
+    def _watchdog(self, slack: float = 1.0) -> float:
+        """Wall-clock limit per reply: Coq's own Timeout plus slack for printing and scheduling."""
+        return math.ceil(self.tactic_timeout * slack) * 1.5 + 2.0
+
+    def _apply(self, node_id: int, checked: CheckedTactic, backto: list[str]) -> TacticResult:
+        node = self._nodes[node_id]
+        sentences = self._sentences(checked)
+        coqtop = self._worker.coqtop
+        assert coqtop is not None
+        replies = coqtop.send_all(backto + sentences, self._watchdog())
+        if not all(r.ok for r in replies[:len(backto)]):
+            raise CoqtopDied(f"BackTo {node.coq_id} failed: {replies[0].error}")
+        self._set_chain(self._chain[: self._on_chain[node_id] + 1])  # later states are discarded
+        view: ProofView | None = node.view
+        coq_id = replies[-1].state_id
+        try:
+            for reply in replies[len(backto):]:
+                failure = _failure(reply)
+                if failure is not None:
+                    return failure
+                printed = parse_view(reply.output)
+                # printed nothing: unchanged, unless coqtop compared with an abandoned branch
+                view = printed if printed is not None else None if reply.stale_printer else view
+            if view is None:
+                coq_id, view = self._worker.show()
+            if view.outcome == Outcome.FINISHED:
+                return ProofFinished(self._add(node_id, checked, view, "", coq_id), "No more goals.")
+            if view.outcome == Outcome.GAVE_UP:
+                return ProofGivenUp("No more goals, but there are some goals you gave up")
+            coq_id, view = self._worker.complete(coq_id, view, node.view)
+        except GoalParseError as exc:
+            return TacticError(f"unparseable proof state after {checked.sentences!r}: {exc}", ErrorKind.ERROR)
+        state = self._tactic_state(len(self._nodes), view)
+        self._add(node_id, checked, view, state.key, coq_id)
+        return state
+
+    def _add(self, parent: int, step: CheckedTactic, view: ProofView, key: str, coq_id: int) -> int:
+        """A new node made from ``parent`` (the tip of the chain), which becomes the new tip."""
+        self._nodes.append(_Node(parent, step, view, key, coq_id))
+        new = len(self._nodes) - 1
+        self._set_chain(self._chain + [new])
+        return new
+
+    @staticmethod
+    def _tactic_state(node_id: int, view: ProofView) -> TacticState:
+        if view.outcome == Outcome.SHELVED:  # the shelved goals are the evars still to be found
+            goals = tuple(Goal((), target, has_evar=True, name="shelved") for target in view.others)
+        else:  # GOALS, or SUBPROOF_DONE with no focused goal until the next bullet
+            goals = view.goals
+        pp = view.render()
+        return TacticState(pp=pp, id=node_id, goals=goals, key=pp)
+
+    # -- reaching states and recovering ------------------------------------------------------
+
+    def _set_chain(self, chain: list[int]) -> None:
+        self._chain = chain
+        self._on_chain = {n: i for i, n in enumerate(chain)}
+
+    def _reach(self, node_id: int) -> list[str]:
+        """Make ``node_id`` the tip or reachable by ``BackTo``; returns the sentences to get there.
+
+        A node off the chain is rebuilt by replaying its path from its deepest ancestor on the
+        chain; the sentences returned are then empty (coqtop is at the node).
+        """
+        coqtop = self._worker.coqtop
+        if coqtop is None or not coqtop.alive:  # died between tactics: not this tactic's fault
+            raise CoqtopDied("coqtop was found dead before the tactic")
+        path: list[int] = []
+        i = node_id
+        while i not in self._on_chain:
+            path.append(i)
+            i = self._nodes[i].parent  # type: ignore[assignment]  (the root is always on the chain)
+        if not path:
+            return coqtop.back_to_sentences(self._nodes[node_id].coq_id)
+        path.reverse()
+        per_node = [self._sentences(self._nodes[j].step, REPLAY_SLACK) for j in path]  # type: ignore[arg-type]
+        sentences = [s for group in per_node for s in group]
+        replies = coqtop.send_all(coqtop.back_to_sentences(self._nodes[i].coq_id) + sentences,
+                                  self._watchdog(REPLAY_SLACK))
+        bad = next((r for r in replies if not r.ok), None)
+        if bad is not None:
+            self._set_chain(self._chain[: self._on_chain[i] + 1])  # the old branch is gone either way
+            raise _Unrestorable(f"state {node_id} of {self._context.name!r} could not be restored: replaying "
+                                f"{per_node!r} failed: {bad.error}")
+        self.replayed_tactics += len(path)
+        self._set_chain(self._chain[: self._on_chain[i] + 1] + path)
+        end = len(replies)
+        for j, group in zip(reversed(path), reversed(per_node)):  # a node's id: the reply to its last sentence
+            self._nodes[j].coq_id = replies[end - 1].state_id
+            end -= len(group)
+        return []
+
+    def _open_context(self) -> tuple[int, ProofView]:
+        last: Exception | None = None
+        for _ in range(self.max_restarts + 1):
+            try:
+                return self._worker.open(self._context)
+            except CoqtopDied as exc:
+                last = exc
+                self.restarts += 1
+                self._worker.close()
+        raise EnvironmentFailure(f"coqtop died {self.max_restarts + 1} times opening {self._context.name!r}: {last}")
+
+    def _recover(self, why: CoqtopDied) -> None:
+        """Restart coqtop and reopen the theorem; other nodes are replayed when next used."""
+        self.restarts += 1
+        self._worker.close()
+        self._nodes[0].coq_id, _ = self._open_context()
+        self._set_chain([0])
+
+
+class _Unrestorable(RuntimeError):
+    """A state's path no longer replays (e.g. a tactic that succeeded near its time limit)."""
+
+
+def _failure(reply: Reply) -> TacticError | None:
+    """The error a reply stands for, or None when the sentence succeeded."""
+    if reply.interrupted:
+        return TacticError("the tactic ran past the wall-clock watchdog and was interrupted", ErrorKind.TIMEOUT)
+    if reply.ok:
+        return None
+    if reply.error == "Timeout!":
+        return TacticError("Timeout! (the tactic ran past its time limit)", ErrorKind.TIMEOUT)
+    return TacticError(reply.error or reply.output)

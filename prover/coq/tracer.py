@@ -1,0 +1,396 @@
+"""Trace the Coq standard library like LeanDojo traces a Lean repository.
+
+Each stdlib file is replayed sentence by sentence in its own coqtop (the driver of
+:mod:`prover.coq.coqtop`); for every theorem of the index (:mod:`prover.coq.stdlib`) the goals
+before and after each proof sentence are recorded, and the premises each sentence names are
+annotated against the corpus (:mod:`prover.coq.corpus`).
+
+Output layout (``out_dir``, by default :func:`traced_data_dir`), readable without importing
+``prover``::
+
+    corpus.jsonl           premises, LeanDojo's corpus format (see prover/coq/corpus.py)
+    train.json val.json test.json
+                           traced theorems of the files of each split, LeanDojo benchmark format:
+                           [{url, commit, file_path, full_name, start, end, traced_tactics:
+                             [{tactic, annotated_tactic: [text, [{full_name, def_path, def_pos,
+                               def_end_pos}]], state_before, state_after}]}]
+    metadata.json          Coq version, split rule, counts, files that could not be traced
+    files/<path>.json      per-file trace cache ({path, sha1, theorems, error, steps, seconds});
+                           a file whose cache matches its source's SHA-1 is not traced again
+
+States are :meth:`prover.coq.goals.ProofView.render` texts (every goal with its hypotheses, the
+same text the Coq backend uses for ``TacticState.pp``), and ``"no goals"`` when the proof is
+complete. Bullets and braces are traced as tactics, since the backend runs them as such. Vernacular
+sentences inside a proof (``Proof.``, ``Show``...) are replayed but not recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import re
+import resource
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .coqtop import Coqtop, CoqtopDied, Reply
+from .corpus import PremiseResolver, write_corpus
+from .goals import GoalParseError, Outcome, ProofView, parse_shown_goal, parse_view, with_hypotheses
+from .sentences import LineIndex, strip_comments
+from .stdlib import SPLITS, StdlibIndex, TheoremEntry, cache_dir, coq_version, load_index, load_split, split_of
+
+URL = "https://github.com/coq/coq"
+NO_GOALS = "no goals"
+TRACE_FORMAT = 1  # bump when the per-file records change, so caches are rebuilt
+# sentences inside a proof that are commands, not tactics: replayed, never recorded
+_PROOF_VERNAC = re.compile(r"(?:Proof|Show|Check|Print|About|Locate|Search\w*|Compute|Eval|Set|Unset|Opaque|Transparent)\b")
+_SENTENCE_TIMEOUT = 120.0  # seconds; stdlib sentences compile in far less, so more means a hang
+
+
+class TraceError(RuntimeError):
+    """A file could not be replayed; the message names the file, line and coqtop's error."""
+
+
+class UnreadableState(TraceError):
+    """coqtop accepted a sentence but printed goals the parser cannot read.
+
+    Coq's state is intact, so only the theorem being traced is lost: the tracer replays the rest of
+    its proof without recording and goes on with the file.
+    """
+
+
+def traced_data_dir() -> Path:
+    """The default output directory of the tracer: ``<cache_dir>/traced``."""
+    return cache_dir() / "traced"
+
+
+@dataclass
+class FileTrace:
+    """The trace of one file: LeanDojo records of its theorems, or the error that stopped it."""
+
+    path: str
+    sha1: str
+    theorems: list[dict]
+    error: str | None
+    skipped: list[str]  # theorems replayed but not recorded, with the reason (UnreadableState)
+    steps: int
+    seconds: float  # wall-clock
+    cpu_seconds: float  # this process and its coqtop: the cost on one core, whatever the machine's load
+
+    def to_json(self) -> dict:
+        return {"format": TRACE_FORMAT, "path": self.path, "sha1": self.sha1, "theorems": self.theorems,
+                "error": self.error, "skipped": self.skipped, "steps": self.steps, "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
+
+
+class _Replayer:
+    """Replays one file in one coqtop and records its theorems' proofs."""
+
+    def __init__(self, index: StdlibIndex, resolver: PremiseResolver, path: str) -> None:
+        self.index = index
+        self.resolver = resolver
+        self.file = index.file(path)
+        self.text = (index.root / path).read_text()
+        self.lines = LineIndex(self.text)
+        self.steps = 0
+        self.skipped: list[str] = []
+
+    def where(self, offset: int) -> str:
+        line, col = self.lines.position(offset)
+        return f"{self.file.path}:{line}:{col}"
+
+    def code(self, span: tuple[int, int]) -> str:
+        return strip_comments(self.text[span[0] : span[1]]).strip()
+
+    def run(self) -> list[dict]:
+        # Init/ files are compiled without the prelude (they define it)
+        args = ("-top", self.file.module) + (("-noinit",) if self.file.path.startswith("Init/") else ())
+        coq = Coqtop(args=args, memory_limit_mb=None)
+        coq.start()
+        try:
+            return self._replay(coq)
+        finally:
+            coq.kill()
+
+    def _replay(self, coq: Coqtop) -> list[dict]:
+        theorems = {t.offset: t for t in self.file.theorems}
+        spans = self.file.sentences
+        records: list[dict] = []
+        pending: list[tuple[int, int]] = []  # sentences outside traced proofs, sent in one batch
+        i = 0
+        while i < len(spans):
+            span = spans[i]
+            thm = theorems.get(span[0])
+            if thm is None:
+                pending.append(span)
+                i += 1
+                continue
+            self._send_batch(coq, pending)
+            pending = []
+            # the index puts the terminator (Qed.) right after the proof's sentences
+            end = i + 1 + len(thm.proof)
+            try:
+                records.append(self._trace_theorem(coq, thm, span, spans[end]))
+            except UnreadableState as exc:
+                self.skipped.append(str(exc))
+            i = end + 1
+        self._send_batch(coq, pending)
+        return records
+
+    def _send_batch(self, coq: Coqtop, spans: list[tuple[int, int]]) -> None:
+        if not spans:
+            return
+        replies = coq.send_all([self.code(s) for s in spans], _SENTENCE_TIMEOUT)
+        for span, reply in zip(spans, replies):
+            self._check(reply, span)
+
+    def _check(self, reply: Reply, span: tuple[int, int]) -> None:
+        if not reply.ok:
+            raise TraceError(f"{self.where(span[0])}: coqtop refused {self.code(span)[:80]!r}: {reply.error[:500]}")
+
+    def _state(self, coq: Coqtop, reply: Reply, span: tuple[int, int], previous: tuple[str, set[str]] | None) -> tuple[str, set[str]]:
+        """The rendered state a reply shows (asking ``Show i.`` for the hypotheses of goals 2..n).
+
+        coqtop prints nothing when a sentence leaves the proof as it was: that is ``previous``.
+        """
+        self._check(reply, span)
+        try:
+            view = parse_view(reply.output)
+            if view is None:
+                if previous is None:
+                    raise GoalParseError("no goals printed after the statement")
+                return previous
+            if not view.complete_goals:
+                shows = coq.send_all([f"Show {k}." for k in range(2, len(view.goals) + 1)], _SENTENCE_TIMEOUT)
+                view = with_hypotheses(view, [parse_shown_goal(r.output) for r in shows])
+        except GoalParseError as exc:
+            raise UnreadableState(f"{self.where(span[0])}: cannot read the goals after {self.code(span)[:80]!r}: {exc}") from None
+        return _render(view), {h.name for g in view.goals for h in g.hypotheses}
+
+    def _trace_theorem(self, coq: Coqtop, thm: TheoremEntry, statement: tuple[int, int], end_span: tuple[int, int]) -> dict:
+        try:
+            state, names = self._state(coq, coq.send(self.code(statement), _SENTENCE_TIMEOUT), statement, None)
+        except UnreadableState:
+            self._finish_unrecorded(coq, thm, list(thm.proof), end_span)
+            raise
+        tactics = []
+        for k, span in enumerate(thm.proof):
+            code = self.code(span)
+            reply = coq.send(code, _SENTENCE_TIMEOUT)
+            if _PROOF_VERNAC.match(code):
+                self._check(reply, span)
+                continue
+            try:
+                after, after_names = self._state(coq, reply, span, (state, names))
+            except UnreadableState:
+                self._finish_unrecorded(coq, thm, list(thm.proof[k + 1 :]), end_span)
+                raise
+            # hypotheses before the tactic and those it introduces (intros A l) shadow premises
+            annotated, premises = self.resolver.annotate(code, self.file.path, thm.start, names | after_names)
+            tactics.append({
+                "tactic": code,
+                "annotated_tactic": [annotated, [p.to_json() for p in premises]],
+                "state_before": state,
+                "state_after": after,
+            })
+            self.steps += 1
+            state, names = after, after_names
+        self._close(coq, thm, end_span)
+        if state != NO_GOALS:
+            raise TraceError(f"{self.where(thm.offset)}: proof of {thm.full_name} replayed but goals remain: {state[:200]!r}")
+        return {
+            "url": URL,
+            "commit": f"V{coq_version()}",
+            "file_path": self.file.path,
+            "full_name": thm.full_name,
+            "start": list(thm.start),
+            "end": list(thm.end),
+            "traced_tactics": tactics,
+        }
+
+
+    def _close(self, coq: Coqtop, thm: TheoremEntry, end_span: tuple[int, int]) -> None:
+        """Send the proof's terminator.
+
+        The library is compiled already, so the kernel need not check an opaque proof again:
+        closing it with Admitted saves that time. Not in sections (a proof decides which section
+        variables the lemma abstracts over) and not for Defined (its body may compute later).
+        """
+        elide = thm.terminator == "Qed" and not thm.in_section
+        self._check(coq.send("Admitted." if elide else self.code(end_span), _SENTENCE_TIMEOUT), end_span)
+
+    def _finish_unrecorded(self, coq: Coqtop, thm: TheoremEntry, rest: list[tuple[int, int]], end_span: tuple[int, int]) -> None:
+        """Replay the ``rest`` of a proof and its terminator without reading states."""
+        self._send_batch(coq, rest)
+        self._close(coq, thm, end_span)
+
+
+def _render(view: ProofView) -> str:
+    return NO_GOALS if view.outcome == Outcome.FINISHED else view.render()
+
+
+def _cpu_time() -> float:
+    """CPU seconds of this process plus its reaped children (the coqtops, killed and waited for)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def trace_file(index: StdlibIndex, resolver: PremiseResolver, path: str) -> FileTrace:
+    """Replay one file; a replay failure is recorded in ``error`` (the file then has no theorems)."""
+    t0, c0 = time.perf_counter(), _cpu_time()
+    rep = _Replayer(index, resolver, path)
+    try:
+        theorems, error = rep.run(), None
+    except (TraceError, CoqtopDied) as exc:
+        theorems, error = [], f"{path}: {exc}" if isinstance(exc, CoqtopDied) else str(exc)
+    return FileTrace(path, rep.file.sha1, theorems, error, rep.skipped, rep.steps,
+                     time.perf_counter() - t0, _cpu_time() - c0)
+
+
+def _cache_path(out_dir: Path, path: str) -> Path:
+    return out_dir / "files" / (path + ".json")
+
+
+def _load_cached(out_dir: Path, index: StdlibIndex, path: str) -> dict | None:
+    """The cached trace of ``path`` if it is current (same format, same source); failures included."""
+    p = _cache_path(out_dir, path)
+    if not p.exists():
+        return None
+    data = json.loads(p.read_text())
+    ok = data.get("format") == TRACE_FORMAT and data.get("sha1") == index.file(path).sha1
+    return data if ok else None
+
+
+_worker_state: tuple[StdlibIndex, PremiseResolver, Path] | None = None
+
+
+def _worker_init(out_dir: str) -> None:
+    global _worker_state
+    index = load_index(progress=False)
+    _worker_state = (index, PremiseResolver(index), Path(out_dir))
+
+
+def _worker_trace(path: str) -> tuple[str, int, float, float, str | None]:
+    assert _worker_state is not None
+    index, resolver, out_dir = _worker_state
+    trace = trace_file(index, resolver, path)
+    target = _cache_path(out_dir, path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(json.dumps(trace.to_json(), ensure_ascii=False))
+    tmp.replace(target)
+    return path, trace.steps, trace.seconds, trace.cpu_seconds, trace.error
+
+
+@dataclass
+class TraceSummary:
+    """Counts of one :func:`ensure_traced` call (``traced``: files replayed now, the rest came from the cache)."""
+
+    out_dir: Path
+    files: int
+    traced: int
+    failed: list[str]
+    skipped: list[str]  # theorems whose goals could not be read (the rest of their file is traced)
+    theorems: int
+    tactics: int
+    annotated_tactics: int
+    premises: int
+    steps_now: int
+    seconds_now: float  # wall-clock, summed over workers
+    cpu_seconds_now: float  # CPU time of the tracing processes and their coqtops
+
+    @property
+    def steps_per_cpu_second(self) -> float:
+        """Tracing throughput on one core: tactic steps per CPU second (the issue's measure)."""
+        return self.steps_now / self.cpu_seconds_now if self.cpu_seconds_now else 0.0
+
+
+def ensure_traced(
+    files: list[str] | None = None,
+    out_dir: Path | None = None,
+    workers: int = 1,
+    progress: bool = True,
+) -> TraceSummary:
+    """Trace the stdlib ``files`` (paths under ``theories/``; all by default) that are not cached yet.
+
+    Writes ``corpus.jsonl`` (always the whole stdlib, so premises of any file resolve), the per-file
+    caches, and the split files ``train.json``/``val.json``/``test.json`` with every file traced so
+    far in ``out_dir``. Safe to interrupt: finished files are kept and the next call resumes.
+    """
+    out_dir = out_dir or traced_data_dir()
+    index = load_index(progress=progress)
+    files = list(index.files) if files is None else [index.file(p).path for p in files]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    num_premises = write_corpus(index, out_dir / "corpus.jsonl")
+    # files that failed before are traced again: the failure may have been the machine's (memory, time)
+    todo = [p for p in files if (c := _load_cached(out_dir, index, p)) is None or c["error"]]
+    steps_now, seconds_now, cpu_now = 0, 0.0, 0.0
+    if todo:
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(todo), desc="tracing Coq stdlib", unit="file", file=sys.stderr)
+        if workers > 1:
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(workers, initializer=_worker_init, initargs=(str(out_dir),)) as pool:
+                results = pool.imap_unordered(_worker_trace, todo)
+                for _, steps, seconds, cpu, _error in results:
+                    steps_now, seconds_now, cpu_now = steps_now + steps, seconds_now + seconds, cpu_now + cpu
+                    if bar:
+                        bar.update()
+                        bar.set_postfix(steps_per_cpu_s=f"{steps_now / max(cpu_now, 1e-9):.0f}")
+        else:
+            global _worker_state
+            _worker_state = (index, PremiseResolver(index), out_dir)
+            for p in todo:
+                _, steps, seconds, cpu, _error = _worker_trace(p)
+                steps_now, seconds_now, cpu_now = steps_now + steps, seconds_now + seconds, cpu_now + cpu
+                if bar:
+                    bar.update()
+                    bar.set_postfix(steps_per_cpu_s=f"{steps_now / max(cpu_now, 1e-9):.0f}")
+        if bar:
+            bar.close()
+    return _write_splits(index, out_dir, files, len(todo), num_premises, steps_now, seconds_now, cpu_now)
+
+
+def _write_splits(index: StdlibIndex, out_dir: Path, files: list[str], traced: int, num_premises: int,
+                  steps_now: int, seconds_now: float, cpu_now: float) -> TraceSummary:
+    """Rewrites the split files from every per-file cache in ``out_dir`` (not only ``files``)."""
+    split = load_split()
+    by_split: dict[str, list[dict]] = {s: [] for s in SPLITS}
+    failed: list[str] = []
+    skipped: list[str] = []
+    for path in index.files:
+        data = _load_cached(out_dir, index, path)
+        if data is None:
+            continue
+        if data["error"]:
+            failed.append(data["error"])
+        skipped.extend(data.get("skipped", []))
+        name = next((s for s in SPLITS if path in split[s]), split_of(path))
+        by_split[name].extend(data["theorems"])
+    for name, records in by_split.items():
+        tmp = out_dir / f"{name}.json.tmp"
+        tmp.write_text(json.dumps(records, ensure_ascii=False))
+        tmp.replace(out_dir / f"{name}.json")
+    records = [r for rs in by_split.values() for r in rs]
+    tactics = [t for r in records for t in r["traced_tactics"]]
+    summary = TraceSummary(
+        out_dir, len(files), traced, failed, skipped, len(records), len(tactics),
+        sum(1 for t in tactics if t["annotated_tactic"][1]), num_premises, steps_now, seconds_now, cpu_now,
+    )
+    meta = {
+        "coq_version": coq_version(),
+        "url": URL,
+        "split": "by file, sha256(logical module name) % 100: <80 train, <90 val, else test",
+        "counts": {s: len(by_split[s]) for s in SPLITS},
+        "tactics": summary.tactics,
+        "annotated_tactics": summary.annotated_tactics,
+        "premises": num_premises,
+        "failed_files": failed,
+        "skipped_theorems": skipped,
+    }
+    (out_dir / "metadata.json").write_text(json.dumps(meta, indent=1))
+    return summary
