@@ -13,6 +13,7 @@ import sys
 # subcommand name -> module defining it
 COMMANDS: dict[str, str] = {
     "demo": "prover.commands.demo",
+    "retrieval-eval": "prover.commands.retrieval_eval",
 }
 
 

@@ -79,7 +79,7 @@ class Query:
                 targets.append(stripped.lstrip("⊢=").strip())
                 last = "target"
             elif line[:1].isspace() and last == "hyp":
-                hyps[-1] = (hyps[-1][0], f"{hyps[-1][1]} {stripped}")
+                hyps[-1] = (hyps[-1][0], f"{hyps[-1][1]} {stripped}".strip())
             elif (line[:1].isspace() or last == "target") and targets:
                 targets[-1] = f"{targets[-1]} {stripped}".strip()
             elif m := _HYP_LINE.match(line):
