@@ -22,15 +22,16 @@ import scipy.sparse as sp
 from retrieval.base import Query, Retriever, top_k
 from retrieval.corpus import Corpus
 
-_WORD_OR_SYMBOL = re.compile(r"[^\W_]+|[^\w\s]")
+# words, and notation characters other than punctuation (which every header is full of)
+_WORD_OR_SYMBOL = re.compile(r"[^\W_]+|[^\w\s.,:;()\[\]{}'`@|⟨⟩]")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased tokens: identifier parts split at dots, underscores and camelCase, and symbols.
+    """Lower-cased tokens: identifier parts split at dots, underscores and camelCase, and notation.
 
     >>> tokenize("Nat.succ_le_iff (h : a ≤ toDual b)")
-    ['nat', 'succ', 'le', 'iff', '(', 'h', ':', 'a', '≤', 'to', 'dual', 'b', ')']
+    ['nat', 'succ', 'le', 'iff', 'h', 'a', '≤', 'to', 'dual', 'b']
     """
     out: list[str] = []
     for piece in _WORD_OR_SYMBOL.findall(text):

@@ -10,10 +10,10 @@ and so on up to the depth limit ``d``. A premise is thus selected because of wha
 specific, not because it shares ``=`` or ``≤`` with the goal; symbols on the deny list (equality,
 order, connectives) never trigger anything.
 
-Ranking: by depth first (the defining property of SInE); within a depth by the share of the
-premise's symbol weight (``1 + 2 / log(occ + 1)``, as in MePo) already triggered when it was
-reached, so that premises mostly about the goal's symbols come first. The reported score is
-``share - depth``. SInE selects a set: when the closure stops with fewer than ``k`` premises,
+Ranking: by depth first (the defining property of SInE); within a depth by the weight of the
+premise's symbols already triggered when it was reached (each symbol weighing
+``1 + 2 / log(occ + 1)``, as in MePo), so that a premise sharing a rare symbol with the goal comes
+before one sharing only common ones. The reported score is ``weight / (1 + weight) - depth``. SInE selects a set: when the closure stops with fewer than ``k`` premises,
 fewer are returned.
 """
 
@@ -63,7 +63,6 @@ class SInERetriever(Retriever):
         )
         weights = np.where(allowed, 1.0 + 2.0 / np.log(occ + 1.0), 0.0)
         self._w_csr, _ = self.index.weighted(weights)
-        self.total_weight = np.asarray(self._w_csr.sum(axis=1)).ravel()
 
     def _rank(self, query: Query, mask: np.ndarray | None, k: int) -> list[tuple[int, float]]:
         n = len(self.corpus)
@@ -82,10 +81,8 @@ class SInERetriever(Retriever):
                 break
             available[reached] = False
             covered = self._w_csr[reached] @ triggered.astype(np.float64)
-            share = np.divide(covered, self.total_weight[reached], out=np.zeros(len(reached)),
-                              where=self.total_weight[reached] > 0)
-            order = np.lexsort((reached, -share))
-            ranked.extend((int(reached[j]), float(share[j] - depth)) for j in order)
+            order = np.lexsort((reached, -covered))
+            ranked.extend((int(reached[j]), float(covered[j] / (1 + covered[j]) - depth)) for j in order)
             syms = self.index.symbols_of(reached)
             frontier = syms[~triggered[syms] & self.allowed[syms]]
         return ranked[:k]
