@@ -49,10 +49,11 @@ class DenseRetrieverModule(L.LightningModule):
         super().__init__()
         self.save_hyperparameters()
         self.encoder = load_encoder(model or default_model_path(), device="cpu")
+        self.encoder.train()  # sentence-transformers loads in eval mode (dropout off)
 
     def embed(self, texts: list[str]) -> torch.Tensor:
-        features = self.encoder.tokenize(texts)
-        features = {k: v.to(self.device) for k, v in features.items()}
+        features = self.encoder.preprocess(texts)
+        features = {k: v.to(self.device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
         return F.normalize(self.encoder(features)["sentence_embedding"], dim=-1)
 
     def loss(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
