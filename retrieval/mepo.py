@@ -58,8 +58,9 @@ class MePoRetriever(Retriever):
                 break
             relevant[new] = True
             postings = self._w_csc[:, new]  # the premises mentioning a new symbol, with weights
-            touched = np.unique(postings.indices)
-            rel_weight += np.bincount(postings.indices, weights=postings.data, minlength=n)
+            gained = np.bincount(postings.indices, weights=postings.data, minlength=n)
+            touched = np.flatnonzero(gained)  # weights are positive: exactly the premises reached
+            rel_weight += gained
             relevance[touched] = rel_weight[touched] / self.total_weight[touched]
             passing = touched[available[touched] & (relevance[touched] >= p)]
             if len(passing) == 0:
@@ -70,9 +71,16 @@ class MePoRetriever(Retriever):
             syms = self.index.symbols_of(passing)
             new = syms[~relevant[syms]]
             p += (1 - p) / self.c
-        # round first, then relevance, then relevant weight; the rest by relevance after them
-        rounds = np.where(accepted_round >= 0, accepted_round, self.max_rounds)
-        candidates = np.flatnonzero((accepted_round >= 0) | (available & (rel_weight > 0)))
-        order = np.lexsort((candidates, -rel_weight[candidates], -relevance[candidates], rounds[candidates]))
-        best = candidates[order[:k]]
-        return [(int(i), float(relevance[i] - rounds[i])) for i in best]
+        # round first, then relevance, then relevant weight; the best of the rest after them
+        accepted = np.flatnonzero(accepted_round >= 0)
+        keys = (accepted, -rel_weight[accepted], -relevance[accepted], accepted_round[accepted])
+        best = accepted[np.lexsort(keys)][:k]
+        scores = relevance[best] - accepted_round[best]
+        if len(best) < k:
+            rest = np.flatnonzero(available & (rel_weight > 0))
+            if len(rest) > k - len(best):
+                rest = rest[np.argpartition(-relevance[rest], k - len(best) - 1)[:k - len(best)]]
+            rest = rest[np.lexsort((rest, -rel_weight[rest], -relevance[rest]))]
+            best = np.concatenate([best, rest])
+            scores = np.concatenate([scores, relevance[rest] - self.max_rounds])
+        return [(int(i), float(s)) for i, s in zip(best, scores)]

@@ -75,7 +75,9 @@ class SInERetriever(Retriever):
         while len(frontier) and len(ranked) < k and (self.d is None or depth < self.d):
             depth += 1
             triggered[frontier] = True
-            reached = np.unique(self.trigger[:, frontier].indices)
+            hit = np.zeros(n, dtype=bool)
+            hit[self.trigger[:, frontier].indices] = True
+            reached = np.flatnonzero(hit)
             reached = reached[available[reached]]
             if len(reached) == 0:
                 break
