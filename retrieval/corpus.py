@@ -136,7 +136,7 @@ class Corpus:
             h.update(b"\1")
         return h.hexdigest()[:16]
 
-    @lru_cache(maxsize=4096)
+    @lru_cache(maxsize=512)
     def imported_files(self, path: str) -> frozenset[str]:
         """Files that ``path`` imports, transitively (imports missing from the corpus are skipped)."""
         seen: set[str] = set()
