@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rank-bm25-queries", type=int, default=30)
     parser.add_argument("--ps2-sample", type=int, default=1000)
     parser.add_argument("--retrievers", default="bm25,mepo,sine,ps2")
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="torch intra-op threads for PS-2 (1 helps on an oversubscribed CPU)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -86,7 +88,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:5s} build {build_ms / 1000:6.1f} s, +{mem:5.0f} MB | query {percentiles(lat)}")
         del retriever
 
-    # our BM25 against rank_bm25, same tokens, no accessibility filter (rank_bm25 has none)
+    if "bm25" in names:
+        compare_bm25(corpus, states, args.rank_bm25_queries)
+    if "ps2" in names:
+        if args.torch_threads:
+            import torch
+
+            torch.set_num_threads(args.torch_threads)
+        measure_ps2(corpus, states, args.ps2_sample, args.seed)
+    return 0
+
+
+def compare_bm25(corpus: Corpus, states: list, num_queries: int) -> None:
+    """Our BM25 against rank_bm25: same tokens, no accessibility filter (rank_bm25 has none)."""
     from rank_bm25 import BM25Okapi
 
     docs = [tokenize(p.text) for p in corpus.premises]
@@ -94,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ref, ref_ms = timed(BM25Okapi, docs)
     agree = same_set = 0
     ours_lat, ref_lat = [], []
-    for state, _ in states[:args.rank_bm25_queries]:
+    for state, _ in states[:num_queries]:
         q = tokenize(Query.from_state(state).text)
         s_ours, t_ours = timed(ours.scores, q)
         top_ours = np.argsort(-s_ours, kind="stable")[:10]
@@ -112,47 +126,48 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  speed-up (median) {statistics.median(ref_lat) / statistics.median(ours_lat):.0f}x; "
           f"identical top-10 lists on {agree}/{n} queries, same top-10 sets on {same_set}/{n}")
 
-    if "ps2" in names:
-        import faiss
 
-        from retrieval.dense import load_encoder
+def measure_ps2(corpus: Corpus, states: list, sample_size: int, seed: int) -> None:
+    """PS-2 build rate on a sample, query encoding, and FAISS search at full corpus size."""
+    import faiss
 
-        sample = random.Random(args.seed).sample(range(len(corpus)), min(args.ps2_sample, len(corpus)))
-        sub = corpus.restrict(sample)
-        m0 = rss_mb()
-        encoder, load_ms = timed(load_encoder, None, "cpu")
-        m1 = rss_mb()
-        ps2, build_ms = timed(build_retriever, "ps2", sub, encoder=encoder, show_progress=False)
-        print(f"\nPS-2 (all-MiniLM-L6-v2, CPU): model loaded in {load_ms / 1000:.1f} s (+{m1 - m0:.0f} MB); "
-              f"premise index of {len(sub)} sampled premises built in {build_ms / 1000:.1f} s "
-              f"({build_ms / len(sub):.1f} ms/premise, {len(corpus) * build_ms / len(sub) / 60000:.0f} min "
-              f"projected for the whole corpus), +{rss_mb() - m1:.0f} MB")
-        enc = [timed(ps2.encode, [Query.from_state(s).text], ps2.query_prefix)[1] for s, _ in states[:50]]
-        print(f"  query encoding: {percentiles(enc)}")
-        dim = ps2.index.d
-        rng = np.random.default_rng(args.seed)
-        vecs = rng.standard_normal((len(corpus), dim)).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        queries = ps2.encode([Query.from_state(s).text for s, _ in states[:50]], ps2.query_prefix)
-        for kind in ("flat", "hnsw"):
-            t0 = time.perf_counter()
-            index = faiss.IndexFlatIP(dim) if kind == "flat" else faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
-            index.add(vecs)
-            build_s = time.perf_counter() - t0
-            search = [timed(index.search, queries[i:i + 1], 10)[1] for i in range(len(queries))]
-            mask = corpus.accessible_mask(states[0][1].file_path, states[0][1].position)
-            sel_lat = []
-            if mask is not None:
-                bits = np.packbits(mask, bitorder="little")
-                sel = faiss.IDSelectorBitmap(bits)
-                params = (faiss.SearchParametersHNSW(sel=sel, efSearch=128) if kind == "hnsw"
-                          else faiss.SearchParameters(sel=sel))
-                sel_lat = [timed(index.search, queries[i:i + 1], 10, params)[1] for i in range(len(queries))]
-            total = [e + s for e, s in zip(enc, search)]
-            print(f"  FAISS {kind} over {len(corpus)} vectors (built in {build_s:.1f} s): search {percentiles(search)}"
-                  + (f"; with accessibility selector {percentiles(sel_lat)}" if sel_lat else ""))
-            print(f"  PS-2 encode+search ({kind}): {percentiles(total)}")
-    return 0
+    from retrieval.dense import load_encoder
+
+    sample = random.Random(seed).sample(range(len(corpus)), min(sample_size, len(corpus)))
+    sub = corpus.restrict(sample)
+    m0 = rss_mb()
+    encoder, load_ms = timed(load_encoder, None, "cpu")
+    m1 = rss_mb()
+    ps2, build_ms = timed(build_retriever, "ps2", sub, encoder=encoder, show_progress=False)
+    print(f"\nPS-2 (all-MiniLM-L6-v2, CPU): model loaded in {load_ms / 1000:.1f} s (+{m1 - m0:.0f} MB); "
+          f"premise index of {len(sub)} sampled premises built in {build_ms / 1000:.1f} s "
+          f"({build_ms / len(sub):.1f} ms/premise, {len(corpus) * build_ms / len(sub) / 60000:.0f} min "
+          f"projected for the whole corpus), +{rss_mb() - m1:.0f} MB")
+    enc = [timed(ps2.encode, [Query.from_state(s).text], ps2.query_prefix)[1] for s, _ in states[:50]]
+    print(f"  query encoding: {percentiles(enc)}")
+    dim = ps2.index.d
+    rng = np.random.default_rng(seed)
+    vecs = rng.standard_normal((len(corpus), dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    queries = ps2.encode([Query.from_state(s).text for s, _ in states[:50]], ps2.query_prefix)
+    for kind in ("flat", "hnsw"):
+        t0 = time.perf_counter()
+        index = faiss.IndexFlatIP(dim) if kind == "flat" else faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
+        index.add(vecs)
+        build_s = time.perf_counter() - t0
+        search = [timed(index.search, queries[i:i + 1], 10)[1] for i in range(len(queries))]
+        mask = corpus.accessible_mask(states[0][1].file_path, states[0][1].position)
+        sel_lat = []
+        if mask is not None:
+            bits = np.packbits(mask, bitorder="little")
+            sel = faiss.IDSelectorBitmap(bits)
+            params = (faiss.SearchParametersHNSW(sel=sel, efSearch=128) if kind == "hnsw"
+                      else faiss.SearchParameters(sel=sel))
+            sel_lat = [timed(index.search, queries[i:i + 1], 10, params=params)[1] for i in range(len(queries))]
+        total = [e + s for e, s in zip(enc, search)]
+        print(f"  FAISS {kind} over {len(corpus)} vectors (built in {build_s:.1f} s): search {percentiles(search)}"
+              + (f"; with accessibility selector {percentiles(sel_lat)}" if sel_lat else ""))
+        print(f"  PS-2 encode+search ({kind}): {percentiles(total)}")
 
 
 if __name__ == "__main__":

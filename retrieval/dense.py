@@ -106,7 +106,7 @@ class DenseRetriever(Retriever):
             corpus.fingerprint, _model_fingerprint(self.model_path), passage_prefix,
             self.encoder.max_seq_length, index, hnsw_m,
         ]).encode()).hexdigest()[:20]
-        self.cache_path = Path(cache_dir) if cache_dir is not None else default_cache_dir() / key
+        self.cache_path = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / key
         # a trained-in-memory encoder is not what the model path holds: never reuse its cache
         self.use_cache = use_cache and encoder is None
         self.index = self._load_or_build()

@@ -50,11 +50,15 @@ def test_ps2_hnsw_and_cache_reuse(corpus, tmp_path, encoder):
     from retrieval.dense import default_model_path
 
     first = DenseRetriever(corpus, index="hnsw", cache_dir=tmp_path / "cache", show_progress=False)
-    assert (tmp_path / "cache" / "index.faiss").exists()
-    mtime = (tmp_path / "cache" / "index.faiss").stat().st_mtime_ns
+    index_file = first.cache_path / "index.faiss"
+    assert index_file.exists() and first.cache_path.parent == tmp_path / "cache"
+    mtime = index_file.stat().st_mtime_ns
     again = DenseRetriever(corpus, model=default_model_path(), index="hnsw", cache_dir=tmp_path / "cache",
                            show_progress=False)
-    assert (tmp_path / "cache" / "index.faiss").stat().st_mtime_ns == mtime  # read, not rebuilt
+    assert again.cache_path == first.cache_path
+    assert index_file.stat().st_mtime_ns == mtime  # read, not rebuilt
+    flat = DenseRetriever(corpus, index="flat", cache_dir=tmp_path / "cache", show_progress=False)
+    assert flat.cache_path != first.cache_path  # another index kind is another cache entry
     assert names(again.retrieve(FROB_GOAL, FROB_FILE, 5)) == names(first.retrieve(FROB_GOAL, FROB_FILE, 5))
 
 
