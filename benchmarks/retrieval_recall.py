@@ -45,10 +45,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--mining-pool", type=int, default=3000)
     parser.add_argument("--skip-full", action="store_true", help="skip table 1")
+    parser.add_argument("--skip-untrained", action="store_true", help="skip table 2")
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="torch intra-op threads (1 helps on an oversubscribed CPU)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/benchmarks/retrieval_recall")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     out = Path(args.out)
     corpus = Corpus.from_jsonl(args.corpus)
     traced = load_traced(args.data)
@@ -65,11 +72,13 @@ def main(argv: list[str] | None = None) -> int:
                               examples.unresolved_premises, examples.resolved_premises)
     sub = evaluation_subcorpus(corpus, sample, args.subcorpus, args.seed)
     ps2_base = {"show_progress": False}
-    print(f"## 2. Every retriever, sub-corpus of {len(sub)} premises, {len(sample)} tactics, untrained PS-2\n")
-    print(run_ablation(sub, sub_examples, ["bm25", "mepo", "sine", "ps2", "fusion"],
-                       {"ps2": ps2_base, "fusion": {"retrievers": ["bm25", "mepo", "sine", "ps2"],
-                                                   "options": {"ps2": ps2_base}}},
-                       out / "subcorpus-untrained", config={"data": args.data, "subcorpus_seed": args.seed}), flush=True)
+    if not args.skip_untrained:
+        print(f"## 2. Every retriever, sub-corpus of {len(sub)} premises, {len(sample)} tactics, untrained PS-2\n")
+        print(run_ablation(sub, sub_examples, ["bm25", "mepo", "sine", "ps2", "fusion"],
+                           {"ps2": ps2_base, "fusion": {"retrievers": ["bm25", "mepo", "sine", "ps2"],
+                                                       "options": {"ps2": ps2_base}}},
+                           out / "subcorpus-untrained", config={"data": args.data, "subcorpus_seed": args.seed}),
+              flush=True)
 
     from retrieval.training import train_dense
     from retrieval.training_data import evaluation_theorem_names, pairs_from_proofs

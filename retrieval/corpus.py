@@ -116,9 +116,6 @@ class Corpus:
     def files(self) -> list[str]:
         return list(self._files)
 
-    def has_file(self, path: str) -> bool:
-        return path in self._files
-
     @cached_property
     def language(self) -> Language:
         """``coq`` when most files are ``.v`` files, else ``lean``."""
