@@ -92,8 +92,8 @@ class HardNegativeMiner(L.Callback):
         self.ranks, self.mine_every, self.batch_size = ranks, mine_every, batch_size
 
     def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
-        if (trainer.current_epoch + 1) % self.mine_every:
-            return
+        if (trainer.current_epoch + 1) % self.mine_every or 0 < trainer.max_steps <= trainer.global_step:
+            return  # not a mining epoch, or training ends here and the negatives would go unused
         dm: PremiseDataModule = trainer.datamodule
         mined = mine_hard_negatives(module, dm, self.pool, self.ranks, self.batch_size)
         dm.train_set.hard_negatives = mined
