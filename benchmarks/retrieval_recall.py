@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from retrieval.corpus import Corpus
-from retrieval.evaluation import ExampleSet, evaluation_subcorpus, load_traced, premise_examples, run_ablation
+from retrieval.evaluation import evaluation_subcorpus, load_traced, premise_examples, run_ablation
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -67,9 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         print(run_ablation(corpus, examples, ["bm25", "mepo", "sine", "fusion"], {"fusion": fusion_sym},
                            out / "full", config={"data": args.data}), flush=True)
 
-    sample = random.Random(args.seed).sample(examples.examples, min(args.limit, len(examples.examples)))
-    sub_examples = ExampleSet(sample, examples.total_tactics, examples.dropped,
-                              examples.unresolved_premises, examples.resolved_premises)
+    sub_examples = examples.sample(args.limit, args.seed)
+    sample = sub_examples.examples
     sub = evaluation_subcorpus(corpus, sample, args.subcorpus, args.seed)
     ps2_base = {"show_progress": False}
     if not args.skip_untrained:

@@ -48,6 +48,14 @@ class ExampleSet:
     dropped: Counter = field(default_factory=Counter)
     unresolved_premises: int = 0
     resolved_premises: int = 0
+    sampled_from: int | None = None  # usable examples before a random sample was drawn
+
+    def sample(self, n: int, seed: int = 0) -> "ExampleSet":
+        """A random sample of ``n`` examples (all when there are fewer), remembering the population."""
+        if n >= len(self.examples):
+            return self
+        return ExampleSet(random.Random(seed).sample(self.examples, n), self.total_tactics, self.dropped,
+                          self.unresolved_premises, self.resolved_premises, len(self.examples))
 
 
 def load_traced(path: str | Path) -> list[dict]:
@@ -167,7 +175,8 @@ def run_ablation(corpus: Corpus, examples: ExampleSet, retrievers: Sequence[str]
         reports.append((report, build_s))
     lines = [TABLE_HEADER] + [r.row() for r, _ in reports]
     dropped = ", ".join(f"{v} {k}" for k, v in sorted(examples.dropped.items())) or "none"
-    summary = (f"{len(examples.examples)} of {examples.total_tactics} traced tactics used "
+    sampled = f" (a random sample of the {examples.sampled_from} usable)" if examples.sampled_from else ""
+    summary = (f"{len(examples.examples)} of {examples.total_tactics} traced tactics used{sampled} "
                f"(dropped: {dropped}); {examples.resolved_premises} premise uses resolve in the corpus "
                f"of {len(corpus)} premises, {examples.unresolved_premises} do not.")
     table = "\n".join(lines) + "\n\n" + summary + "\n"
@@ -181,7 +190,8 @@ def run_ablation(corpus: Corpus, examples: ExampleSet, retrievers: Sequence[str]
             **(config or {}),
             "corpus": corpus.source, "num_premises": len(corpus), "retrievers": list(retrievers),
             "options": options, "tactics_total": examples.total_tactics,
-            "tactics_used": len(examples.examples), "dropped": dict(examples.dropped),
+            "tactics_used": len(examples.examples), "tactics_usable": examples.sampled_from or len(examples.examples),
+            "dropped": dict(examples.dropped),
             "premise_uses_resolved": examples.resolved_premises,
             "premise_uses_unresolved": examples.unresolved_premises,
             "python": platform.python_version(), "machine": platform.machine(),

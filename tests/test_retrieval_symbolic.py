@@ -134,3 +134,30 @@ def test_batch_retrieve_equals_single(corpus):
 def test_theorem_is_not_its_own_premise(corpus):
     ranked = names(build_retriever("bm25", corpus).retrieve("⊢ mul_comm' a b", Theorem("mul_comm'"), 3))
     assert "mul_comm'" not in ranked
+
+
+def test_evaluate_follows_reprover_definitions(corpus):
+    from retrieval.evaluation import PremiseExample, evaluate
+
+    bm25 = build_retriever("bm25", corpus)
+    state = "⊢ mul_comm' a b = mul_one' a"
+    ranking = names(bm25.retrieve(state, FROB_FILE, 100))
+    gold = (ranking[0], ranking[12 if len(ranking) > 12 else -1])  # one at rank 1, one far down
+    examples = [PremiseExample(state, FROB_FILE, gold), PremiseExample(state, FROB_FILE, (ranking[2],))]
+    report = evaluate(bm25, examples)
+    assert report.queries == 2
+    assert report.r1 == pytest.approx((1 / 2 + 0) / 2)
+    in_top10 = sum(g in ranking[:10] for g in gold)
+    assert report.r10 == pytest.approx((in_top10 / 2 + 1) / 2)
+    assert report.mrr == pytest.approx((1 + 1 / 3) / 2)
+
+
+def test_example_sampling_is_reported(corpus):
+    from retrieval.evaluation import premise_examples
+
+    traced = [{"full_name": "t", "file_path": "Lib/Frob.lean", "start": [30, 1], "traced_tactics": [
+        {"state_before": f"⊢ s{i}", "annotated_tactic": ["", [{"full_name": "frob_add"}]]} for i in range(5)]}]
+    full = premise_examples(traced, corpus)
+    sample = full.sample(2, seed=1)
+    assert len(sample.examples) == 2 and sample.sampled_from == 5
+    assert full.sample(10) is full

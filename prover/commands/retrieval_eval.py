@@ -8,7 +8,6 @@ output directory.
 from __future__ import annotations
 
 import argparse
-import random
 import time
 from pathlib import Path
 
@@ -39,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     corpus = Corpus.from_jsonl(args.corpus)
     examples = premise_examples(load_traced(args.data), corpus)
-    if args.limit is not None and args.limit < len(examples.examples):
-        examples.examples = random.Random(args.seed).sample(examples.examples, args.limit)
+    if args.limit is not None:
+        examples = examples.sample(args.limit, args.seed)
     if args.subcorpus is not None:
         corpus = evaluation_subcorpus(corpus, examples.examples, args.subcorpus, args.seed)
     names = [n for n in args.retrievers.split(",") if n]
