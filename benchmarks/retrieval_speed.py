@@ -156,14 +156,16 @@ def measure_ps2(corpus: Corpus, states: list, sample_size: int, seed: int) -> No
         index.add(vecs)
         build_s = time.perf_counter() - t0
         search = [timed(index.search, queries[i:i + 1], 10)[1] for i in range(len(queries))]
-        mask = corpus.accessible_mask(states[0][1].file_path, states[0][1].position)
         sel_lat = []
-        if mask is not None:
-            bits = np.packbits(mask, bitorder="little")
+        for i, (_, ctx) in enumerate(states[:len(queries)]):  # each query with its own theorem's mask
+            mask = corpus.accessible_mask(ctx.file_path, ctx.position)
+            if mask is None:
+                continue
+            bits = np.packbits(mask, bitorder="little")  # must outlive the search
             sel = faiss.IDSelectorBitmap(bits)
             params = (faiss.SearchParametersHNSW(sel=sel, efSearch=128) if kind == "hnsw"
                       else faiss.SearchParameters(sel=sel))
-            sel_lat = [timed(index.search, queries[i:i + 1], 10, params=params)[1] for i in range(len(queries))]
+            sel_lat.append(timed(index.search, queries[i:i + 1], 10, params=params)[1])
         total = [e + s for e, s in zip(enc, search)]
         print(f"  FAISS {kind} over {len(corpus)} vectors (built in {build_s:.1f} s): search {percentiles(search)}"
               + (f"; with accessibility selector {percentiles(sel_lat)}" if sel_lat else ""))
