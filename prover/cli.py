@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "train-policy": "prover.commands.train_policy",
     "trace": "prover.commands.trace",
     "prove": "prover.commands.prove",
+    "retrieval-eval": "prover.commands.retrieval_eval",
 }
 
 

@@ -1,1 +1,11 @@
-"""Premise retrieval: corpora and retrievers behind one interface."""
+"""Premise retrieval: corpora and retrievers behind one interface.
+
+``build_retriever(name, corpus, **options)`` with ``name`` in ``RETRIEVERS`` (``ps2``, ``mepo``,
+``sine``, ``bm25``, ``fusion``); every retriever answers ``retrieve(state, context, k)``. Heavy
+libraries (torch, FAISS, sentence-transformers, Lightning) load only with ``ps2`` and training.
+"""
+
+from retrieval.base import RETRIEVERS, Query, RetrievalContext, Retriever, build_retriever
+from retrieval.corpus import Corpus, Premise
+
+__all__ = ["RETRIEVERS", "Corpus", "Premise", "Query", "RetrievalContext", "Retriever", "build_retriever"]

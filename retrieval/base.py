@@ -1,0 +1,188 @@
+"""The retriever interface, the query built from a proof state, and the registry of retrievers.
+
+Every retriever answers ``retrieve(state, context, k) -> [(premise, score)]`` (best first) over a
+:class:`~retrieval.corpus.Corpus`, restricted to the premises accessible from ``context`` when its
+file is part of the corpus, so that a prover or an ablation swaps retrievers by name only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Sequence, Union
+
+import numpy as np
+
+from retrieval.corpus import Corpus, Position, Premise
+from retrieval.symbols import Language, extract_symbols
+from search_tree.protocol import TacticState, Theorem
+
+
+@dataclass(frozen=True)
+class RetrievalContext:
+    """Where the query comes from: the file and position that decide which premises are accessible."""
+
+    file_path: str = ""
+    position: Position | None = None
+    theorem_name: str = ""
+
+    @classmethod
+    def of(cls, context: "ContextLike") -> "RetrievalContext":
+        if context is None:
+            return cls()
+        if isinstance(context, RetrievalContext):
+            return context
+        return cls(context.file_path, context.position, context.full_name)
+
+
+ContextLike = Union[RetrievalContext, Theorem, None]
+
+# `h₁ h₂ : T` (Lean), `n, m : nat` (Coq); names never contain brackets, commas or colons)
+_HYP_LINE = re.compile(r"^((?:[^\s:()\[\]{},]+,? )*[^\s:()\[\]{},]+) :(?:\s(.*)|$)")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A proof state as retrievers read it: goal targets and hypotheses ``(names, type)``."""
+
+    text: str
+    targets: tuple[str, ...]
+    hypotheses: tuple[tuple[tuple[str, ...], str], ...]
+
+    @classmethod
+    def from_state(cls, state: "StateLike") -> "Query":
+        """Build a query from a :class:`TacticState` (parsed goals) or a pretty-printed state.
+
+        Printed states follow Lean (``h : T`` lines, then ``⊢ target``, goals separated by blank
+        lines) or Coq (hypotheses, a ``====`` rule, then the target); continuation lines are
+        indented.
+        """
+        if isinstance(state, TacticState):
+            if state.goals:
+                return cls(
+                    state.pp,
+                    tuple(g.target for g in state.goals),
+                    tuple((tuple(h.name.split()), h.type) for g in state.goals for h in g.hypotheses),
+                )
+            state = state.pp
+        targets: list[str] = []
+        hyps: list[tuple[tuple[str, ...], str]] = []
+        last = ""  # which kind of entry an indented continuation line extends
+        for line in state.splitlines():
+            stripped = line.strip()
+            if not stripped or stripped.startswith("case ") or re.fullmatch(r"\d+ goals?", stripped):
+                last = ""
+            elif stripped.startswith("⊢") or stripped.startswith("====="):
+                targets.append(stripped.lstrip("⊢=").strip())
+                last = "target"
+            elif line[:1].isspace() and last == "hyp":
+                hyps[-1] = (hyps[-1][0], f"{hyps[-1][1]} {stripped}".strip())
+            elif (line[:1].isspace() or last == "target") and targets:
+                targets[-1] = f"{targets[-1]} {stripped}".strip()
+            elif m := _HYP_LINE.match(line):
+                hyps.append((tuple(m.group(1).replace(",", " ").split()), m.group(2) or ""))
+                last = "hyp"
+            else:  # a bare proposition, e.g. a theorem statement used as a query
+                targets.append(stripped)
+                last = "target"
+        return cls(state, tuple(targets), tuple(hyps))
+
+    @cached_property
+    def local_names(self) -> frozenset[str]:
+        return frozenset(n for names, _ in self.hypotheses for n in names)
+
+    def symbols(self, language: Language) -> frozenset[str]:
+        """Constants of the targets and hypothesis types, local names excluded."""
+        out: set[str] = set()
+        for text in (*self.targets, *(t for _, t in self.hypotheses)):
+            out |= extract_symbols(text, language, self.local_names)
+        return frozenset(out)
+
+
+StateLike = Union[str, TacticState]
+Ranking = list[tuple[Premise, float]]
+
+
+class Retriever(ABC):
+    """Ranks the premises of a corpus for a proof state.
+
+    Subclasses implement :meth:`_rank` on corpus indices; this class turns states into
+    :class:`Query` objects and contexts into accessibility masks.
+    """
+
+    name: str = ""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def retrieve(self, state: StateLike, context: ContextLike = None, k: int = 10) -> Ranking:
+        """The ``k`` best accessible premises for ``state``, best first, with their scores."""
+        return self.batch_retrieve([state], [context], k)[0]
+
+    def batch_retrieve(self, states: Sequence[StateLike], contexts: Sequence[ContextLike], k: int = 10) -> list[Ranking]:
+        """:meth:`retrieve` for several states; dense retrievers encode them in one batch."""
+        queries = [Query.from_state(s) for s in states]
+        masks = [self.mask(c) for c in contexts]
+        ranked = self._rank_batch(queries, masks, k)
+        return [[(self.corpus.premises[i], float(s)) for i, s in r] for r in ranked]
+
+    def mask(self, context: ContextLike) -> np.ndarray | None:
+        """Accessibility mask for ``context`` (None: every premise is accessible).
+
+        The theorem being proved is never its own premise, even when the corpus (taken from
+        another version of the library) places it earlier than the context says.
+        """
+        ctx = RetrievalContext.of(context)
+        mask = self.corpus.accessible_mask(ctx.file_path, ctx.position) if ctx.file_path else None
+        own = self.corpus.index_of(ctx.theorem_name) if ctx.theorem_name else None
+        if own is not None:
+            mask = np.ones(len(self.corpus), dtype=bool) if mask is None else mask
+            mask[own] = False
+        return mask
+
+    @abstractmethod
+    def _rank(self, query: Query, mask: np.ndarray | None, k: int) -> list[tuple[int, float]]:
+        """Indices into ``corpus.premises`` with scores, best first, at most ``k``, all in ``mask``."""
+
+    def _rank_batch(self, queries: list[Query], masks: list[np.ndarray | None], k: int) -> list[list[tuple[int, float]]]:
+        return [self._rank(q, m, k) for q, m in zip(queries, masks, strict=True)]
+
+
+def top_k(scores: np.ndarray, mask: np.ndarray | None, k: int, floor: float = -np.inf) -> list[tuple[int, float]]:
+    """Indices of the ``k`` highest ``scores`` inside ``mask`` and above ``floor``, best first.
+
+    Ties are broken by corpus order (stable), so results are deterministic.
+    """
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    k = min(k, len(scores))
+    if k <= 0:
+        return []
+    part = np.argpartition(-scores, k - 1)[:k]
+    order = part[np.lexsort((part, -scores[part]))]
+    return [(int(i), float(scores[i])) for i in order if scores[i] > floor]
+
+
+# name -> "module:Class"; modules are imported on first use so that heavy ones stay unloaded
+RETRIEVERS: dict[str, str] = {
+    "ps2": "retrieval.dense:DenseRetriever",
+    "mepo": "retrieval.mepo:MePoRetriever",
+    "sine": "retrieval.sine:SInERetriever",
+    "bm25": "retrieval.bm25:BM25Retriever",
+    "fusion": "retrieval.fusion:FusionRetriever",
+}
+
+
+def retriever_class(name: str) -> type[Retriever]:
+    if name not in RETRIEVERS:
+        raise KeyError(f"unknown retriever {name!r}; known: {', '.join(RETRIEVERS)}")
+    module, cls = RETRIEVERS[name].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def build_retriever(name: str, corpus: Corpus, **options: Any) -> Retriever:
+    """Build the retriever registered as ``name`` over ``corpus`` with its keyword ``options``."""
+    return retriever_class(name)(corpus, **options)

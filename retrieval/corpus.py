@@ -1,0 +1,203 @@
+"""Premise corpora in LeanDojo's ``corpus.jsonl`` format, with accessibility and cached symbols.
+
+One JSON object per line and per source file, dependencies first::
+
+    {"path": "Mathlib/Order/Basic.lean", "imports": ["Mathlib/Init/Order.lean", ...],
+     "premises": [{"full_name": "le_rfl", "code": "theorem le_rfl : a ≤ a", "start": [10, 1],
+                   "end": [10, 30], "kind": "theorem"}, ...]}
+
+The Coq tracer writes the same format (``.v`` paths), so one loader serves both languages; the
+language of a corpus is read off its file extensions and selects the symbol extractor.
+
+A premise is *accessible* from a theorem when it is declared in a file the theorem's file imports
+(transitively), or earlier in the theorem's own file (ReProver's definition): a prover may only
+use what Lean or Coq would let it refer to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from retrieval.symbols import Language, extract_symbols
+
+Position = tuple[int, int]
+
+# kinds whose declared name is a constant other statements mention (a definition is "about"
+# its own name); a theorem's name is not part of what it states
+_DEFINING_KINDS = frozenset({"def", "abbrev", "structure", "class", "inductive", "instance", "opaque",
+                             "Definition", "Fixpoint", "Inductive", "Record", "Class", "Instance"})
+
+
+@dataclass(frozen=True)
+class Premise:
+    """One declaration of the corpus: its name, header text, file and span."""
+
+    full_name: str
+    code: str
+    path: str
+    start: Position
+    end: Position
+    kind: str = ""
+
+    @property
+    def text(self) -> str:
+        """The text retrievers read: the full name, then the header (whose name may be short)."""
+        return f"{self.full_name} : {self.code}" if self.full_name not in self.code else self.code
+
+
+@dataclass(frozen=True)
+class _File:
+    path: str
+    imports: tuple[str, ...]
+    first: int  # premises of a file are contiguous in the corpus: [first, stop)
+    stop: int
+
+
+class Corpus:
+    """All premises of a corpus, in file order, with lookups by name and accessibility masks."""
+
+    def __init__(self, files: Iterable[tuple[str, list[str], list[Premise]]], source: str = "<memory>") -> None:
+        self.source = source
+        self.premises: list[Premise] = []
+        self._files: dict[str, _File] = {}
+        for path, imports, premises in files:
+            first = len(self.premises)
+            self.premises.extend(premises)
+            self._files[path] = _File(path, tuple(imports), first, len(self.premises))
+        self._index: dict[str, int] = {}
+        for i, p in enumerate(self.premises):
+            self._index.setdefault(p.full_name, i)
+        self._starts = np.array([p.start for p in self.premises], dtype=np.int64).reshape(-1, 2)
+
+    @classmethod
+    def from_jsonl(cls, path: str | Path) -> "Corpus":
+        """Load ``corpus.jsonl``; a malformed line raises ``ValueError`` naming file and line."""
+        path = Path(path)
+        files = []
+        with path.open(encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                    file_path = obj["path"]
+                    premises = [
+                        Premise(p["full_name"], p.get("code", ""), file_path, tuple(p["start"]),
+                                tuple(p["end"]), p.get("kind", ""))
+                        for p in obj["premises"]
+                    ]
+                    files.append((file_path, list(obj.get("imports", [])), premises))
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                    detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+                    raise ValueError(f"{path}:{lineno}: malformed corpus line ({detail})") from e
+        return cls(files, source=str(path))
+
+    def __len__(self) -> int:
+        return len(self.premises)
+
+    def __contains__(self, full_name: str) -> bool:
+        return full_name in self._index
+
+    def __getitem__(self, full_name: str) -> Premise:
+        return self.premises[self._index[full_name]]
+
+    def index_of(self, full_name: str) -> int | None:
+        """Position of the premise named ``full_name`` in :attr:`premises`, or None."""
+        return self._index.get(full_name)
+
+    @property
+    def files(self) -> list[str]:
+        return list(self._files)
+
+    @cached_property
+    def language(self) -> Language:
+        """``coq`` when most files are ``.v`` files, else ``lean``."""
+        coq = sum(p.endswith(".v") for p in self._files)
+        return "coq" if coq * 2 > len(self._files) else "lean"
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of every premise's name and text: the key of indexes built from this corpus."""
+        h = hashlib.sha256()
+        for p in self.premises:
+            h.update(p.full_name.encode())
+            h.update(b"\0")
+            h.update(p.code.encode())
+            h.update(b"\1")
+        return h.hexdigest()[:16]
+
+    @lru_cache(maxsize=512)
+    def imported_files(self, path: str) -> frozenset[str]:
+        """Files that ``path`` imports, transitively (imports missing from the corpus are skipped)."""
+        seen: set[str] = set()
+        stack = list(self._files[path].imports) if path in self._files else []
+        while stack:
+            p = stack.pop()
+            if p in seen or p not in self._files:
+                continue
+            seen.add(p)
+            stack.extend(self._files[p].imports)
+        return frozenset(seen)
+
+    def accessible_mask(self, path: str, position: Position | None = None) -> np.ndarray | None:
+        """Boolean mask over :attr:`premises` of those accessible from ``path`` at ``position``.
+
+        None when ``path`` is not a file of the corpus (nothing is known, nothing is hidden).
+        Without a position, every premise of the file itself counts as accessible.
+        """
+        if path not in self._files:
+            return None
+        return self._mask(path, tuple(position) if position is not None else None).copy()
+
+    @lru_cache(maxsize=256)
+    def _mask(self, path: str, position: Position | None) -> np.ndarray:
+        mask = np.zeros(len(self.premises), dtype=bool)
+        for dep in self.imported_files(path):
+            f = self._files[dep]
+            mask[f.first:f.stop] = True
+        own = self._files[path]
+        if position is None:
+            mask[own.first:own.stop] = True
+        else:
+            starts = self._starts[own.first:own.stop]
+            before = (starts[:, 0] < position[0]) | ((starts[:, 0] == position[0]) & (starts[:, 1] < position[1]))
+            mask[own.first:own.stop] = before
+        return mask
+
+    def restrict(self, keep: Iterable[int]) -> "Corpus":
+        """A corpus of the premises at indices ``keep`` only, with every file and import kept.
+
+        Used to evaluate on a documented sub-corpus when encoding the whole one is too slow.
+        """
+        keep_set = set(keep)
+        return Corpus(
+            ((f.path, list(f.imports), [self.premises[i] for i in range(f.first, f.stop) if i in keep_set])
+             for f in self._files.values()),
+            source=f"{self.source} (subset of {len(keep_set)})",
+        )
+
+    def is_accessible(self, premise: Premise, path: str, position: Position | None = None) -> bool:
+        """Whether ``premise`` may be used by a theorem of ``path`` declared at ``position``."""
+        if path not in self._files:
+            return True
+        if premise.path == path:
+            return position is None or tuple(premise.start) < tuple(position)
+        return premise.path in self.imported_files(path)
+
+    @cached_property
+    def symbols(self) -> list[frozenset[str]]:
+        """Each premise's symbol set (see :mod:`retrieval.symbols`), computed once per corpus."""
+        out = []
+        for p in self.premises:
+            syms = extract_symbols(p.code, self.language)
+            if p.kind in _DEFINING_KINDS:
+                syms.add(p.full_name)
+            out.append(frozenset(syms))
+        return out

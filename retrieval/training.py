@@ -1,0 +1,205 @@
+"""Lightning training of the PS-2 dense retriever.
+
+Loss: InfoNCE (van den Oord et al., 2018) over the batch: each query's positive premise against
+every other positive in the batch (in-batch negatives, as in DPR, Karpukhin et al. 2020) and every
+hard negative of the batch, at temperature ``tau``. In-batch "negatives" that are in fact gold
+premises of the query are masked out, since common premises recur across a batch.
+
+Hard negatives follow the LeanSearch-PS recipe (Tao et al., 2025): random premises first; then,
+every ``mine_every`` epochs, the current model ranks a mining pool for each training query and
+premises at ranks ``mine_ranks`` (e.g. 30-100: similar but not the very top, which is rich in
+unannotated true premises) become that query's negatives. On a CPU the pool is a sample of the
+corpus (always including the positives), on a GPU it can be the whole corpus.
+
+Checkpoints are sentence-transformers directories (``<out>/epoch-N`` and ``<out>/final``) that
+``DenseRetriever(corpus, model=path)`` loads as they are; metrics go to ``<out>/metrics.csv`` via
+Lightning's CSV logger.
+
+Command line::
+
+    python -m retrieval.training --corpus corpus.jsonl --traced train.json --proofs proofs.jsonl \
+        --exclude val.json minif2f.jsonl proofnet.jsonl --out runs/ps2 --max-steps 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+from pathlib import Path
+from typing import Sequence
+
+import lightning as L
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from retrieval.corpus import Corpus
+from retrieval.dense import PASSAGE_PREFIX, QUERY_PREFIX, default_model_path, load_encoder
+from retrieval.training_data import (
+    PremiseDataModule, TrainingPair, evaluation_theorem_names, pairs_from_proofs, pairs_from_traced,
+)
+from retrieval.evaluation import load_traced
+
+
+class DenseRetrieverModule(L.LightningModule):
+    """A sentence-transformers encoder trained with InfoNCE over in-batch and hard negatives."""
+
+    def __init__(self, model: str | None = None, lr: float = 2e-5, tau: float = 0.05, warmup_steps: int = 10) -> None:
+        super().__init__()
+        self.save_hyperparameters()
+        self.encoder = load_encoder(model or default_model_path(), device="cpu")
+        self.encoder.train()  # sentence-transformers loads in eval mode (dropout off)
+
+    def embed(self, texts: list[str]) -> torch.Tensor:
+        features = self.encoder.preprocess(texts)
+        features = {k: v.to(self.device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}
+        return F.normalize(self.encoder(features)["sentence_embedding"], dim=-1)
+
+    def loss(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
+        """InfoNCE loss and in-batch top-1 accuracy."""
+        q = self.embed(batch["queries"])
+        p = self.embed(batch["positives"] + batch["negatives"])
+        logits = q @ p.T / self.hparams.tau
+        ids = batch["positive_ids"] + batch["negative_ids"]
+        # a candidate that is a gold premise of query i (other than its own positive) is no negative
+        false_neg = torch.tensor([[j != i and ids[j] in gold for j in range(len(ids))]
+                                  for i, gold in enumerate(batch["gold"])], device=self.device)
+        logits = logits.masked_fill(false_neg, float("-inf"))
+        labels = torch.arange(len(q), device=self.device)
+        return F.cross_entropy(logits, labels), (logits.argmax(-1) == labels).float().mean()
+
+    def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        loss, acc = self.loss(batch)
+        self.log("train_loss", loss, prog_bar=True, batch_size=len(batch["queries"]))
+        self.log("train_acc", acc, prog_bar=True, batch_size=len(batch["queries"]))
+        return loss
+
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr)
+        warmup = max(1, self.hparams.warmup_steps)
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(1.0, (step + 1) / warmup))
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+
+
+class HardNegativeMiner(L.Callback):
+    """Every ``mine_every`` epochs, replace each query's negatives by premises the current model
+    ranks at ``ranks`` (0-based, half-open) in ``pool`` that are not among its positives."""
+
+    def __init__(self, pool: Sequence[int], ranks: tuple[int, int] = (30, 100), mine_every: int = 1,
+                 batch_size: int = 64) -> None:
+        self.pool = np.asarray(sorted(set(pool)), dtype=np.int64)
+        self.ranks, self.mine_every, self.batch_size = ranks, mine_every, batch_size
+
+    def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
+        if (trainer.current_epoch + 1) % self.mine_every or 0 < trainer.max_steps <= trainer.global_step:
+            return  # not a mining epoch, or training ends here and the negatives would go unused
+        dm: PremiseDataModule = trainer.datamodule
+        mined = mine_hard_negatives(module, dm, self.pool, self.ranks, self.batch_size)
+        dm.train_set.hard_negatives = mined
+        module.log("mined_queries", float(len(mined)))
+
+
+@torch.no_grad()
+def mine_hard_negatives(module: DenseRetrieverModule, dm: PremiseDataModule, pool: np.ndarray,
+                        ranks: tuple[int, int], batch_size: int = 64) -> dict[int, list[int]]:
+    """Query index -> premises of ``pool`` at ``ranks`` under the current model, positives removed."""
+    was_training = module.training
+    module.eval()
+    corpus, pairs = dm.corpus, dm.train_set.pairs
+
+    def encode(texts: list[str]) -> torch.Tensor:
+        return torch.cat([module.embed(texts[b:b + batch_size]) for b in range(0, len(texts), batch_size)])
+
+    premise_emb = encode([dm.passage_prefix + corpus.premises[i].text for i in pool])
+    query_emb = encode([dm.query_prefix + p.query for p in pairs])
+    lo, hi = ranks
+    top = torch.topk(query_emb @ premise_emb.T, min(hi, len(pool)), dim=-1).indices.cpu().numpy()
+    mined: dict[int, list[int]] = {}
+    for i, row in enumerate(top):
+        negs = [int(pool[j]) for j in row[lo:hi] if int(pool[j]) not in pairs[i].positives]
+        if negs:
+            mined[i] = negs
+    module.train(was_training)
+    return mined
+
+
+class SaveSentenceTransformer(L.Callback):
+    """Write the encoder as a sentence-transformers directory after each epoch and at the end."""
+
+    def __init__(self, out_dir: str | Path) -> None:
+        self.out_dir = Path(out_dir)
+
+    def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
+        module.encoder.save(str(self.out_dir / f"epoch-{trainer.current_epoch}"))
+
+    def on_train_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
+        module.encoder.save(str(self.out_dir / "final"))
+
+
+def train_dense(corpus: Corpus, pairs: Sequence[TrainingPair], out_dir: str | Path, model: str | None = None,
+                max_steps: int = 200, max_epochs: int = 1000, batch_size: int = 16, num_negatives: int = 1,
+                lr: float = 2e-5, tau: float = 0.05, mine_every: int = 1, mine_ranks: tuple[int, int] = (30, 100),
+                mining_pool: int | None = 20000, seed: int = 0, accelerator: str = "auto",
+                progress: bool = True) -> Path:
+    """Train PS-2 on ``pairs``; return the directory of the final sentence-transformers checkpoint.
+
+    ``mining_pool``: how many premises (positives always included, the rest sampled) the miner
+    ranks; None ranks the whole corpus.
+    """
+    L.seed_everything(seed, workers=True)
+    out = Path(out_dir)
+    module = DenseRetrieverModule(model, lr=lr, tau=tau)
+    dm = PremiseDataModule(corpus, pairs, batch_size, num_negatives, QUERY_PREFIX, PASSAGE_PREFIX, seed)
+    positives = {i for p in pairs for i in p.positives}
+    if mining_pool is None or mining_pool >= len(corpus):
+        pool = range(len(corpus))
+    else:
+        others = random.Random(seed).sample(range(len(corpus)), min(len(corpus), mining_pool))
+        pool = positives | set(others)
+    trainer = L.Trainer(
+        max_steps=max_steps, max_epochs=max_epochs, accelerator=accelerator, devices=1,
+        logger=L.pytorch.loggers.CSVLogger(str(out), name="", version=""),
+        callbacks=[HardNegativeMiner(pool, mine_ranks, mine_every), SaveSentenceTransformer(out)],
+        enable_checkpointing=False, enable_progress_bar=progress, log_every_n_steps=1,
+        enable_model_summary=False, default_root_dir=str(out),
+    )
+    trainer.fit(module, datamodule=dm)
+    return out / "final"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train the PS-2 dense retriever with Lightning.")
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--traced", nargs="*", default=[], help="traced JSON files (LeanDojo format)")
+    parser.add_argument("--proofs", nargs="*", default=[], help="proofs.jsonl files")
+    parser.add_argument("--exclude", nargs="*", default=[], help="evaluation files whose theorems are never trained on")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--max-steps", type=int, default=200)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--num-negatives", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--limit", type=int, default=None, help="train on a random sample of this many pairs")
+    parser.add_argument("--mining-pool", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    corpus = Corpus.from_jsonl(args.corpus)
+    exclude = evaluation_theorem_names(args.exclude)
+    pairs: list[TrainingPair] = []
+    for path in args.traced:
+        pairs += pairs_from_traced(load_traced(path), corpus, exclude)
+    for path in args.proofs:
+        pairs += pairs_from_proofs(path, corpus, exclude)
+    if args.limit is not None and args.limit < len(pairs):
+        pairs = random.Random(args.seed).sample(pairs, args.limit)
+    print(f"{len(pairs)} training pairs ({len(exclude)} evaluation theorems excluded)")
+    final = train_dense(corpus, pairs, args.out, args.model, args.max_steps, batch_size=args.batch_size,
+                        num_negatives=args.num_negatives, lr=args.lr, mining_pool=args.mining_pool, seed=args.seed)
+    print(f"checkpoint: {final}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

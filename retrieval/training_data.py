@@ -1,0 +1,156 @@
+"""Training data for the dense retriever: (query, positive premises) pairs and a Lightning data module.
+
+Two sources, one shape:
+
+* traced tactics (LeanDojo benchmark JSON, from Lean or the Coq tracer): the state before a tactic
+  is the query, the premises annotated in the tactic that resolve in the corpus are positives;
+* ``proofs.jsonl`` (``{full_name, statement, proof}``): the statement is the query, the names the
+  proof mentions that resolve in the corpus are positives (weak supervision: a name in a proof is a
+  premise of its statement). A short name is resolved as Lean would, by trying the namespaces of
+  the theorem from the innermost out (``Set.foo`` mentioning ``Ioc_subset`` may mean
+  ``Set.Ioc_subset``).
+
+Theorems of evaluation splits must never be trained on: every source takes an ``exclude`` set of
+theorem names (see :func:`evaluation_theorem_names`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import lightning as L
+import torch
+
+from retrieval.corpus import Corpus
+from retrieval.evaluation import annotated_premises, load_traced
+
+_IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
+
+
+@dataclass(frozen=True)
+class TrainingPair:
+    """A query (a proof state or a statement) and the corpus indices of its positive premises."""
+
+    query: str
+    positives: tuple[int, ...]
+    theorem: str = ""
+
+
+def evaluation_theorem_names(paths: Iterable[str | Path]) -> set[str]:
+    """Names of the theorems in evaluation files: traced JSON (``full_name``) or benchmark JSON
+    lines such as miniF2F and ProofNet (``name``)."""
+    names: set[str] = set()
+    for path in paths:
+        for item in load_traced(path):
+            name = item.get("full_name") or item.get("name")
+            if name:
+                names.add(name)
+    return names
+
+
+def pairs_from_traced(traced: Iterable[dict], corpus: Corpus, exclude: set[str] = frozenset()) -> list[TrainingPair]:
+    """One pair per traced tactic with at least one premise that resolves in the corpus."""
+    pairs = []
+    for thm in traced:
+        if thm["full_name"] in exclude:
+            continue
+        for tac in thm.get("traced_tactics", []):
+            pos = tuple(i for i in (corpus.index_of(n) for n in annotated_premises(tac)) if i is not None)
+            if pos:
+                pairs.append(TrainingPair(tac["state_before"], pos, thm["full_name"]))
+    return pairs
+
+
+def resolve_name(name: str, namespace: str, corpus: Corpus) -> int | None:
+    """Resolve ``name`` as written inside ``namespace``: innermost namespace first, then root."""
+    parts = namespace.split(".") if namespace else []
+    for depth in range(len(parts), -1, -1):
+        full = ".".join(parts[:depth] + [name])
+        i = corpus.index_of(full)
+        if i is not None:
+            return i
+    return None
+
+
+def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset(),
+                      max_positives: int = 32) -> list[TrainingPair]:
+    """Pairs (statement -> premises named in the proof) from a ``proofs.jsonl`` file."""
+    pairs = []
+    with Path(path).open(encoding="utf-8") as f:
+        for line in f:
+            item = json.loads(line)
+            name = item["full_name"]
+            if name in exclude:
+                continue
+            namespace = name.rsplit(".", 1)[0] if "." in name else ""
+            pos: dict[int, None] = {}
+            for ident in _IDENT.findall(item.get("proof", "")):
+                i = resolve_name(ident, namespace, corpus)
+                if i is not None and corpus.premises[i].full_name != name:
+                    pos[i] = None
+            if pos:
+                pairs.append(TrainingPair(item["statement"], tuple(pos)[:max_positives], name))
+    return pairs
+
+
+class PremiseDataset(torch.utils.data.Dataset):
+    """Items ``(query, positive, negatives)`` as premise indices; one positive drawn per access.
+
+    Negatives come from ``hard_negatives[i]`` once mined (see
+    :class:`retrieval.training.HardNegativeMiner`), uniformly random premises before that.
+    """
+
+    def __init__(self, pairs: Sequence[TrainingPair], num_premises: int, num_negatives: int = 1, seed: int = 0) -> None:
+        self.pairs = list(pairs)
+        self.num_premises = num_premises
+        self.num_negatives = num_negatives
+        self.hard_negatives: dict[int, list[int]] = {}
+        self.rng = random.Random(seed)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __getitem__(self, i: int) -> tuple[int, int, list[int]]:
+        pair = self.pairs[i]
+        positive = self.rng.choice(pair.positives)
+        pool = self.hard_negatives.get(i)
+        negatives: list[int] = []
+        while len(negatives) < self.num_negatives:
+            j = self.rng.choice(pool) if pool else self.rng.randrange(self.num_premises)
+            if j not in pair.positives:
+                negatives.append(j)
+        return i, positive, negatives
+
+
+class PremiseDataModule(L.LightningDataModule):
+    """Batches of (query texts, positive texts, negative texts) plus the ids needed to mask
+    in-batch false negatives; texts carry the retriever's query and passage prefixes."""
+
+    def __init__(self, corpus: Corpus, train: Sequence[TrainingPair], batch_size: int = 16, num_negatives: int = 1,
+                 query_prefix: str = "", passage_prefix: str = "", seed: int = 0) -> None:
+        super().__init__()
+        self.corpus = corpus
+        self.train_set = PremiseDataset(train, len(corpus), num_negatives, seed)
+        self.batch_size = batch_size
+        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
+
+    def collate(self, items: list[tuple[int, int, list[int]]]) -> dict:
+        premises = self.corpus.premises
+        pairs = self.train_set.pairs
+        return {
+            "queries": [self.query_prefix + pairs[i].query for i, _, _ in items],
+            "positives": [self.passage_prefix + premises[p].text for _, p, _ in items],
+            "negatives": [self.passage_prefix + premises[n].text for _, _, ns in items for n in ns],
+            "positive_ids": [p for _, p, _ in items],
+            "negative_ids": [n for _, _, ns in items for n in ns],
+            "gold": [set(pairs[i].positives) for i, _, _ in items],
+        }
+
+    def train_dataloader(self) -> torch.utils.data.DataLoader:
+        return torch.utils.data.DataLoader(self.train_set, batch_size=self.batch_size, shuffle=True,
+                                           collate_fn=self.collate, num_workers=0)
