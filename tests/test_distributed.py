@@ -125,6 +125,6 @@ def test_construction_errors_surface_before_any_work():
         with pytest.raises(WorkerStartError, match="TypeError: .*no_such_option"):
             with DistributedProver(bad, workers) as prover:
                 list(prover.iter_results([Task(THEOREMS[0])]))
-    with pytest.raises(UnknownComponent, match="'bm25'"):
+    with pytest.raises(UnknownComponent, match="'nosuch'"):
         DistributedProver(ProverConfig(config().env, config().prover, config().generator,
-                                       ComponentSpec("bm25")), 1).search_unordered(None, THEOREMS[:1])
+                                       ComponentSpec("nosuch")), 1).search_unordered(None, THEOREMS[:1])

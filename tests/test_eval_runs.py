@@ -205,8 +205,8 @@ def test_benchmarks_by_name_with_stable_subsets():
 
 def test_unknown_components_are_named():
     bad = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first"), ComponentSpec("synthetic"),
-                       ComponentSpec("mepo"))
-    with pytest.raises(UnknownComponent, match="unknown retriever 'mepo'"):
+                       ComponentSpec("nosuch"))
+    with pytest.raises(UnknownComponent, match="unknown retriever 'nosuch'"):
         check_names(bad)
     with pytest.raises(UnknownComponent, match="unknown environment 'lean3'"):
         check_names(ProverConfig(ComponentSpec("lean3"), bad.prover, bad.generator))
@@ -215,8 +215,8 @@ def test_unknown_components_are_named():
 def test_ablate_cli_runs_each_retriever_and_names_unknown_ones(tmp_path, capsys):
     common = ["--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "3", "--generator", "synthetic",
               "--max-expansions", "5", "--no-progress", "--out", str(tmp_path / "abl")]
-    assert main(["ablate", "--retrievers", "none,sine", *common]) == 2
-    assert "unknown retriever 'sine'" in capsys.readouterr().err
+    assert main(["ablate", "--retrievers", "none,nosuch", *common]) == 2
+    assert "unknown retriever 'nosuch'" in capsys.readouterr().err
     assert not (tmp_path / "abl" / "none").exists()  # nothing ran
     assert main(["ablate", "--retrievers", "none", *common]) == 0
     table = (tmp_path / "abl" / "ablation.md").read_text()
