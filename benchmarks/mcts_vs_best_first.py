@@ -11,8 +11,10 @@ under 10%).
 
 ``--env scripted`` runs the synthetic environment of :mod:`benchmarks.synthetic` (random proof
 trees with splits, evars, detours and simulated latencies): it measures the search, not a prover.
-``--env coq`` runs the Coq standard library split through ``prover.coq.env.CoqEnvironment`` with a
-fixed list of common Coq tactics (the template generator of the generator issue can replace it).
+``--env coq`` runs a stable sample (:func:`prover.coq.automation.stable_sample`) of a Coq standard
+library split through ``prover.coq.env.CoqEnvironment`` (which focuses goals for MCTS with ``n: {``)
+with the scored baseline generator of :mod:`prover.coq.automation` (``--generator fixed``: the
+unscored ``COQ_TACTICS``).
 """
 
 from __future__ import annotations
@@ -54,8 +56,13 @@ def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], Tac
         from prover.coq.stdlib import stdlib_theorems
     except ImportError as exc:
         raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}") from None
-    theorems = stdlib_theorems(args.split)[: args.theorems]
-    return CoqEnvironment(), theorems, FixedTacticGenerator(COQ_TACTICS)
+    from prover.coq.automation import BaselineGenerator, stable_sample, tactic_list
+
+    theorems = stable_sample(stdlib_theorems(args.split), args.theorems)
+    env = CoqEnvironment(tactic_timeout=args.tactic_timeout)
+    if args.generator == "fixed":
+        return env, theorems, FixedTacticGenerator(COQ_TACTICS)
+    return env, theorems, BaselineGenerator(tactic_list(None))
 
 
 def run(algorithm: str, env: Environment, theorems: list[Theorem], tac_gen: TacticGenerator,
@@ -95,6 +102,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--num-sampled-tactics", type=int, default=16)
     parser.add_argument("--value", default="constant", choices=("constant", "heuristic"),
                         help="MCTS value function")
+    parser.add_argument("--generator", choices=("baseline", "fixed"), default="baseline",
+                        help="--env coq: the scored baseline of prover.coq.automation, or COQ_TACTICS unscored")
+    parser.add_argument("--tactic-timeout", type=float, default=5.0, help="seconds per Coq tactic (--env coq)")
     parser.add_argument("--seed", type=int, default=0, help="synthetic theorems (--env scripted)")
     parser.add_argument("--env-latency", type=float, default=0.003,
                         help="simulated seconds per tactic or focus call (--env scripted)")
