@@ -126,6 +126,10 @@ def main(argv: list[str] | None = None) -> dict:
     mcts_stats = [r.stats for r in results["mcts"]]
     figures["mcts"]["and_nodes"] = sum(s.get("and_nodes", 0) for s in mcts_stats)
     figures["mcts"]["focus_calls"] = sum(s.get("focus_calls", 0) for s in mcts_stats)
+    figures["mcts"]["proofs_with_branches"] = sum(
+        r.status == Status.PROVED and r.proof is not None and any(step.branches for step in r.proof)
+        for r in results["mcts"])
+    figures["proved"] = {a: sorted(names) for a, names in proved.items()}
     figures["only_best_first"] = sorted(proved["best_first"] - proved["mcts"])
     figures["only_mcts"] = sorted(proved["mcts"] - proved["best_first"])
 
@@ -138,7 +142,8 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{a:<14} {f['proved']:>4}/{f['theorems']:<3} {f['pass_rate']:>10.1%} {f['mean_env_calls']:>10.1f} "
               f"{f['search_seconds']:>9.2f} {f['overhead']:>9.2%} {f['overhead_us_per_env_call']:>8.0f}")
     print(f"proved only by best_first: {len(figures['only_best_first'])}, only by mcts: {len(figures['only_mcts'])}; "
-          f"MCTS AND nodes: {figures['mcts']['and_nodes']}, focus calls: {figures['mcts']['focus_calls']}")
+          f"MCTS AND nodes: {figures['mcts']['and_nodes']}, focus calls: {figures['mcts']['focus_calls']}, "
+          f"proofs with branches: {figures['mcts']['proofs_with_branches']}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     return figures
