@@ -111,3 +111,12 @@ def test_mcts_proves_a_stdlib_lemma_whose_proof_splits(env):
     assert result.stats["and_nodes"] >= 3
     lines = result.script.splitlines()
     assert "split." in lines and sum(line.lstrip().startswith(("- ", "+ ")) for line in lines) == 6, result.script
+
+
+def test_a_generated_bullet_outside_any_focus_gives_braces_that_compile(env):
+    # "- intros." opens a bullet of the search's own proof; the split under it is focused with
+    # "1: {" / "2: {" all the same, and the script then writes branches as braces
+    swap = adhoc_theorem("Lemma swap : forall A B : Prop, A /\\ B -> B /\\ A.", [])
+    result = _prove(env, swap, ["- intros A B [H1 H2].", "split.", "assumption."])
+    lines = [line.strip() for line in result.script.splitlines()]
+    assert lines[0] == "- intros A B [H1 H2]." and lines.count("{") == 2 and lines.count("}") == 2, result.script
