@@ -75,6 +75,16 @@ def test_bullets_and_braces_are_refused_inside_a_focus(env):
         assert isinstance(session.run_tac(focused, "exact H."), ProofFinished)
 
 
+def test_shelving_the_focused_goal_does_not_prove_it(env):
+    th = adhoc_theorem("Lemma sh : (exists n : nat, n = n) /\\ True.", [])
+    with env.open(th) as (session, init):
+        state = session.run_tac(init, "split.")
+        focused = session.focus(state, 0)
+        shelved = session.run_tac(focused, "shelve.")
+        assert isinstance(shelved, TacticError) and "shelved" in shelved.message
+        assert isinstance(session.run_tac(focused, "exists 0; reflexivity."), ProofFinished)
+
+
 def test_focus_steps_are_replayed_after_a_crash(env):
     with env.open(AND3) as (session, init):
         state = split_state(session, init)

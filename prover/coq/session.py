@@ -190,6 +190,9 @@ class CoqSession:
             if view.outcome == Outcome.FINISHED:
                 return ProofFinished(self._add(node_id, checked, view, "", coq_id, depth), "No more goals.")
             if view.outcome == Outcome.SUBPROOF_DONE and depth:  # no user block inside a focus: it is ours
+                if view.shelved:  # e.g. `shelve.`: the focused goal was put aside, not proved
+                    return TacticError(f"{checked.sentences!r} left the focused goal with {view.shelved} shelved "
+                                       f"goal(s) and no focused one; a focused goal must be proved", ErrorKind.ERROR)
                 return ProofFinished(self._add(node_id, checked, view, "", coq_id, depth), MSG_SUBPROOF_DONE)
             if view.outcome == Outcome.GAVE_UP:
                 return ProofGivenUp("No more goals, but there are some goals you gave up")
