@@ -4,15 +4,17 @@
     python benchmarks/mcts_vs_best_first.py --env coq --split test --theorems 50
 
 Both provers get the same generator, the same number of sampled tactics per call and the same
-budget of tactic calls (``--max-env-calls``; MCTS's focus calls are not tactics and are reported
-apart). For each algorithm the script prints the pass rate and the *search overhead*: the share of
+budget of environment calls (``--max-env-calls``; MCTS's focus calls count towards it, as
+:class:`search_tree.budget.Meter` does, and are also reported apart). For each algorithm the script prints the pass rate and the *search overhead*: the share of
 search wall time spent outside the environment, the generator and the value function (target:
 under 10%).
 
 ``--env scripted`` runs the synthetic environment of :mod:`benchmarks.synthetic` (random proof
 trees with splits, evars, detours and simulated latencies): it measures the search, not a prover.
-``--env coq`` runs the Coq standard library split through ``prover.coq.env.CoqEnvironment`` with a
-fixed list of common Coq tactics (the template generator of the generator issue can replace it).
+``--env coq`` runs a stable sample (:func:`prover.coq.automation.stable_sample`) of a Coq standard
+library split through ``prover.coq.env.CoqEnvironment`` (which focuses goals for MCTS with ``n: {``)
+with the scored baseline generator of :mod:`prover.coq.automation` (``--generator fixed``: the
+unscored ``COQ_TACTICS``).
 """
 
 from __future__ import annotations
@@ -54,8 +56,13 @@ def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], Tac
         from prover.coq.stdlib import stdlib_theorems
     except ImportError as exc:
         raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}") from None
-    theorems = stdlib_theorems(args.split)[: args.theorems]
-    return CoqEnvironment(), theorems, FixedTacticGenerator(COQ_TACTICS)
+    from prover.coq.automation import BaselineGenerator, stable_sample, tactic_list
+
+    theorems = stable_sample(stdlib_theorems(args.split), args.theorems)
+    env = CoqEnvironment(tactic_timeout=args.tactic_timeout)
+    if args.generator == "fixed":
+        return env, theorems, FixedTacticGenerator(COQ_TACTICS)
+    return env, theorems, BaselineGenerator(tactic_list(None))
 
 
 def run(algorithm: str, env: Environment, theorems: list[Theorem], tac_gen: TacticGenerator,
@@ -95,6 +102,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--num-sampled-tactics", type=int, default=16)
     parser.add_argument("--value", default="constant", choices=("constant", "heuristic"),
                         help="MCTS value function")
+    parser.add_argument("--generator", choices=("baseline", "fixed"), default="baseline",
+                        help="--env coq: the scored baseline of prover.coq.automation, or COQ_TACTICS unscored")
+    parser.add_argument("--tactic-timeout", type=float, default=5.0, help="seconds per Coq tactic (--env coq)")
     parser.add_argument("--seed", type=int, default=0, help="synthetic theorems (--env scripted)")
     parser.add_argument("--env-latency", type=float, default=0.003,
                         help="simulated seconds per tactic or focus call (--env scripted)")
@@ -116,6 +126,10 @@ def main(argv: list[str] | None = None) -> dict:
     mcts_stats = [r.stats for r in results["mcts"]]
     figures["mcts"]["and_nodes"] = sum(s.get("and_nodes", 0) for s in mcts_stats)
     figures["mcts"]["focus_calls"] = sum(s.get("focus_calls", 0) for s in mcts_stats)
+    figures["mcts"]["proofs_with_branches"] = sum(
+        r.status == Status.PROVED and r.proof is not None and any(step.branches for step in r.proof)
+        for r in results["mcts"])
+    figures["proved"] = {a: sorted(names) for a, names in proved.items()}
     figures["only_best_first"] = sorted(proved["best_first"] - proved["mcts"])
     figures["only_mcts"] = sorted(proved["mcts"] - proved["best_first"])
 
@@ -128,7 +142,8 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"{a:<14} {f['proved']:>4}/{f['theorems']:<3} {f['pass_rate']:>10.1%} {f['mean_env_calls']:>10.1f} "
               f"{f['search_seconds']:>9.2f} {f['overhead']:>9.2%} {f['overhead_us_per_env_call']:>8.0f}")
     print(f"proved only by best_first: {len(figures['only_best_first'])}, only by mcts: {len(figures['only_mcts'])}; "
-          f"MCTS AND nodes: {figures['mcts']['and_nodes']}, focus calls: {figures['mcts']['focus_calls']}")
+          f"MCTS AND nodes: {figures['mcts']['and_nodes']}, focus calls: {figures['mcts']['focus_calls']}, "
+          f"proofs with branches: {figures['mcts']['proofs_with_branches']}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     return figures

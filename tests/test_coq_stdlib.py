@@ -190,3 +190,24 @@ def test_premise_resolution_rules(tmp_path):
     assert [p.full_name for p in premises] == ["base", "M.twice"]
     # hypotheses shadow premises; tactic names are never premises
     assert r.annotate("exact base.", "D.v", at, {"base"}) == ("exact base.", [])
+
+
+def test_block_sentence_is_shared_by_the_index_and_the_contexts():
+    from prover.coq.stdlib import block_sentence
+
+    assert block_sentence("Section S.") == ("section", "S", "")
+    assert block_sentence("Module Make (X : OrderedType) <: S.") == ("module", "Make", " (X : OrderedType) <: S.")
+    assert block_sentence("Declare Module E : T.") == ("declare", "E", "")
+    assert block_sentence("Module N := Nat.") == ("defined", "N", "")
+    assert block_sentence("Module M := F with Definition t := nat.")[0] == "defined"
+    assert block_sentence("End Make.") == ("end", "Make", "")
+    assert block_sentence("Lemma x : True.") is None
+
+
+def test_unicode_hypotheses_parse_as_in_ratan():
+    from prover.coq.goals import parse_view
+
+    # Reals/Ratan.v: remember (atan(x)) as α.
+    view = parse_view("1 goal (ID 5)\n  \n  x : R\n  α : R\n  Heqα : α = atan x\n  ============================\n  cos α > 0")
+    assert [h.name for h in view.goals[0].hypotheses] == ["x", "α", "Heqα"]
+    assert view.goals[0].hypotheses[2].type == "α = atan x"

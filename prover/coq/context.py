@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from search_tree.protocol import Theorem
 
 from .sentences import SentenceSplitError, split_sentences, strip_comments
-from .stdlib import _END, _MODULE, _SECTION, _WITH_CLAUSE
+from .stdlib import block_sentence
 
 ADHOC_MODULE = "DojoScratch"
 _NAME = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
@@ -154,21 +154,23 @@ _BINDER = re.compile(r"\(\s*(?:(?:Import|Export)\s+)?([A-Za-z_][\w'\s]*?)\s*:")
 def _track_block(code: str, blocks: list[tuple[str, tuple[str, ...]]]) -> None:
     """Maintain the stack of open sections and modules, with each module's parameters.
 
-    Uses the index's own patterns (:mod:`prover.coq.stdlib`) so that both agree on what opens a
+    Uses the index's own reading (:func:`prover.coq.stdlib.block_sentence`) so that both agree on what opens a
     block: ``Section X.``, an interactive ``Module X`` (not ``Declare Module`` nor ``Module X :=
     ...``), and ``End X.``. A module's parameters are its functor arguments (``Module Make (X :
     OrderedType)``) and the modules declared inside it (``Declare Module E : T``).
     """
-    if (m := _SECTION.match(code)) is not None:
-        blocks.append((m.group("name"), ()))
-    elif (m := _MODULE.match(code)) is not None:
-        if code.startswith("Declare"):
-            if blocks:
-                name, params = blocks[-1]
-                blocks[-1] = (name, params + (m.group("name"),))
-        elif ":=" not in _WITH_CLAUSE.sub("", code):
-            header = code[m.end():]
-            names = tuple(n for b in _BINDER.findall(header.split(":=")[0]) for n in b.split())
-            blocks.append((m.group("name"), names))
-    elif (m := _END.match(code)) is not None and blocks and blocks[-1][0] == m.group("name"):
+    block = block_sentence(code)
+    if block is None:
+        return
+    kind, name, header = block
+    if kind == "section":
+        blocks.append((name, ()))
+    elif kind == "declare":
+        if blocks:
+            outer, params = blocks[-1]
+            blocks[-1] = (outer, params + (name,))
+    elif kind == "module":
+        names = tuple(n for b in _BINDER.findall(header.split(":=")[0]) for n in b.split())
+        blocks.append((name, names))
+    elif kind == "end" and blocks and blocks[-1][0] == name:
         blocks.pop()

@@ -137,9 +137,11 @@ def parse_view(output: str) -> ProofView | None:
     for message in messages:
         for outcome, text in ((Outcome.GAVE_UP, MSG_GAVE_UP), (Outcome.SHELVED, MSG_ON_SHELF),
                               (Outcome.SUBPROOF_DONE, MSG_SUBPROOF_DONE)):
-            if message.startswith(text) and _HEADER.match(lines[0]):
+            if message.startswith(text) and (header := _HEADER.match(lines[0])):
                 hint = " ".join(message[len(text):].split())
-                return ProofView(outcome, others=tuple(_listed_targets(lines[1:])), hint=hint)
+                shelved = _SHELVED.search(header.group(3))
+                return ProofView(outcome, others=tuple(_listed_targets(lines[1:])), hint=hint,
+                                 shelved=int(shelved.group(1)) if shelved else 0)
     first_id = _ID_SUFFIX.search(lines[0])
     header = _HEADER.match(_ID_SUFFIX.sub("", lines[0]))
     assert header is not None

@@ -20,6 +20,7 @@ tactic runs under Coq's ``Timeout`` and a wall-clock watchdog (see
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -36,7 +37,7 @@ from search_tree.protocol import (
 
 from .context import CoqContext
 from .coqtop import Coqtop, CoqtopDied, Reply
-from .goals import GoalParseError, Outcome, ProofView, parse_view
+from .goals import MSG_SUBPROOF_DONE, GoalParseError, Outcome, ProofView, parse_view
 from .policy import CheckedTactic, RefusedTactic, check_tactic
 from .worker import Worker
 
@@ -50,6 +51,7 @@ class _Node:
     view: ProofView
     key: str  # the key of the TacticState handed out, to catch states of another session
     coq_id: int  # meaningful only while the node is on the session's chain
+    focus_depth: int = 0  # how many blocks opened by focus() enclose this state
 
 
 REPLAY_SLACK = 3.0  # replays get this many times the tactic timeout
@@ -81,12 +83,44 @@ class CoqSession:
 
     def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
         """Run one untrusted tactic on any state of this session (see the module docstring)."""
-        if not 0 <= state.id < len(self._nodes) or self._nodes[state.id].key != state.key:
-            raise ValueError(f"state id {state.id} does not belong to this session of {self._context.name!r}")
+        self._check_state(state)
         try:
             checked = check_tactic(tactic)
         except RefusedTactic as exc:
             return TacticError(str(exc), ErrorKind.REFUSED)
+        if checked.focusing and self._nodes[state.id].focus_depth:
+            return TacticError(f"refused tactic {tactic!r}: bullets and braces are refused inside a goal the search "
+                               f"focused (the search does the focusing; a `}}` would close its block)",
+                               ErrorKind.REFUSED)
+        return self._run_checked(state, checked, repr(tactic))
+
+    def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
+        """Only goal ``goal_index`` of ``state``, focused with ``n: {`` (n = goal_index + 1).
+
+        The block stays open in every state reached from the focused one; when its goal is
+        solved coqtop answers "This subproof is complete, but there are some unfocused goals",
+        which :meth:`run_tac` turns into :class:`ProofFinished` (see
+        :class:`search_tree.protocol.FocusingSession`).
+        """
+        self._check_state(state)
+        if state.num_goals < 2 or not 0 <= goal_index < state.num_goals:
+            return TacticError(f"cannot focus goal {goal_index} of state {state.id}: it has {state.num_goals} "
+                               f"goals (focus needs at least two)", ErrorKind.REFUSED)
+        result = self._run_checked(state, CheckedTactic((f"{goal_index + 1}: {{",), None), f"focus {goal_index}",
+                                   opens_focus=True)
+        if isinstance(result, TacticState) and result.num_goals != 1:
+            return TacticError(f"focusing goal {goal_index} of state {state.id} showed {result.num_goals} goals",
+                               ErrorKind.ERROR)
+        if not isinstance(result, (TacticState, TacticError)):
+            return TacticError(f"focusing goal {goal_index} of state {state.id} answered {result!r}", ErrorKind.ERROR)
+        return result
+
+    def _check_state(self, state: TacticState) -> None:
+        if not 0 <= state.id < len(self._nodes) or self._nodes[state.id].key != state.key:
+            raise ValueError(f"state id {state.id} does not belong to this session of {self._context.name!r}")
+
+    def _run_checked(self, state: TacticState, checked: CheckedTactic, what: str,
+                     opens_focus: bool = False) -> TacticResult:
         for _ in range(self.max_restarts + 1):
             try:
                 backto = self._reach(state.id)
@@ -96,10 +130,10 @@ class CoqSession:
             except _Unrestorable as exc:
                 return TacticError(str(exc), ErrorKind.CRASH)
             try:
-                return self._apply(state.id, checked, backto)
+                return self._apply(state.id, checked, backto, opens_focus)
             except CoqtopDied as exc:
                 self._recover(exc)
-                return TacticError(f"coqtop died running {tactic!r} ({exc}); restarted", ErrorKind.CRASH)
+                return TacticError(f"coqtop died running {what} ({exc}); restarted", ErrorKind.CRASH)
         # coqtop restarts fine but dies replaying the way to this state: lose the state, not the search
         return TacticError(f"coqtop died {self.max_restarts + 1} times replaying the path to state {state.id} "
                            f"of {self._context.name!r}; that state is lost", ErrorKind.CRASH)
@@ -131,7 +165,7 @@ class CoqSession:
         """Wall-clock limit per reply: Coq's own Timeout plus slack for printing and scheduling."""
         return math.ceil(self.tactic_timeout * slack) * 1.5 + 2.0
 
-    def _apply(self, node_id: int, checked: CheckedTactic, backto: list[str]) -> TacticResult:
+    def _apply(self, node_id: int, checked: CheckedTactic, backto: list[str], opens_focus: bool) -> TacticResult:
         node = self._nodes[node_id]
         sentences = self._sentences(checked)
         coqtop = self._worker.coqtop
@@ -152,30 +186,40 @@ class CoqSession:
                 view = printed if printed is not None else None if reply.stale_printer else view
             if view is None:
                 coq_id, view = self._worker.show()
+            depth = node.focus_depth + opens_focus
             if view.outcome == Outcome.FINISHED:
-                return ProofFinished(self._add(node_id, checked, view, "", coq_id), "No more goals.")
+                return ProofFinished(self._add(node_id, checked, view, "", coq_id, depth), "No more goals.")
+            if view.outcome == Outcome.SUBPROOF_DONE and depth:  # no user block inside a focus: it is ours
+                if view.shelved:  # e.g. `shelve.`: the focused goal was put aside, not proved
+                    return TacticError(f"{checked.sentences!r} left the focused goal with {view.shelved} shelved "
+                                       f"goal(s) and no focused one; a focused goal must be proved", ErrorKind.ERROR)
+                return ProofFinished(self._add(node_id, checked, view, "", coq_id, depth), MSG_SUBPROOF_DONE)
             if view.outcome == Outcome.GAVE_UP:
                 return ProofGivenUp("No more goals, but there are some goals you gave up")
             coq_id, view = self._worker.complete(coq_id, view, node.view)
         except GoalParseError as exc:
             return TacticError(f"unparseable proof state after {checked.sentences!r}: {exc}", ErrorKind.ERROR)
-        state = self._tactic_state(len(self._nodes), view)
-        self._add(node_id, checked, view, state.key, coq_id)
+        state = self._tactic_state(len(self._nodes), view, focused=depth > 0)
+        self._add(node_id, checked, view, state.key, coq_id, depth)
         return state
 
-    def _add(self, parent: int, step: CheckedTactic, view: ProofView, key: str, coq_id: int) -> int:
+    def _add(self, parent: int, step: CheckedTactic, view: ProofView, key: str, coq_id: int, depth: int) -> int:
         """A new node made from ``parent`` (the tip of the chain), which becomes the new tip."""
-        self._nodes.append(_Node(parent, step, view, key, coq_id))
+        self._nodes.append(_Node(parent, step, view, key, coq_id, depth))
         new = len(self._nodes) - 1
         self._set_chain(self._chain + [new])
         return new
 
     @staticmethod
-    def _tactic_state(node_id: int, view: ProofView) -> TacticState:
+    def _tactic_state(node_id: int, view: ProofView, focused: bool = False) -> TacticState:
         if view.outcome == Outcome.SHELVED:  # the shelved goals are the evars still to be found
             goals = tuple(Goal((), target, has_evar=True, name="shelved") for target in view.others)
         else:  # GOALS, or SUBPROOF_DONE with no focused goal until the next bullet
             goals = view.goals
+        if focused and view.outcome == Outcome.GOALS:
+            # inside a focus the unfocused goals all lie outside it (no user block is opened there):
+            # the state is its own goals, whatever the rest of the proof looks like
+            view = dataclasses.replace(view, others=())
         pp = view.render()
         return TacticState(pp=pp, id=node_id, goals=goals, key=pp)
 

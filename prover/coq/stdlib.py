@@ -63,6 +63,29 @@ _TACTIC_NAME = re.compile(
 _WITH_CLAUSE = re.compile(rf"with\s+(?:Definition|Module)\s+[\w.']+\s*:=\s*[\w.']+")
 
 
+def block_sentence(code: str) -> tuple[str, str, str] | None:
+    """How a sentence acts on the stack of open sections and modules: ``(kind, name, header)``.
+
+    ``kind`` is ``"section"`` (``Section X.``), ``"module"`` (an interactive ``Module X ...`` or
+    ``Module Type X ...``, which opens a block; ``header`` is the text after the name, e.g. the
+    functor binders), ``"declare"`` (``Declare Module X : T``: no block, a parameter of the
+    enclosing module), ``"defined"`` (``Module X := ...`` in one sentence: no block) or ``"end"``
+    (``End X.``); None for any other sentence. The index and :mod:`prover.coq.context` both read
+    blocks through this, so they agree on what opens one.
+    """
+    if (m := _SECTION.match(code)) is not None:
+        return "section", m.group("name"), ""
+    if (m := _MODULE.match(code)) is not None:
+        if code.startswith("Declare"):
+            return "declare", m.group("name"), ""
+        if ":=" in _WITH_CLAUSE.sub("", code):
+            return "defined", m.group("name"), ""
+        return "module", m.group("name"), code[m.end():]
+    if (m := _END.match(code)) is not None:
+        return "end", m.group("name"), ""
+    return None
+
+
 class StdlibScanError(RuntimeError):
     """The stdlib sources do not have the structure the scan expects (names the file and line)."""
 
@@ -218,21 +241,15 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
         if m:
             sf.tactic_names.append(m.group("ltac") or m.group("notation") or m.group("db"))
             continue
-        m = _SECTION.match(code)
-        if m:
-            stack.append(("section", m.group("name")))
-            continue
-        m = _MODULE.match(code)
-        if m:
-            body = _WITH_CLAUSE.sub("", code)
-            if not code.startswith("Declare") and ":=" not in body:
-                stack.append(("module", m.group("name")))
-            continue
-        m = _END.match(code)
-        if m:
-            if not stack or stack[-1][1] != m.group("name"):
-                raise fail(s, f"End does not close the innermost block {stack[-1][1] if stack else '(none)'}")
-            stack.pop()
+        block = block_sentence(code)
+        if block is not None:
+            kind, name, _ = block
+            if kind in ("section", "module"):
+                stack.append((kind, name))
+            elif kind == "end":
+                if not stack or stack[-1][1] != name:
+                    raise fail(s, f"End does not close the innermost block {stack[-1][1] if stack else '(none)'}")
+                stack.pop()
             continue
         m = _DECL.match(code)
         if not m or m.group("name") == "_":  # no declaration, or an anonymous one (Instance _ : ...)

@@ -37,9 +37,10 @@ from pathlib import Path
 
 from .coqtop import Coqtop, CoqtopDied, Reply
 from .corpus import PremiseResolver, write_corpus
-from .goals import GoalParseError, Outcome, ProofView, parse_shown_goal, parse_view, with_hypotheses
+from .goals import GoalParseError, Outcome, ProofView, parse_view
 from .sentences import LineIndex, strip_comments
 from .stdlib import SPLITS, StdlibIndex, TheoremEntry, cache_dir, coq_version, load_index, load_split, split_of
+from .worker import complete_view
 
 URL = "https://github.com/coq/coq"
 NO_GOALS = "no goals"
@@ -161,9 +162,7 @@ class _Replayer:
                 if previous is None:
                     raise GoalParseError("no goals printed after the statement")
                 return previous
-            if not view.complete_goals:
-                shows = coq.send_all([f"Show {k}." for k in range(2, len(view.goals) + 1)], _SENTENCE_TIMEOUT)
-                view = with_hypotheses(view, [parse_shown_goal(r.output) for r in shows])
+            _, view = complete_view(coq, reply.state_id, view, timeout=_SENTENCE_TIMEOUT)
         except GoalParseError as exc:
             raise UnreadableState(f"{self.where(span[0])}: cannot read the goals after {self.code(span)[:80]!r}: {exc}") from None
         return _render(view), {h.name for g in view.goals for h in g.hypotheses}

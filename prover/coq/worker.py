@@ -79,30 +79,9 @@ class Worker:
         return reply.state_id, view
 
     def complete(self, state_id: int, view: ProofView, parent: ProofView | None = None) -> tuple[int, ProofView]:
-        """Fill in the hypotheses of goals 2..n; returns the id to use for the state, and the view.
-
-        Goals inherited unchanged from ``parent`` (same evar number and target, no evar inside)
-        are copied from it; the others are asked for with ``Show i.``. The ``Show`` queries leave
-        the proof as it was but move the tip; the last one's id is a handle on the same proof
-        state, and using it spares a ``BackTo`` on the next tactic.
-        """
-        if view.complete_goals:
-            return state_id, view
+        """:func:`complete_view` on this worker's coqtop."""
         assert self.coqtop is not None
-        known = inherited_goals(parent)
-        reused: dict[int, Goal] = {}
-        for i in range(2, len(view.goals) + 1):
-            old = known.get(view.ids[i - 1])  # type: ignore[arg-type]
-            if old is not None and old.target == view.goals[i - 1].target:
-                reused[i] = old
-        missing = [i for i in range(2, len(view.goals) + 1) if i not in reused]
-        replies = self.coqtop.send_all([f"Show {i}." for i in missing], self.sentence_timeout)
-        bad = next((r for r in replies if not r.ok), None)
-        if bad is not None:
-            raise GoalParseError(f"Show failed on a state with {len(view.goals)} goals: {bad.error}")
-        shown = {i: parse_shown_goal(r.output) for i, r in zip(missing, replies)}
-        goals = [reused[i] if i in reused else shown[i] for i in range(2, len(view.goals) + 1)]
-        return (replies[-1].state_id if replies else state_id), with_hypotheses(view, goals)
+        return complete_view(self.coqtop, state_id, view, parent, self.sentence_timeout)
 
     def _start(self, args: tuple[str, ...]) -> None:
         self.close()
@@ -134,3 +113,31 @@ class Worker:
                     raise EnvironmentFailure(f"coqtop failed on the context sentence {sentence[:200]!r} "
                                              f"of {self.key}: {reply.error}")
                 self.replayed.append((sentence, reply.state_id))
+
+
+def complete_view(coqtop: Coqtop, state_id: int, view: ProofView, parent: ProofView | None = None,
+                  timeout: float | None = None) -> tuple[int, ProofView]:
+    """Fill in the hypotheses of goals 2..n; returns the id to use for the state, and the view.
+
+    Goals inherited unchanged from ``parent`` (same evar number and target, no evar inside)
+    are copied from it; the others are asked for with ``Show i.``. The ``Show`` queries leave
+    the proof as it was but move the tip; the last one's id is a handle on the same proof
+    state, and using it spares a ``BackTo`` on the next tactic. :class:`GoalParseError` if a
+    ``Show`` fails or prints something else than a goal.
+    """
+    if view.complete_goals:
+        return state_id, view
+    known = inherited_goals(parent)
+    reused: dict[int, Goal] = {}
+    for i in range(2, len(view.goals) + 1):
+        old = known.get(view.ids[i - 1])  # type: ignore[arg-type]
+        if old is not None and old.target == view.goals[i - 1].target:
+            reused[i] = old
+    missing = [i for i in range(2, len(view.goals) + 1) if i not in reused]
+    replies = coqtop.send_all([f"Show {i}." for i in missing], timeout)
+    bad = next((r for r in replies if not r.ok), None)
+    if bad is not None:
+        raise GoalParseError(f"Show failed on a state with {len(view.goals)} goals: {bad.error}")
+    shown = {i: parse_shown_goal(r.output) for i, r in zip(missing, replies)}
+    goals = [reused[i] if i in reused else shown[i] for i in range(2, len(view.goals) + 1)]
+    return (replies[-1].state_id if replies else state_id), with_hypotheses(view, goals)
