@@ -16,7 +16,13 @@ Tactics`` is loaded (Debian's ``libcoq-hammer``).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from generator.template import Template, TemplateSet
+
+#: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
+PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.json"
 
 _AUTOMATION = [
     ("auto.", -1.0),
@@ -77,3 +83,18 @@ TEMPLATES = TemplateSet(
 )
 
 HAMMER = TEMPLATES.with_templates([Template("sauto.", -2.5), Template("hauto.", -2.8)])
+
+
+def with_fitted_priors(templates: TemplateSet, path: str | Path = PRIORS_PATH) -> TemplateSet:
+    """``templates`` with the log-priors of ``path`` (written by ``benchmarks/fit_template_priors.py``);
+    a template the file does not list keeps its hand-set prior."""
+    fitted = json.loads(Path(path).read_text())["log_priors"]
+    return TemplateSet(templates.backend, tuple(Template(t.text, fitted.get(t.text, t.log_prior))
+                                                for t in templates.templates), templates.quantifiers)
+
+
+def __getattr__(name: str) -> TemplateSet:
+    """``FITTED``: :data:`TEMPLATES` with the fitted priors (``templates="coq:FITTED"``), read on first use."""
+    if name == "FITTED":
+        return with_fitted_priors(TEMPLATES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
