@@ -5,7 +5,11 @@ either close the goal or fail fast come first (``auto``, ``lia``, ``congruence``
 structural steps that always make progress (``intros``, ``split``, ``simpl``), then case analysis
 and induction, then premise instantiations (whose rank discount is added on top). They are a
 starting point, not a measurement: :meth:`TemplateSet.fit_priors` re-estimates them from traced
-Coq proofs once they exist (``dojo-prover trace --env coq``).
+Coq proofs. :data:`FITTED` (``templates="coq:FITTED"``) has the priors fitted on the traced stdlib's
+training split (``generator/data/coq_template_priors.json``, ``python -m
+benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
+rate (2 vs 3 of 40 test theorems, ``benchmarks/results/generators.md``): frequency in human proofs
+puts ``apply H.`` and ``intros.`` first and cheap closing automation last.
 
 Every tactic is one sentence ending in ``.``, as the Coq backend requires. ``lia`` needs
 ``Require Import Lia`` in the theorem's context and fails harmlessly without it. CoqHammer's
