@@ -1,6 +1,12 @@
 """Tactic accuracy of the generators and value-head error, on the validation split of traced data.
 
     python -m benchmarks.generator_accuracy [--data TRACES] [--checkpoint HF_DIR | --train-minutes 10]
+    python -m benchmarks.generator_accuracy --coq-splits --max-states 1000 --checkpoint runs/policy/coq-tiny/hf
+
+``--coq-splits``: train on the Coq tracer's ``train.json`` and measure on its ``val.json``
+(:func:`prover.coq.tracer.traced_data_dir`; by file, as the tracer split them) instead of a hash
+split of ``--data``; ``--val-data`` names another validation file. ``--max-states N`` measures on
+an evenly spaced sample of N validation states.
 
 Top-1 / top-k: the fraction of validation states whose traced tactic (up to whitespace) is the
 generator's first / among its first k suggestions. This is a strict measure (a different tactic
@@ -25,7 +31,7 @@ from pathlib import Path
 
 from benchmarks.generator_data import REPO, default_traced_data, same_tactic, train_val_examples
 from generator.base import TacticGenerator
-from generator.traced import TacticExample
+from generator.traced import TacticExample, examples, load_theorems
 from search_tree.protocol import TacticState, Theorem
 
 
@@ -80,11 +86,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--run-dir", type=Path, default=REPO / "runs" / "bench-policy")
     parser.add_argument("--max-model-states", type=int, default=None, help="evaluate the model on the first N states")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
+    parser.add_argument("--val-data", type=Path, default=None, help="validation traces (then --data is all training)")
+    parser.add_argument("--coq-splits", action="store_true", help="the Coq tracer's train.json and val.json")
+    parser.add_argument("--max-states", type=int, default=None, help="an evenly spaced sample of N val states")
     args = parser.parse_args(argv)
 
+    if args.coq_splits:
+        from prover.coq.tracer import traced_data_dir
+
+        args.data, args.val_data = traced_data_dir() / "train.json", traced_data_dir() / "val.json"
     data = args.data or default_traced_data()
-    train_theorems, train, val = train_val_examples(data, args.val_percent, args.seed)
-    print(f"data: {data}\ntrain: {len(train_theorems)} theorems, {len(train)} tactics; val: {len(val)} tactics")
+    if args.val_data:
+        train_theorems = [t for t in load_theorems(data) if t.get("traced_tactics")]
+        train, val = examples(train_theorems), examples(load_theorems(args.val_data))
+    else:
+        train_theorems, train, val = train_val_examples(data, args.val_percent, args.seed)
+    val = [ex for ex in val if ex.tactic.strip()]
+    if args.max_states and len(val) > args.max_states:
+        val = [val[i * len(val) // args.max_states] for i in range(args.max_states)]
+    print(f"data: {data}{f', val: {args.val_data}' if args.val_data else ''}\n"
+          f"train: {len(train_theorems)} theorems, {len(train)} tactics; val: {len(val)} tactics")
     rows = []
 
     from generator.knn import KNNGenerator
@@ -93,6 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     backend = "coq" if any(ex.file_path.endswith(".v") for ex in train) else None
     if backend:
         rows.append(("template (no retriever)", *accuracy(TemplateGenerator(backend), val, args.k)))
+        rows.append(("template, fitted priors (no retriever)", *accuracy(TemplateGenerator(f"{backend}:FITTED"), val, args.k)))
     rows.append(("knn (BM25, k=32)", *accuracy(KNNGenerator(train), val, args.k)))
 
     value_rows = []

@@ -12,7 +12,11 @@ as JSON when they can be); nothing of a backend is imported until then. Theorems
 from ``--theorems``, traced data in LeanDojo's format. Generators by registry name:
 
 * ``template``: the ``--templates`` set (default ``coq``), premises from ``--retriever`` if given;
-* ``knn``: BM25 over ``--train-traces``;
+* ``template-fitted``: the same with the priors fitted on traced Coq proofs (``coq:FITTED``,
+  ``benchmarks/fit_template_priors.py``);
+* ``knn``: BM25 over ``--train-traces`` (default: the Coq tracer's ``train.json``,
+  :func:`prover.coq.tracer.traced_data_dir`);
+* ``automation``: the Coq backend's baseline list (:mod:`prover.coq.automation`), for reference;
 * ``hf``: the ``--checkpoint`` policy (beam search);
 * ``fused``: ``template`` and ``hf`` mixed with weights ``--fuse-weights`` (default 1,1).
 
@@ -65,14 +69,33 @@ def theorems_of(args: argparse.Namespace) -> list[Theorem]:
     return out[: args.limit] if args.limit else out
 
 
+def default_train_traces() -> Path | None:
+    """The Coq tracer's training split, when it has been traced on this machine."""
+    from prover.coq.tracer import traced_data_dir
+
+    path = traced_data_dir() / "train.json"
+    return path if path.exists() else None
+
+
+def make_generator(name: str, args: argparse.Namespace, retriever: Any | None) -> Any:
+    if name == "automation":
+        from prover.coq.automation import automation_generator
+
+        return automation_generator()
+    if name == "template-fitted":
+        return build_generator("template", templates=f"{args.templates.partition(':')[0]}:FITTED", retriever=retriever)
+    return build_generator(name, **generator_options(name, args, retriever))
+
+
 def generator_options(name: str, args: argparse.Namespace, retriever: Any | None) -> dict[str, Any]:
     template = {"templates": args.templates, "retriever": retriever}
     hf = {"model": str(args.checkpoint), "retriever": retriever} if args.checkpoint else None
     if name == "template":
         return template
     if name == "knn":
+        args.train_traces = args.train_traces or default_train_traces()
         if not args.train_traces:
-            raise SystemExit("knn needs --train-traces")
+            raise SystemExit("knn needs --train-traces (no Coq traces on this machine)")
         return {"paths": str(args.train_traces)}
     if name in ("hf", "fused") and hf is None:
         raise SystemExit(f"{name} needs --checkpoint")
@@ -107,7 +130,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-expansions", type=int, default=None)
     parser.add_argument("--num-sampled-tactics", type=int, default=16)
     parser.add_argument("--out", type=Path, default=None, help="write every result as JSON Lines")
+    parser.add_argument("--verbose", action="store_true", help="one line per theorem")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (for hf and fused)")
     args = parser.parse_args(argv)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
 
     from prover.proof_search import make_prover
 
@@ -133,12 +162,14 @@ def main(argv: list[str] | None = None) -> None:
     out = args.out.open("w") if args.out else None
     try:
         for name in args.generators.split(","):
-            tac_gen = build_generator(name, **generator_options(name, args, retriever))
+            tac_gen = make_generator(name, args, retriever)
             prover = make_prover(args.search, tac_gen, **search_options)
             proved, start = 0, time.perf_counter()
             for theorem in theorems:
                 result = prover.search(env, theorem)
                 proved += result.status.value == "proved"
+                if args.verbose:
+                    print(f"{name} {theorem.full_name}: {result.status.value}", flush=True)
                 if out:
                     out.write(json.dumps({"generator": name, **result.to_json()}) + "\n")
                     out.flush()

@@ -5,7 +5,11 @@ either close the goal or fail fast come first (``auto``, ``lia``, ``congruence``
 structural steps that always make progress (``intros``, ``split``, ``simpl``), then case analysis
 and induction, then premise instantiations (whose rank discount is added on top). They are a
 starting point, not a measurement: :meth:`TemplateSet.fit_priors` re-estimates them from traced
-Coq proofs once they exist (``dojo-prover trace --env coq``).
+Coq proofs. :data:`FITTED` (``templates="coq:FITTED"``) has the priors fitted on the traced stdlib's
+training split (``generator/data/coq_template_priors.json``, ``python -m
+benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
+rate (2 vs 3 of 40 test theorems, ``benchmarks/results/generators.md``): frequency in human proofs
+puts ``apply H.`` and ``intros.`` first and cheap closing automation last.
 
 Every tactic is one sentence ending in ``.``, as the Coq backend requires. ``lia`` needs
 ``Require Import Lia`` in the theorem's context and fails harmlessly without it. CoqHammer's
@@ -16,7 +20,13 @@ Tactics`` is loaded (Debian's ``libcoq-hammer``).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from generator.template import Template, TemplateSet
+
+#: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
+PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.json"
 
 _AUTOMATION = [
     ("auto.", -1.0),
@@ -77,3 +87,18 @@ TEMPLATES = TemplateSet(
 )
 
 HAMMER = TEMPLATES.with_templates([Template("sauto.", -2.5), Template("hauto.", -2.8)])
+
+
+def with_fitted_priors(templates: TemplateSet, path: str | Path = PRIORS_PATH) -> TemplateSet:
+    """``templates`` with the log-priors of ``path`` (written by ``benchmarks/fit_template_priors.py``);
+    a template the file does not list keeps its hand-set prior."""
+    fitted = json.loads(Path(path).read_text())["log_priors"]
+    return TemplateSet(templates.backend, tuple(Template(t.text, fitted.get(t.text, t.log_prior))
+                                                for t in templates.templates), templates.quantifiers)
+
+
+def __getattr__(name: str) -> TemplateSet:
+    """``FITTED``: :data:`TEMPLATES` with the fitted priors (``templates="coq:FITTED"``), read on first use."""
+    if name == "FITTED":
+        return with_fitted_priors(TEMPLATES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -36,12 +36,13 @@ class HFGenerator(TacticGenerator):
 
     ``kind``: ``"seq2seq"``, ``"causal"`` or ``"auto"`` (from the config's ``is_encoder_decoder``).
     ``prompt_template`` wraps the formatted input (causal step provers usually want a prompt);
-    ``stop`` cuts a causal model's continuation at the first occurrence.
+    ``stop`` cuts a causal model's continuation at the first occurrence. ``checkpoint`` is another
+    name for ``model`` (``dojo-prover eval --generator hf --generator-opt checkpoint=PATH``).
     """
 
     def __init__(
         self,
-        model: str | Path,
+        model: str | Path | None = None,
         kind: str = "auto",
         strategy: str = "beam",
         retriever: Any | None = None,
@@ -52,12 +53,16 @@ class HFGenerator(TacticGenerator):
         prompt_template: str = "{input}",
         stop: str | None = None,
         device: str = "cpu",
+        checkpoint: str | Path | None = None,
     ) -> None:
         import torch
         from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
         if strategy not in ("beam", "sample"):
             raise ValueError(f"strategy must be 'beam' or 'sample', not {strategy!r}")
+        if (model is None) == (checkpoint is None):
+            raise ValueError("give the checkpoint directory as model= or checkpoint= (one of them)")
+        model = model if model is not None else checkpoint  # checkpoint=: the name `dojo-prover eval` users know
         saved = read_policy_config(model)
         config = AutoConfig.from_pretrained(model)
         self.seq2seq = config.is_encoder_decoder if kind == "auto" else kind == "seq2seq"

@@ -11,7 +11,9 @@ importing this module loads neither torch nor ray nor a backend. Other packages 
   ``leandojo`` -> ``prover.leandojo.env:LeanDojoEnvironment``, ``synthetic``);
 * provers: ``prover.proof_search.PROVERS`` (``best_first``, ``mcts``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
-  may be given as a dict;
+  may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
+  ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
+  ``search_tree`` stays free of torch and of the generator package);
 * generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``...) plus
   the local ``GENERATORS`` (``synthetic``; ``fixed`` while the generator registry is absent); a
   generator that uses premises receives ``retriever=`` among its options;
@@ -79,6 +81,7 @@ ENVIRONMENTS: dict[str, str] = {
 GENERATORS: dict[str, str] = {
     "fixed": "generator.fixed:FixedTacticGenerator",
     "synthetic": "prover.synthetic:SyntheticGenerator",
+    "automation": "prover.coq.automation:automation_generator",
 }
 
 
@@ -188,10 +191,30 @@ def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, A
     return out
 
 
+LEARNED_VALUE_PREFIX = "learned:"
+
+
+def resolve_value(value: Any) -> Any:
+    """A search's ``value`` option as the search takes it: ``"learned:PATH"`` becomes the value head
+    of the policy-value checkpoint at PATH (:func:`generator.policy_value.load_value_function`,
+    imported only then: it needs torch); anything else (``"constant"``, ``"heuristic"``, a model)
+    is passed through to :func:`search_tree.value.make_value`."""
+    if isinstance(value, str) and value.startswith(LEARNED_VALUE_PREFIX):
+        path = value[len(LEARNED_VALUE_PREFIX):]
+        if not path:
+            raise ValueError("value 'learned:PATH' needs the path of a policy-value checkpoint (its hf/ export)")
+        return resolve("generator.policy_value:load_value_function")(path)
+    return value
+
+
 def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
-    """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``."""
+    """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``; a ``value`` option
+    ``learned:PATH`` loads that checkpoint's value head (:func:`resolve_value`)."""
     cls = _prover_class(spec.name)
-    return cls(tac_gen, **_coerce(cls, spec.options))
+    options = _coerce(cls, spec.options)
+    if "value" in options:
+        options["value"] = resolve_value(options["value"])
+    return cls(tac_gen, **options)
 
 
 def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> ComponentSpec:
@@ -237,3 +260,10 @@ def check_names(config: ProverConfig) -> None:
     if config.generator.name not in generators():
         raise _unknown_generator(config.generator.name)
     _prover_class(config.prover.name)
+    value = config.prover.options.get("value")
+    if isinstance(value, str) and value.startswith(LEARNED_VALUE_PREFIX):
+        from pathlib import Path
+
+        path = Path(value[len(LEARNED_VALUE_PREFIX):])
+        if not (path / "value_head.pt").exists():
+            raise UnknownComponent(f"value {value!r}: no policy-value checkpoint at {path} (no value_head.pt)")

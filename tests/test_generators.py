@@ -352,3 +352,15 @@ def test_pass_rate_script_runs_search_per_generator(tmp_path, capsys):
           "--timeout", "10"])
     assert "| knn | 1/1 | 1.000 |" in capsys.readouterr().out
 
+
+
+def test_fitted_coq_priors_ship_as_an_opt_in_variant():
+    """``coq:FITTED`` reads generator/data/coq_template_priors.json (benchmarks/fit_template_priors.py);
+    the default ``coq`` set keeps its hand-set priors (the fitted ones did not raise the pass rate)."""
+    from generator.coq_templates import PRIORS_PATH, TEMPLATES
+    from generator.template import load_templates
+
+    fitted = load_templates("coq:FITTED")
+    assert PRIORS_PATH.exists() and load_templates("coq") is TEMPLATES
+    assert [t.text for t in fitted.templates] == [t.text for t in TEMPLATES.templates]
+    assert fitted.templates != TEMPLATES.templates and all(t.log_prior < 0 for t in fitted.templates)

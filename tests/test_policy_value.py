@@ -131,3 +131,32 @@ def test_learned_value_guides_mcts_in_the_pass_rate_script(trained, tmp_path, ca
           "--generators", "knn", "--train-traces", str(traces), "--search", "mcts", "--value", "learned",
           "--checkpoint", str(trained["root"] / "run" / "hf"), "--timeout", "20"])
     assert "| knn | 1/1 | 1.000 |" in capsys.readouterr().out
+
+
+def test_eval_cli_takes_the_trained_policy_and_its_learned_value(trained, tmp_path, capsys):
+    """``dojo-prover eval --search mcts`` with ``value=learned:PATH`` and ``--generator hf`` with
+    ``checkpoint=PATH``: both resolved by name, recorded in config.json, the run completes."""
+    from generator.policy_value import PolicyValueModel
+    from prover.cli import main
+    from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, build_prover, check_names
+    from search_tree.value import LearnedValue, make_value
+
+    hf = trained["root"] / "run" / "hf"
+    prover = build_prover(ComponentSpec("mcts", {"value": f"learned:{hf}"}), tac_gen=None)
+    assert isinstance(prover.value, PolicyValueModel)
+    costs = make_value(prover.value).value([TacticState(LIA_STATE, 0)], Theorem("t"))
+    assert isinstance(make_value(prover.value), LearnedValue) and math.isfinite(costs[0]) and costs[0] >= 0
+    with pytest.raises(UnknownComponent, match="no policy-value checkpoint"):
+        check_names(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("mcts", {"value": f"learned:{tmp_path}"}),
+                                 ComponentSpec("synthetic")))
+
+    out = tmp_path / "run"
+    assert main(["eval", "--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--search", "mcts",
+                 "--search-opt", f"value=learned:{hf}", "--generator", "hf", "--generator-opt", f"checkpoint={hf}",
+                 "--max-expansions", "2", "--num-sampled-tactics", "2", "--no-progress", "--no-logs",
+                 "--out", str(out)]) == 0
+    assert "pass@1 = " in capsys.readouterr().out
+    components = json.loads((out / "config.json").read_text())["run"]["components"]
+    assert components["prover"]["options"]["value"] == f"learned:{hf}"
+    assert components["generator"]["options"]["checkpoint"] == str(hf)
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2

@@ -70,6 +70,12 @@ class BaselineGenerator(TacticGenerator):
         return sorted(out, key=lambda s: -s[1])[:num_samples]
 
 
+def automation_generator(tactics: list[str] | None = None, per_hypothesis: int = 4) -> BaselineGenerator:
+    """The baseline as a generator registered by name (``automation`` in :mod:`prover.registry`), so
+    that the generator benchmarks can put it beside the others under the same search and budget."""
+    return BaselineGenerator(tactic_list(tactics), per_hypothesis)
+
+
 def baseline_prover(tactics: list[str] | None = None, timeout: float = 30.0,
                     max_expansions: int | None = None) -> BestFirstSearchProver:
     """Best-first search with :class:`BaselineGenerator` over :func:`tactic_list`."""
