@@ -64,14 +64,15 @@ def main() -> int:
     tasks = [Task(t) for t in load_benchmark(benchmark, args.limit)]
     print(f"environment: {env}" + (f" (simulated prover latency {args.latency * 1000:.0f} ms per tactic)"
                                    if env == "synthetic" else "") + f"; benchmark {benchmark}, {len(tasks)} theorems;"
-          f" {os.cpu_count()} CPUs")
+          f" {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f} at start")
     rows = {}
     for workers in (1, 2):
         startup, seconds, statuses = measure(config, tasks, workers)
         rows[workers] = (seconds, statuses)
         proved = sum(s == "proved" for s in statuses.values())
         print(f"workers={workers}: start-up {startup:5.1f}s, proving {seconds:6.1f}s, "
-              f"{len(tasks) / seconds:6.2f} theorems/s, proved {proved}/{len(tasks)}")
+              f"{len(tasks) / seconds:6.2f} theorems/s, proved {proved}/{len(tasks)}; "
+              f"load average {os.getloadavg()[0]:.1f} at the end")
     same = rows[1][1] == rows[2][1]
     speedup = rows[1][0] / rows[2][0]
     print(f"speedup 2 vs 1 workers: {speedup:.2f}x (target >= 1.7x: {'met' if speedup >= 1.7 else 'NOT met'}); "

@@ -143,13 +143,13 @@ def measure_ps2(corpus: Corpus, states: list, sample_size: int, seed: int) -> No
           f"premise index of {len(sub)} sampled premises built in {build_ms / 1000:.1f} s "
           f"({build_ms / len(sub):.1f} ms/premise, {len(corpus) * build_ms / len(sub) / 60000:.0f} min "
           f"projected for the whole corpus), +{rss_mb() - m1:.0f} MB")
-    enc = [timed(ps2.encode, [Query.from_state(s).text], ps2.query_prefix)[1] for s, _ in states[:50]]
-    print(f"  query encoding: {percentiles(enc)}")
+    enc = [timed(ps2.encode_queries, [Query.from_state(s).text])[1] for s, _ in states[:50]]
+    print(f"  query encoding ({ps2.query_threads} torch thread(s), as in search): {percentiles(enc)}")
     dim = ps2.index.d
     rng = np.random.default_rng(seed)
     vecs = rng.standard_normal((len(corpus), dim)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    queries = ps2.encode([Query.from_state(s).text for s, _ in states[:50]], ps2.query_prefix)
+    queries = ps2.encode_queries([Query.from_state(s).text for s, _ in states[:50]])
     for kind in ("flat", "hnsw"):
         t0 = time.perf_counter()
         index = faiss.IndexFlatIP(dim) if kind == "flat" else faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)

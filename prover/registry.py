@@ -147,7 +147,8 @@ def build_retriever(spec: ComponentSpec) -> Any | None:
         raise _unknown_retriever(spec.name)
     options = dict(spec.options)
     if "corpus" not in options:
-        raise ValueError(f"retriever {spec.name!r} needs a corpus option: the path of a corpus.jsonl")
+        raise ValueError(f"retriever {spec.name!r} needs a corpus option: the path of a corpus.jsonl "
+                         "(only environments with a default_corpus_path() supply one)")
     corpus = resolve("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
     return resolve("retrieval.base:build_retriever")(spec.name, corpus, **options)
 
@@ -241,8 +242,30 @@ def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
                                      for k, v in coerced.items()})
 
 
+def default_corpus(env_name: str) -> str | None:
+    """The corpus path environment ``env_name`` supplies to a retriever given none (its class's
+    ``default_corpus_path()``: Coq's stdlib corpus), or None (LeanDojo: the option is required)."""
+    if env_name not in ENVIRONMENTS:
+        return None
+    supplier = getattr(resolve(ENVIRONMENTS[env_name]), "default_corpus_path", None)
+    return None if supplier is None else str(supplier())
+
+
+def _with_default_corpus(config: ProverConfig) -> ProverConfig:
+    """``config`` whose retriever has a ``corpus``: its own, else the environment's default."""
+    if config.retriever.name == "none" or "corpus" in config.retriever.options:
+        return config
+    corpus = default_corpus(config.env.name)
+    if corpus is None:
+        return config
+    return dataclasses.replace(config, retriever=ComponentSpec(config.retriever.name,
+                                                               {**config.retriever.options, "corpus": corpus}))
+
+
 def with_defaults(config: ProverConfig) -> ProverConfig:
-    """``config`` with every default option of its environment, prover and generator made explicit."""
+    """``config`` with every default option of its environment, prover and generator made explicit
+    (and the environment's default corpus for a retriever given none)."""
+    config = _with_default_corpus(config)
     retriever = None if config.retriever.name == "none" else resolve(retrievers()[config.retriever.name])
     return ProverConfig(_with_defaults(config.env, resolve(ENVIRONMENTS[config.env.name])),
                         _with_defaults(_expand_dataclass_options(config.prover), _prover_class(config.prover.name)),

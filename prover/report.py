@@ -150,6 +150,10 @@ def _plots(run: Run, out: Path) -> list[str]:
         ax.hist(lengths, bins=range(1, max(lengths) + 2), align="left", rwidth=0.8)
     ax.set_xlabel("proof length (tactics)")
     ax.set_ylabel("proofs")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # lengths and counts are whole numbers
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     fig.savefig(out / "plots" / "proof_length.png", dpi=110)
     plt.close(fig)

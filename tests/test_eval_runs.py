@@ -267,3 +267,38 @@ def test_light_imports_stay_light():
             "prover.report, prover.cli, benchmarks.registry; prover.cli.build_parser(); "
             "heavy = {'torch', 'ray', 'matplotlib'} & set(sys.modules); assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.coq
+def test_coq_supplies_its_stdlib_corpus_to_a_retriever_given_none(tmp_path, monkeypatch):
+    import prover.coq.stdlib as stdlib
+    from prover.registry import build_retriever, default_corpus, with_defaults
+
+    index = stdlib.load_index(progress=False)  # the real index (cached), so the corpus is the real one
+    monkeypatch.setattr(stdlib, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(stdlib, "load_index", lambda *a, **k: index)
+    config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first"), ComponentSpec("fixed"),
+                          ComponentSpec("mepo"))
+    corpus = with_defaults(config).retriever.options["corpus"]
+    assert Path(corpus).parent == tmp_path / "corpus" and Path(corpus).exists()  # written once, no tracing
+    assert sum(len(json.loads(line)["premises"]) for line in Path(corpus).open()) > 10_000
+    mtime = Path(corpus).stat().st_mtime_ns
+    assert default_corpus("coq") == corpus and Path(corpus).stat().st_mtime_ns == mtime  # reused
+    retriever = build_retriever(with_defaults(config).retriever)
+    assert len(retriever.corpus) > 10_000
+    # an explicit corpus wins; no retriever, no corpus
+    mine = ProverConfig(config.env, config.prover, config.generator, ComponentSpec("bm25", {"corpus": "x.jsonl"}))
+    assert with_defaults(mine).retriever.options["corpus"] == "x.jsonl"
+    assert "corpus" not in with_defaults(ProverConfig(config.env, config.prover, config.generator)).retriever.options
+
+
+def test_lean_and_synthetic_environments_require_a_corpus_option():
+    from prover.registry import build_retriever, default_corpus, with_defaults
+
+    assert default_corpus("leandojo") is None and default_corpus("synthetic") is None
+    config = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first"), ComponentSpec("synthetic"),
+                          ComponentSpec("mepo"))
+    spec = with_defaults(config).retriever
+    assert "corpus" not in spec.options
+    with pytest.raises(ValueError, match="needs a corpus option"):
+        build_retriever(spec)

@@ -106,3 +106,23 @@ def test_trained_checkpoint_reloads_and_retrieves(corpus, tmp_path):
         {"state_before": FROB_GOAL, "annotated_tactic": ["", [{"full_name": "frob_add"}]]}]}]
     report = evaluate(ps2, premise_examples(traced, corpus).examples)
     assert report.queries == 1 and 0 < report.mrr <= 1 and report.r10 == 1.0
+
+
+def test_ps2_encodes_queries_with_its_own_thread_count_and_restores_torch_setting(corpus, encoder, monkeypatch):
+    import torch
+
+    ps2 = DenseRetriever(corpus, encoder=encoder, show_progress=False)
+    assert ps2.query_threads == 1
+    seen = []
+    original = ps2.encode
+    monkeypatch.setattr(ps2, "encode", lambda texts, prefix, progress=False: (seen.append(torch.get_num_threads()),
+                                                                            original(texts, prefix))[1])
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        unthreaded = ps2.retrieve(FROB_GOAL, FROB_FILE, 3)
+        ps2.query_threads = None
+        assert ps2.retrieve(FROB_GOAL, FROB_FILE, 3) == unthreaded  # same ranking either way
+        assert seen == [1, 2] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

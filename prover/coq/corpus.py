@@ -20,6 +20,7 @@ the identifier, the latest one wins (later imports and later definitions shadow 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,12 +47,30 @@ def write_corpus(index: StdlibIndex, path: Path) -> int:
     """Writes ``corpus.jsonl`` atomically; returns the number of premises."""
     lines = corpus_lines(index)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     with tmp.open("w") as out:
         for rec in lines:
             out.write(json.dumps(rec, ensure_ascii=False) + "\n")
     tmp.replace(path)
     return sum(len(r["premises"]) for r in lines)
+
+
+def default_corpus_path(progress: bool = False) -> Path:
+    """The installed stdlib's ``corpus.jsonl`` in the cache directory, written from the stdlib index
+    (no tracing, no coqtop) the first time it is asked for.
+
+    The file name is keyed by the scanner's code version, this module's code and the sources root,
+    so a changed scanner or corpus format never serves a stale corpus and a run's ``config.json``
+    records which corpus it used.
+    """
+    from .stdlib import _code_version, _sha1, cache_dir, load_index, stdlib_root
+
+    root = stdlib_root()
+    key = f"{_code_version()}-{_sha1(Path(__file__).read_text())[:8]}-{_sha1(str(root.resolve()))[:8]}"
+    path = cache_dir() / "corpus" / f"stdlib-{key}.jsonl"
+    if not path.exists():
+        write_corpus(load_index(root, progress=progress), path)
+    return path
 
 
 @dataclass(frozen=True)

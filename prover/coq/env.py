@@ -63,6 +63,15 @@ class CoqEnvironment:
         self._idle: list[Worker] = []
         self._busy: list[Worker] = []
 
+    @staticmethod
+    def default_corpus_path() -> str:
+        """The premise corpus a retriever uses when given none: the installed stdlib's
+        ``corpus.jsonl``, written once into the cache directory (see
+        :func:`prover.coq.corpus.default_corpus_path`)."""
+        from .corpus import default_corpus_path
+
+        return str(default_corpus_path())
+
     @property
     def index(self):
         """The stdlib index (:class:`prover.coq.stdlib.StdlibIndex`), loaded on first use."""
