@@ -313,6 +313,9 @@ class DistributedProver:
     # -- Ray --------------------------------------------------------------------------------
 
     def _start_ray(self) -> None:
+        if not self.ray_address:
+            # A local cluster should talk over loopback only; Ray reads this before its first import.
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         import ray
 
         if not ray.is_initialized():
