@@ -127,6 +127,9 @@ def adapt_hypothesis_names(tactic: str, source: Sequence[Hypothesis], target: Se
     return rename_identifiers(tactic, {k: v for k, v in mapping.items() if k in used})
 
 
+_FOCUSING_MARK = re.compile(r"[-+*]+|[{}]|·")
+
+
 class KNNGenerator(TacticGenerator):
     """Proposes the tactics of the nearest traced states (see the module docstring)."""
 
@@ -137,9 +140,11 @@ class KNNGenerator(TacticGenerator):
         temperature: float = 0.1,
         index: StateIndex | None = None,
     ) -> None:
-        if not examples:
-            raise ValueError("KNNGenerator needs at least one traced tactic")
-        self.examples = list(examples)
+        # A bare bullet or brace in a trace is focusing, not an action: search does its own focusing.
+        usable = [e for e in examples if not _FOCUSING_MARK.fullmatch(e.tactic.strip())]
+        if not usable:
+            raise ValueError("KNNGenerator needs at least one traced tactic (bare bullets and braces do not count)")
+        self.examples = usable
         self.k = k
         self.temperature = temperature
         self.index = index if index is not None else BM25StateIndex([e.state for e in self.examples])

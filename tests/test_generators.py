@@ -17,6 +17,7 @@ from generator.coq_templates import TEMPLATES
 from generator.formatting import format_input, format_target
 from generator.fused import FusedGenerator
 from generator.knn import KNNGenerator, adapt_hypothesis_names
+from generator.traced import TacticExample
 from generator.registry import build_generator
 from generator.state_parsing import hypotheses_of, parse_goals
 from generator.template import TemplateGenerator, quantified_variables
@@ -163,6 +164,16 @@ def test_knn_proposes_tactic_of_nearest_state_with_renamed_hypotheses(tmp_path):
     # a list goal gets the list proof, with the list variable renamed
     list_state = TacticState("  B : Type\n  xs : list B\n  ============================\n  xs ++ nil = xs", 1)
     assert gen.batch_generate([state, list_state], [THM, THM], 1)[1][0][0] == "induction xs; simpl; auto."
+
+
+def test_knn_never_proposes_bare_bullets_or_braces():
+    state = "  n : nat\n  ============================\n  n + 0 = n"
+    def example(tactic):
+        return TacticExample("t", "F.v", 0, state, tactic, state, (), 1)
+    gen = KNNGenerator([example("-"), example("{"), example("·"), example("lia.")], k=4)
+    assert [t for t, _ in gen.generate(TacticState(state, 0), THM, 4)] == ["lia."]
+    with pytest.raises(ValueError, match="bullets"):
+        KNNGenerator([example("+"), example("}")])
 
 
 def test_hypothesis_renaming_by_type_then_position():
