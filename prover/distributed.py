@@ -36,7 +36,7 @@ from prover.registry import (
     build_prover,
     build_retriever,
 )
-from search_tree import EnvironmentFailure, SearchResult, Status, Theorem
+from search_tree import EnvironmentFailure, SearchResult, Theorem
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,6 @@ class Outcome:
 
 class WorkerStartError(RuntimeError):
     """A worker could not build its components (bad option, missing file or model); nothing ran."""
-
-
-def failed_result(theorem: Theorem, reason: str, elapsed: float = 0.0) -> SearchResult:
-    """A FAILED result for a search that could not run to an answer (dead worker, broken backend)."""
-    return SearchResult(theorem, Status.FAILED, None, reason, elapsed, 0.0, 0.0, 0, 0, 0)
 
 
 def _needs_retry(result: SearchResult) -> bool:
@@ -163,9 +158,9 @@ class ProverWorker:
             apply_sampling(self.generator, task)
             result = self.prover.search(self.env, task.theorem, on_event=events.append if self.record_events else None)
         except EnvironmentFailure as exc:
-            result = failed_result(task.theorem, f"environment_failure: {exc}", time.monotonic() - t0)
+            result = SearchResult.failed(task.theorem, f"environment_failure: {exc}", time.monotonic() - t0)
         except Exception as exc:  # noqa: BLE001 - one theorem's bug must not end the run
-            result = failed_result(task.theorem, f"worker_error: {type(exc).__name__}: {exc}", time.monotonic() - t0)
+            result = SearchResult.failed(task.theorem, f"worker_error: {type(exc).__name__}: {exc}", time.monotonic() - t0)
         if result.stop_reason.startswith("environment_failure"):
             self.restart_env()
         if self.retriever is not None:
@@ -372,9 +367,9 @@ class DistributedProver:
                     if slot in self._overdue:
                         self._overdue.discard(slot)
                         reason = f"worker_died: killed after running past task_timeout={self.task_timeout}s"
-                    result, events = failed_result(task.theorem, reason, time.monotonic() - started), []
+                    result, events = SearchResult.failed(task.theorem, reason, time.monotonic() - started), []
                 except RayTaskError as exc:
-                    result, events = failed_result(task.theorem, f"worker_error: {_first_line(exc)}"), []
+                    result, events = SearchResult.failed(task.theorem, f"worker_error: {_first_line(exc)}"), []
                 idle.append(slot)
                 if (_needs_retry(result) or result.stop_reason.startswith("worker_died")) \
                         and retries.get(idx, 0) < self.max_retries:

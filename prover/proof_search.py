@@ -68,8 +68,7 @@ class Prover(ABC):
                     on_event,
                 )
         except EnvironmentFailure as exc:
-            return SearchResult(theorem, Status.FAILED, None, f"environment_failure: {exc}",
-                                time.monotonic() - t0, 0.0, 0.0, 0, 0, 0)
+            return SearchResult.failed(theorem, f"environment_failure: {exc}", time.monotonic() - t0)
         return verified(env, result, on_event)
 
 

@@ -32,6 +32,11 @@ class SearchResult:
     script: str = ""  # the proof rendered in the backend's language, as it was re-checked
     stats: dict = field(default_factory=dict)  # algorithm-specific figures (e.g. MCTS simulations)
 
+    @classmethod
+    def failed(cls, theorem: Theorem, reason: str, elapsed: float = 0.0) -> "SearchResult":
+        """A FAILED result for a search that could not run to an answer (broken backend, dead worker)."""
+        return cls(theorem, Status.FAILED, None, reason, elapsed, 0.0, 0.0, 0, 0, 0)
+
     @property
     def tactics(self) -> list[str] | None:
         return None if self.proof is None else proof_tactics(self.proof)

@@ -29,7 +29,6 @@ from search_tree import (
     TacticState,
     Theorem,
     Verification,
-    proof_tactics,
 )
 
 
