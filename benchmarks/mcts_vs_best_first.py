@@ -11,7 +11,7 @@ under 10%).
 
 ``--env scripted`` runs the synthetic environment of :mod:`benchmarks.synthetic` (random proof
 trees with splits, evars, detours and simulated latencies): it measures the search, not a prover.
-``--env coq`` runs a stable sample (:func:`prover.coq.automation.stable_sample`) of a Coq standard
+``--env coq`` runs a stable sample (:func:`benchmarks.registry.stable_sample`) of a Coq standard
 library split through ``prover.coq.env.CoqEnvironment`` (which focuses goals for MCTS with ``n: {``)
 with the scored baseline generator of :mod:`prover.coq.automation` (``--generator fixed``: the
 unscored ``COQ_TACTICS``).
@@ -56,7 +56,8 @@ def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], Tac
         from prover.coq.stdlib import stdlib_theorems
     except ImportError as exc:
         raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}") from None
-    from prover.coq.automation import BaselineGenerator, stable_sample, tactic_list
+    from benchmarks.registry import stable_sample
+    from prover.coq.automation import BaselineGenerator, tactic_list
 
     theorems = stable_sample(stdlib_theorems(args.split), args.theorems)
     env = CoqEnvironment(tactic_timeout=args.tactic_timeout)

@@ -17,42 +17,31 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from typing import Any
 
 from generator.base import TacticGenerator
+from search_tree.registry import Registry
 
-GENERATORS: dict[str, str] = {
+GENERATORS = Registry("generator", {
     "fixed": "generator.fixed:FixedTacticGenerator",
     "template": "generator.template:TemplateGenerator",
     "knn": "generator.knn:KNNGenerator.from_traced",
     "hf": "generator.hf:HFGenerator",
     "openai": "generator.openai_compat:OpenAICompletionGenerator",
     "fused": "generator.registry:_build_fused",
-}
+})
 
 _TAKES_RETRIEVER = {"template", "hf", "openai"}
 
 
 def register_generator(name: str, target: str) -> None:
     """Make ``build_generator(name)`` call ``target`` (``"module:callable"``, dotted after the colon)."""
-    GENERATORS[name] = target
-
-
-def _resolve(target: str) -> Callable[..., TacticGenerator]:
-    module_name, _, attr = target.partition(":")
-    obj: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
+    GENERATORS.register(name, target)
 
 
 def build_generator(name: str, **options: Any) -> TacticGenerator:
-    """The generator registered as ``name``, built with ``options``."""
-    if name not in GENERATORS:
-        raise KeyError(f"unknown generator {name!r}; known: {', '.join(sorted(GENERATORS))}")
-    return _resolve(GENERATORS[name])(**options)
+    """The generator registered as ``name``, built with ``options`` (:class:`UnknownName` if none)."""
+    return GENERATORS.load(name)(**options)
 
 
 def _build_fused(members: list[Any], retriever: Any | None = None) -> TacticGenerator:

@@ -10,7 +10,10 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 
+from typing import Any
+
 from generator.base import TacticGenerator
+from prover.registry import SEARCHES as PROVERS
 from search_tree import (
     BestFirstSearch,
     Budget,
@@ -133,18 +136,20 @@ class MCTSProver(Prover):
         return search.run(theorem)
 
 
-PROVERS: dict[str, type[Prover]] = {"best_first": BestFirstSearchProver, "mcts": MCTSProver}
-
-
 def make_prover(algorithm: str, tac_gen: TacticGenerator, **kwargs) -> Prover:
     """A prover by algorithm name (``best_first`` or ``mcts``); ``kwargs`` go to its constructor."""
-    try:
-        cls = PROVERS[algorithm]
-    except KeyError:
-        raise ValueError(f"unknown search algorithm {algorithm!r}; choose one of {sorted(PROVERS)}") from None
-    return cls(tac_gen, **kwargs)
+    return PROVERS.load(algorithm)(tac_gen, **kwargs)
 
 
-# The multi-worker prover lives in its own module (it imports ray lazily); exported here so that
-# ReProver users find it where they expect it.
-from prover.distributed import DistributedProver, Outcome, Task  # noqa: E402, F401  (re-exported)
+# The multi-worker prover lives in prover.distributed (which builds provers through the registry,
+# and so imports this module); ReProver users find it here too. Re-exported lazily (PEP 562), so
+# that importing either module first works and neither needs the other while it initialises.
+_DISTRIBUTED = ("DistributedProver", "Outcome", "Task")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DISTRIBUTED:
+        import prover.distributed
+
+        return getattr(prover.distributed, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,19 +4,20 @@ A distributed run cannot ship a live Coq process or a GPU model to a Ray actor; 
 :class:`ComponentSpec` (a name and JSON options) and every worker builds its own components from
 it. The same specs are what ``config.json`` records, so a run directory says exactly what ran.
 
-Factories are registered as ``"module:attribute"`` strings and imported only when built, so that
-importing this module loads neither torch nor ray nor a backend. Other packages plug in by name:
+Every table is a :class:`search_tree.registry.Registry` of ``"module:attribute"`` strings imported
+only when built, so that importing this module loads neither torch nor ray nor a backend, and an
+unknown name raises :class:`~search_tree.registry.UnknownName` with close matches. The tables:
 
-* environments: :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
-  ``leandojo`` -> ``prover.leandojo.env:LeanDojoEnvironment``, ``synthetic``);
-* provers: ``prover.proof_search.PROVERS`` (``best_first``, ``mcts``), built as
+* environments: :data:`ENVIRONMENTS`, :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
+  ``leandojo`` -> ``prover.lean.env:LeanDojoEnvironment``, ``synthetic``);
+* provers: :data:`SEARCHES` (``best_first``, ``mcts``; also ``prover.proof_search.PROVERS``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
   may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
   ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
   ``search_tree`` stays free of torch and of the generator package);
-* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``...) plus
-  the local ``GENERATORS`` (``synthetic``; ``fixed`` while the generator registry is absent); a
-  generator that uses premises receives ``retriever=`` among its options;
+* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``...), into
+  which this module registers ``synthetic`` and ``automation``; a generator that uses premises
+  receives ``retriever=`` among its options;
 * retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
   ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the
   ``corpus`` option is the path of a ``corpus.jsonl`` (loaded with ``Corpus.from_jsonl``).
@@ -25,7 +26,6 @@ importing this module loads neither torch nor ray nor a backend. Other packages 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import json
 import typing
@@ -34,7 +34,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.base import TacticGenerator
+from generator.registry import GENERATORS
 from search_tree import Environment
+from search_tree.registry import Registry, RegistryError, UnknownName, load_target
 
 
 @dataclass(frozen=True)
@@ -69,110 +71,68 @@ class ProverConfig:
         return cls(**{k: ComponentSpec.from_json(v) for k, v in data.items()})
 
 
-class UnknownComponent(LookupError):
-    """A spec names a component that no registry knows; the message lists the known names."""
+#: Every failure to turn a spec's name into a component (unknown name, backend not installed, no
+#: checkpoint at a ``learned:`` path): the one type the command line catches.
+UnknownComponent = RegistryError
 
-
-ENVIRONMENTS: dict[str, str] = {
+ENVIRONMENTS = Registry("environment", {
     "coq": "prover.coq.env:CoqEnvironment",
     "leandojo": "prover.lean.env:LeanDojoEnvironment",
     "synthetic": "prover.synthetic:SyntheticEnvironment",
-}
-GENERATORS: dict[str, str] = {
-    "fixed": "generator.fixed:FixedTacticGenerator",
-    "synthetic": "prover.synthetic:SyntheticGenerator",
-    "automation": "prover.coq.automation:automation_generator",
-}
+})
+SEARCHES = Registry("search", {
+    "best_first": "prover.proof_search:BestFirstSearchProver",
+    "mcts": "prover.proof_search:MCTSProver",
+})
+#: The generator package's table (``generator.registry.GENERATORS``), with the prover's own
+#: generators registered into it, so that one table answers for every generator name.
+GENERATORS.register("synthetic", "prover.synthetic:SyntheticGenerator")
+GENERATORS.register("automation", "prover.coq.automation:automation_generator")
 
 
 def register_env(name: str, target: str) -> None:
     """Register an environment class or factory ``"module:attribute"`` under ``name``."""
-    ENVIRONMENTS[name] = target
+    ENVIRONMENTS.register(name, target)
 
 
-def register_generator(name: str, target: str) -> None:
-    GENERATORS[name] = target
-
-
-def resolve(target: str) -> Callable[..., Any]:
-    """Import ``"module:attribute"`` (the attribute may be dotted: ``Class.factory``); a missing
-    module says which component is not installed."""
-    module_name, _, attr = target.partition(":")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            raise UnknownComponent(f"{target} is not available: module {exc.name} is not installed") from exc
-        raise
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def _sibling_table(target: str) -> dict[str, str]:
-    """A sibling package's name table (``module:TABLE``), or {} while that package lacks it."""
-    try:
-        return dict(resolve(target))
-    except (UnknownComponent, AttributeError):
-        return {}
-
-
-def generators() -> dict[str, str]:
+def generators() -> Registry:
     """Every generator name and its ``"module:attribute"`` target."""
-    return {**_sibling_table("generator.registry:GENERATORS"), **GENERATORS}
+    return GENERATORS
 
 
-def retrievers() -> dict[str, str]:
-    """Every retriever name (but ``none``) and its ``"module:Class"`` target."""
-    return _sibling_table("retrieval.base:RETRIEVERS")
+def retrievers() -> Registry:
+    """Every retriever name (but ``none``): ``retrieval.base.RETRIEVERS``, loaded only when asked
+    for, because the retrieval package imports numpy."""
+    return load_target("retrieval.base:RETRIEVERS")
 
 
 def build_env(spec: ComponentSpec) -> Environment:
-    if spec.name not in ENVIRONMENTS:
-        raise UnknownComponent(f"unknown environment {spec.name!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
-    return resolve(ENVIRONMENTS[spec.name])(**spec.options)
+    return ENVIRONMENTS.load(spec.name)(**spec.options)
 
 
-def _unknown_retriever(name: str) -> UnknownComponent:
-    known = ", ".join(["none", *sorted(retrievers())])
-    missing = "" if retrievers() else " (the retrieval registry retrieval.base.RETRIEVERS is not installed)"
-    return UnknownComponent(f"unknown retriever {name!r}; known: {known}{missing}")
+def _check_retriever(name: str) -> None:
+    if name != "none" and name not in retrievers():
+        raise UnknownName("retriever", name, ["none", *retrievers()])
 
 
 def build_retriever(spec: ComponentSpec) -> Any | None:
     """The retriever named by ``spec``; ``none`` means the generator works without premises."""
+    _check_retriever(spec.name)
     if spec.name == "none":
         return None
-    if spec.name not in retrievers():
-        raise _unknown_retriever(spec.name)
     options = dict(spec.options)
     if "corpus" not in options:
         raise ValueError(f"retriever {spec.name!r} needs a corpus option: the path of a corpus.jsonl "
                          "(only environments with a default_corpus_path() supply one)")
-    corpus = resolve("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
-    return resolve("retrieval.base:build_retriever")(spec.name, corpus, **options)
-
-
-def _unknown_generator(name: str) -> UnknownComponent:
-    return UnknownComponent(f"unknown generator {name!r}; known: {', '.join(sorted(generators()))}")
+    corpus = load_target("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
+    return load_target("retrieval.base:build_retriever")(spec.name, corpus, **options)
 
 
 def build_generator(spec: ComponentSpec, retriever: Any | None = None) -> TacticGenerator:
-    table = generators()
-    if spec.name not in table:
-        raise _unknown_generator(spec.name)
     options = dict(spec.options)
     if retriever is not None:
         options["retriever"] = retriever
-    return resolve(table[spec.name])(**options)
-
-
-def _prover_class(name: str) -> Callable[..., Any]:
-    from prover.proof_search import PROVERS
-
-    if name not in PROVERS:
-        raise UnknownComponent(f"unknown search {name!r}; known: {', '.join(sorted(PROVERS))}")
-    return PROVERS[name]
+    return GENERATORS.load(spec.name)(**options)
 
 
 def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -204,14 +164,14 @@ def resolve_value(value: Any) -> Any:
         path = value[len(LEARNED_VALUE_PREFIX):]
         if not path:
             raise ValueError("value 'learned:PATH' needs the path of a policy-value checkpoint (its hf/ export)")
-        return resolve("generator.policy_value:load_value_function")(path)
+        return load_target("generator.policy_value:load_value_function")(path)
     return value
 
 
 def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
     """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``; a ``value`` option
     ``learned:PATH`` loads that checkpoint's value head (:func:`resolve_value`)."""
-    cls = _prover_class(spec.name)
+    cls = SEARCHES.load(spec.name)
     options = _coerce(cls, spec.options)
     if "value" in options:
         options["value"] = resolve_value(options["value"])
@@ -237,7 +197,7 @@ def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> C
 
 def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
     """A prover's dict options for dataclass parameters, with the dataclass's defaults filled in."""
-    coerced = _coerce(_prover_class(spec.name), spec.options)
+    coerced = _coerce(SEARCHES.load(spec.name), spec.options)
     return ComponentSpec(spec.name, {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else spec.options[k]
                                      for k, v in coerced.items()})
 
@@ -247,7 +207,7 @@ def default_corpus(env_name: str) -> str | None:
     ``default_corpus_path()``: Coq's stdlib corpus), or None (LeanDojo: the option is required)."""
     if env_name not in ENVIRONMENTS:
         return None
-    supplier = getattr(resolve(ENVIRONMENTS[env_name]), "default_corpus_path", None)
+    supplier = getattr(ENVIRONMENTS.load(env_name), "default_corpus_path", None)
     return None if supplier is None else str(supplier())
 
 
@@ -266,27 +226,24 @@ def with_defaults(config: ProverConfig) -> ProverConfig:
     """``config`` with every default option of its environment, prover and generator made explicit
     (and the environment's default corpus for a retriever given none)."""
     config = _with_default_corpus(config)
-    retriever = None if config.retriever.name == "none" else resolve(retrievers()[config.retriever.name])
-    return ProverConfig(_with_defaults(config.env, resolve(ENVIRONMENTS[config.env.name])),
-                        _with_defaults(_expand_dataclass_options(config.prover), _prover_class(config.prover.name)),
-                        _with_defaults(config.generator, resolve(generators()[config.generator.name])),
+    _check_retriever(config.retriever.name)
+    retriever = None if config.retriever.name == "none" else retrievers().load(config.retriever.name)
+    return ProverConfig(_with_defaults(config.env, ENVIRONMENTS.load(config.env.name)),
+                        _with_defaults(_expand_dataclass_options(config.prover), SEARCHES.load(config.prover.name)),
+                        _with_defaults(config.generator, GENERATORS.load(config.generator.name)),
                         _with_defaults(config.retriever, retriever))
 
 
 def check_names(config: ProverConfig) -> None:
     """Fail before any work starts if a component name is unknown (without building anything)."""
-    if config.env.name not in ENVIRONMENTS:
-        raise UnknownComponent(f"unknown environment {config.env.name!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
-    resolve(ENVIRONMENTS[config.env.name])
-    if config.retriever.name != "none" and config.retriever.name not in retrievers():
-        raise _unknown_retriever(config.retriever.name)
-    if config.generator.name not in generators():
-        raise _unknown_generator(config.generator.name)
-    _prover_class(config.prover.name)
+    ENVIRONMENTS.load(config.env.name)
+    _check_retriever(config.retriever.name)
+    GENERATORS[config.generator.name]
+    SEARCHES[config.prover.name]
     value = config.prover.options.get("value")
     if isinstance(value, str) and value.startswith(LEARNED_VALUE_PREFIX):
         from pathlib import Path
 
         path = Path(value[len(LEARNED_VALUE_PREFIX):])
         if not (path / "value_head.pt").exists():
-            raise UnknownComponent(f"value {value!r}: no policy-value checkpoint at {path} (no value_head.pt)")
+            raise RegistryError(f"value {value!r}: no policy-value checkpoint at {path} (no value_head.pt)")

@@ -7,7 +7,6 @@ file is part of the corpus, so that a prover or an ablation swaps retrievers by 
 
 from __future__ import annotations
 
-import importlib
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import numpy as np
 from retrieval.corpus import Corpus, Position, Premise
 from retrieval.symbols import Language, extract_symbols
 from search_tree.protocol import TacticState, Theorem
+from search_tree.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -167,20 +167,18 @@ def top_k(scores: np.ndarray, mask: np.ndarray | None, k: int, floor: float = -n
 
 
 # name -> "module:Class"; modules are imported on first use so that heavy ones stay unloaded
-RETRIEVERS: dict[str, str] = {
+RETRIEVERS = Registry("retriever", {
     "ps2": "retrieval.dense:DenseRetriever",
     "mepo": "retrieval.mepo:MePoRetriever",
     "sine": "retrieval.sine:SInERetriever",
     "bm25": "retrieval.bm25:BM25Retriever",
     "fusion": "retrieval.fusion:FusionRetriever",
-}
+})
 
 
 def retriever_class(name: str) -> type[Retriever]:
-    if name not in RETRIEVERS:
-        raise KeyError(f"unknown retriever {name!r}; known: {', '.join(RETRIEVERS)}")
-    module, cls = RETRIEVERS[name].split(":")
-    return getattr(importlib.import_module(module), cls)
+    """The retriever class registered as ``name`` (:class:`~search_tree.registry.UnknownName` if none)."""
+    return RETRIEVERS.load(name)
 
 
 def build_retriever(name: str, corpus: Corpus, **options: Any) -> Retriever:

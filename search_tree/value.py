@@ -21,6 +21,7 @@ import math
 from typing import Protocol, Sequence, runtime_checkable
 
 from search_tree.protocol import TacticState, Theorem
+from search_tree.registry import Registry
 
 
 @runtime_checkable
@@ -86,17 +87,16 @@ class LearnedValue:
         return [self.fallback if math.isnan(c) else max(0.0, float(c)) for c in costs]
 
 
-VALUE_FUNCTIONS = ("constant", "heuristic")
+VALUE_FUNCTIONS = Registry("value function", {
+    "constant": "search_tree.value:ConstantValue",
+    "heuristic": "search_tree.value:GoalHeuristicValue",
+})
 
 
 def make_value(spec: str | ValueFunction) -> ValueFunction:
     """A value function by name (``constant``, ``heuristic``), or a model wrapped in LearnedValue."""
     if isinstance(spec, str):
-        if spec == "constant":
-            return ConstantValue()
-        if spec == "heuristic":
-            return GoalHeuristicValue()
-        raise ValueError(f"unknown value function {spec!r}; choose one of {VALUE_FUNCTIONS} or pass a model")
+        return VALUE_FUNCTIONS.load(spec)()
     if isinstance(spec, (ConstantValue, GoalHeuristicValue, LearnedValue)):
         return spec
     return LearnedValue(spec)

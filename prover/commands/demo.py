@@ -28,7 +28,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from prover.coq.automation import baseline_prover, stable_sample
+    from benchmarks.registry import stable_sample
+    from prover.coq.automation import baseline_prover
     from prover.coq.env import CoqEnvironment
     from prover.coq.stdlib import stdlib_theorems
     from search_tree import Status

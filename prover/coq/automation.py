@@ -11,8 +11,6 @@ for the hypotheses of the state's first goal, and the fixed list has ``intro x; 
 
 from __future__ import annotations
 
-import hashlib
-
 from generator import Suggestion, TacticGenerator
 from prover.proof_search import BestFirstSearchProver
 from search_tree.protocol import TacticState, Theorem
@@ -83,15 +81,3 @@ def baseline_prover(tactics: list[str] | None = None, timeout: float = 30.0,
     return BestFirstSearchProver(generator, timeout=timeout, max_expansions=max_expansions,
                                  num_sampled_tactics=len(generator.tactics) + 2 * generator.per_hypothesis)
 
-
-def stable_sample(theorems: list[Theorem], limit: int | None) -> list[Theorem]:
-    """``limit`` theorems chosen by a hash of their qualified names (the same on every machine),
-    returned in file order so that theorems of one file reuse one coqtop."""
-    if limit is None or limit >= len(theorems):
-        return list(theorems)
-
-    def digest(t: Theorem) -> str:
-        return hashlib.sha256(f"{t.file_path}:{t.full_name}:{t.position}".encode()).hexdigest()
-
-    chosen = {id(t) for t in sorted(theorems, key=digest)[:limit]}
-    return [t for t in theorems if id(t) in chosen]
