@@ -28,6 +28,7 @@ import numpy as np
 
 from retrieval.base import Query, Retriever
 from retrieval.corpus import Corpus
+from search_tree.cache import cache_root
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -46,7 +47,7 @@ def default_model_path() -> str:
 
 
 def default_cache_dir() -> Path:
-    return Path(os.environ.get("DOJO_PROVER_CACHE", Path.home() / ".cache" / "dojo-prover")) / "retrieval"
+    return cache_root() / "retrieval"
 
 
 def load_encoder(model: str | None = None, device: str | None = None) -> "SentenceTransformer":

@@ -23,13 +23,13 @@ import difflib
 import functools
 import hashlib
 import json
-import os
 import re
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from search_tree.cache import cache_root
 from search_tree.protocol import Theorem, TheoremNotFound
 
 from .sentences import LineIndex, Sentence, mask_comments, split_sentences, strip_comments
@@ -171,7 +171,7 @@ def _coqc(arg: str) -> str:
 
 def cache_dir() -> Path:
     """Where indexes and traced data live: ``$DOJO_PROVER_CACHE`` or ``~/.cache/dojo-prover``, per Coq version."""
-    base = Path(os.environ.get("DOJO_PROVER_CACHE", Path.home() / ".cache" / "dojo-prover"))
+    base = cache_root()
     return base / f"coq-{coq_version()}"
 
 
