@@ -57,13 +57,13 @@ def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], Tac
     except ImportError as exc:
         raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}") from None
     from benchmarks.registry import stable_sample
-    from prover.coq.automation import BaselineGenerator, tactic_list
+    from prover.coq.automation import automation_generator
 
     theorems = stable_sample(stdlib_theorems(args.split), args.theorems)
     env = CoqEnvironment(tactic_timeout=args.tactic_timeout)
     if args.generator == "fixed":
         return env, theorems, FixedTacticGenerator(COQ_TACTICS)
-    return env, theorems, BaselineGenerator(tactic_list(None))
+    return env, theorems, automation_generator()
 
 
 def run(algorithm: str, env: Environment, theorems: list[Theorem], tac_gen: TacticGenerator,

@@ -11,6 +11,10 @@ benchmarks.fit_template_priors``); they are not the default because they did not
 rate (2 vs 3 of 40 test theorems, ``benchmarks/results/generators.md``): frequency in human proofs
 puts ``apply H.`` and ``intros.`` first and cheap closing automation last.
 
+:data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline that ``dojo-prover prove`` and
+``demo`` run without a model (:mod:`prover.coq.automation`): its own fixed list with hand-set
+best-first scores, used unnormalised, plus case analysis and induction on every hypothesis.
+
 Every tactic is one sentence ending in ``.``, as the Coq backend requires. ``lia`` needs
 ``Require Import Lia`` in the theorem's context and fails harmlessly without it. CoqHammer's
 reconstruction tactics (``sauto``, ``hauto``; Czajka and Kaliszyk 2018, Czajka 2020) are only in
@@ -21,6 +25,7 @@ Tactics`` is loaded (Debian's ``libcoq-hammer``).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from generator.template import Template, TemplateSet
@@ -88,13 +93,55 @@ TEMPLATES = TemplateSet(
 
 HAMMER = TEMPLATES.with_templates([Template("sauto.", -2.5), Template("hauto.", -2.8)])
 
+#: The baseline's fixed tactics (tactic, score) in decreasing order: cheap closing tactics first,
+#: then structural steps, then the expensive automation, so that best-first search tries a state's
+#: likely finishers before it branches; ``intro x; ...`` acts on the first quantified variable.
+BASELINE_TACTICS: tuple[tuple[str, float], ...] = (
+    ("intros.", -0.5),
+    ("reflexivity.", -1.0),
+    ("assumption.", -1.1),
+    ("trivial.", -1.2),
+    ("auto.", -1.3),
+    ("easy.", -1.4),
+    ("split.", -1.6),
+    ("simpl.", -1.8),
+    ("lia.", -1.9),
+    ("congruence.", -2.0),
+    ("discriminate.", -2.1),
+    ("intuition.", -2.2),
+    ("constructor.", -2.3),
+    ("intro x; induction x; simpl; auto.", -2.4),
+    ("intro x; destruct x; simpl; auto.", -2.5),
+    ("subst.", -2.6),
+    ("eauto.", -2.7),
+    ("firstorder.", -2.8),
+    ("left.", -3.0),
+    ("right.", -3.0),
+)
+
+#: Case analysis and induction on each of the first goal's hypotheses (most recent first).
+_BASELINE_ON_LOCAL = (Template("destruct {local}; simpl; auto.", -2.45),
+                      Template("induction {local}; simpl; auto.", -2.5))
+
+
+def baseline_templates(tactics: list[str] | None = None) -> TemplateSet:
+    """The Coq baseline as a template set: :data:`BASELINE_TACTICS` (or ``tactics``, scored
+    ``-0.1, -0.2, ...`` in the order given) plus case analysis and induction on hypotheses. Its
+    scores are used as written (``normalise=False``): they were set as best-first scores."""
+    fixed = BASELINE_TACTICS if not tactics else tuple((t, -0.1 * (i + 1)) for i, t in enumerate(tactics))
+    return TemplateSet("coq", tuple(Template(t, p) for t, p in fixed) + _BASELINE_ON_LOCAL,
+                       quantifiers=("forall",), normalise=False)
+
+
+BASELINE = baseline_templates()
+
 
 def with_fitted_priors(templates: TemplateSet, path: str | Path = PRIORS_PATH) -> TemplateSet:
     """``templates`` with the log-priors of ``path`` (written by ``benchmarks/fit_template_priors.py``);
     a template the file does not list keeps its hand-set prior."""
     fitted = json.loads(Path(path).read_text())["log_priors"]
-    return TemplateSet(templates.backend, tuple(Template(t.text, fitted.get(t.text, t.log_prior))
-                                                for t in templates.templates), templates.quantifiers)
+    return replace(templates, templates=tuple(Template(t.text, fitted.get(t.text, t.log_prior))
+                                              for t in templates.templates))
 
 
 def __getattr__(name: str) -> TemplateSet:

@@ -21,14 +21,13 @@ live on different scales, and a rank discount keeps the comparison between retri
 ``log_prior`` is hand-set per backend (see ``generator/coq_templates.py``) or re-estimated from
 traced proofs with :meth:`TemplateSet.fit_priors`.
 
-Backends provide their set as ``TEMPLATES`` in a module ``generator/<backend>_templates.py``
-(``coq_templates.py`` here; ``lean_templates.py`` for LeanDojo), loaded by :func:`load_templates`
-(``"coq"``; a variant such as ``"coq:HAMMER"`` names another ``TemplateSet`` of the module).
+Backends provide their sets in a module ``generator/<backend>_templates.py`` (``coq_templates.py``
+here; ``lean_templates.py`` for LeanDojo), named in :data:`TEMPLATE_SETS` and loaded by
+:func:`load_templates` (``"coq"``; a variant such as ``"coq:HAMMER"`` names another set).
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 from collections import Counter
@@ -39,13 +38,15 @@ from typing import Any
 from generator.base import Suggestion, TacticGenerator
 from generator.state_parsing import goals_of, hypothesis_kind
 from search_tree.protocol import Goal, TacticState, Theorem
+from search_tree.registry import Registry
 
-_SLOTS = ("{var}", "{hyp}", "{premise}")
+_SLOTS = ("{var}", "{hyp}", "{local}", "{premise}")
 
 
 @dataclass(frozen=True)
 class Template:
-    """A tactic with at most one slot (``{var}``, ``{hyp}`` or ``{premise}``) and its log-prior."""
+    """A tactic with at most one slot and its log-prior: ``{var}`` (a data variable), ``{hyp}`` (a
+    propositional hypothesis), ``{local}`` (any hypothesis of the first goal) or ``{premise}``."""
 
     text: str
     log_prior: float
@@ -56,7 +57,7 @@ class Template:
 
     def pattern(self) -> re.Pattern[str]:
         """A regex matching instances of the template (a slot matches one name)."""
-        pieces = re.split(r"(\{(?:var|hyp|premise)\}|\s+)", self.text.strip())
+        pieces = re.split(r"(\{(?:var|hyp|local|premise)\}|\s+)", self.text.strip())
         regex = "".join(
             r"[^\s,;()]+" if p in _SLOTS else r"\s+" if p.isspace() else re.escape(p) for p in pieces
         )
@@ -65,11 +66,17 @@ class Template:
 
 @dataclass(frozen=True)
 class TemplateSet:
-    """A backend's templates. ``quantifiers`` are the binder keywords of its goal syntax."""
+    """A backend's templates. ``quantifiers`` are the binder keywords of its goal syntax.
+
+    ``normalise=False`` makes the priors the suggestions' scores as written, not log-softmaxed over
+    a state's candidates: for a set whose priors were tuned as best-first scores (the Coq
+    ``BASELINE``, whose depth penalty the normalisation would change).
+    """
 
     backend: str
     templates: tuple[Template, ...]
     quantifiers: tuple[str, ...] = ("forall", "∀")
+    normalise: bool = True
 
     def with_templates(self, extra: Iterable[Template]) -> TemplateSet:
         return replace(self, templates=self.templates + tuple(extra))
@@ -92,12 +99,19 @@ class TemplateSet:
         ))
 
 
+#: Template sets by name; ``"coq:HAMMER"`` names a variant of the ``coq`` set.
+TEMPLATE_SETS = Registry("template set", {
+    "coq": "generator.coq_templates:TEMPLATES",
+    "coq:BASELINE": "generator.coq_templates:BASELINE",
+    "coq:HAMMER": "generator.coq_templates:HAMMER",
+    "coq:FITTED": "generator.coq_templates:FITTED",
+    "lean": "generator.lean_templates:TEMPLATES",
+})
+
+
 def load_templates(spec: str) -> TemplateSet:
-    """A backend's template set by name: ``"coq"`` is ``TEMPLATES`` in ``generator.coq_templates``,
-    ``"coq:HAMMER"`` the module's ``HAMMER`` variant."""
-    backend, _, variable = spec.partition(":")
-    module = importlib.import_module(f"generator.{backend}_templates")
-    return getattr(module, variable or "TEMPLATES")
+    """A template set by its name in :data:`TEMPLATE_SETS` (``"coq"``, ``"coq:HAMMER"``, ``"lean"``)."""
+    return TEMPLATE_SETS.load(spec)
 
 
 def quantified_variables(target: str, quantifiers: Sequence[str] = ("forall", "∀")) -> list[tuple[str, str]]:
@@ -193,6 +207,7 @@ class TemplateGenerator(TacticGenerator):
         fillers = {
             "{var}": [v for v in _variables(goal, self.templates.quantifiers) if "✝" not in v][: self.max_variables],
             "{hyp}": [h for h in _hypotheses(goal) if "✝" not in h][: self.max_hypotheses],
+            "{local}": [h.name for h in reversed(goal.hypotheses) if "✝" not in h.name][: self.max_hypotheses],
         }
         out: list[Suggestion] = []
         for template in self.templates.templates:
@@ -212,5 +227,7 @@ class TemplateGenerator(TacticGenerator):
         for tactic, score in self.candidates(state, self.premises(state, context)):
             best[tactic] = max(score, best.get(tactic, -math.inf))
         tactics = list(best)
-        ranked = sorted(zip(tactics, _log_softmax([best[t] for t in tactics])), key=lambda s: -s[1])
+        scores = [best[t] for t in tactics]
+        ranked = sorted(zip(tactics, _log_softmax(scores) if self.templates.normalise else scores),
+                        key=lambda s: -s[1])
         return ranked[:num_samples]

@@ -1,0 +1,71 @@
+"""The one registry mechanism, the tables built on it, and the baseline as a template set."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.registry import stable_sample
+from prover.coq.automation import automation_generator, baseline_prover
+from prover.proof_search import make_prover
+from generator.fixed import FixedTacticGenerator
+from generator.template import load_templates
+from search_tree import Goal, Hypothesis, TacticState, Theorem, make_value
+from search_tree.registry import NotInstalled, Registry, RegistryError, UnknownName
+
+
+def test_unknown_name_names_the_table_and_close_matches():
+    """Fails if a table's unknown-name error drops the table, the name or the difflib suggestions,
+    or stops being catchable as the KeyError/ValueError the old tables raised."""
+    with pytest.raises(UnknownName, match=r"unknown search 'best_frist'; known: best_first, mcts; "
+                                          r"did you mean 'best_first'\?"):
+        make_prover("best_frist", FixedTacticGenerator(["auto."]))
+    with pytest.raises(ValueError, match="unknown value function 'heuristics'.*did you mean 'heuristic'"):
+        make_value("heuristics")
+    with pytest.raises(KeyError, match="unknown template set 'coq:HAMER'.*'coq:HAMMER'"):
+        load_templates("coq:HAMER")
+
+
+def test_targets_are_imported_only_when_loaded():
+    """Fails if registering or looking up a name imports its module (a table must cost nothing for
+    a backend that is not installed), or if a missing module is not told apart as NotInstalled."""
+    table = Registry("thing", {"missing": "no_such_module_xyz:Thing"})
+    assert table["missing"] == "no_such_module_xyz:Thing" and "missing" in table and "other" not in table
+    with pytest.raises(NotInstalled, match="module no_such_module_xyz is not installed"):
+        table.load("missing")
+    assert issubclass(NotInstalled, RegistryError) and issubclass(UnknownName, RegistryError)
+    with pytest.raises(ValueError, match="thing 'bad': target 'nocolon' is not of the form 'module:attribute'"):
+        table.register("bad", "nocolon")
+    code = ("import sys, prover.registry, benchmarks.registry, generator.template; "
+            "assert not {'retrieval.dense', 'prover.coq.env', 'prover.lean.env', 'benchmarks.datasets'} "
+            "& set(sys.modules), sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_stable_sample_is_a_growing_subset_in_the_given_order():
+    """Fails if the sample depends on the input order, if a larger limit is not a superset, or if
+    the chosen theorems come back out of the order given (files would interleave)."""
+    theorems = [Theorem(f"t{i}", f"F{i % 3}.v") for i in range(40)]
+    small, large = stable_sample(theorems, 5), stable_sample(theorems, 12)
+    assert len(small) == 5 and set(small) <= set(large)
+    assert small == [t for t in theorems if t in small]
+    assert set(stable_sample(list(reversed(theorems)), 5)) == set(small)
+    assert stable_sample(theorems, None) == theorems
+
+
+STATE = TacticState("pp", 0, (Goal(tuple(Hypothesis(n, t) for n, t in [("n", "nat"), ("H", "n <= 3")]), "P n"),))
+
+
+def test_the_baseline_is_a_template_set_with_its_old_scores():
+    """Fails if the baseline's scores are normalised (its best-first depth penalty would change),
+    if ``{local}`` skips data or propositional hypotheses, or if the rank penalty is not 0.1: the
+    expected list is what the former BaselineGenerator returned for this state."""
+    got = automation_generator().generate(STATE, Theorem("t"), 28)
+    assert got[:3] == [("intros.", -0.5), ("reflexivity.", -1.0), ("assumption.", -1.1)]
+    assert [s for s in got if "{" not in s[0] and (" H;" in s[0] or " n;" in s[0])] == [
+        ("destruct H; simpl; auto.", -2.45), ("induction H; simpl; auto.", -2.5),
+        ("destruct n; simpl; auto.", -2.45 - 0.1), ("induction n; simpl; auto.", -2.5 - 0.1)]
+    assert len(got) == 24 and baseline_prover().num_sampled_tactics == 28
+    assert load_templates("coq:BASELINE").normalise is False
