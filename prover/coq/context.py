@@ -122,7 +122,7 @@ def rename_statement(statement: str, name: str) -> str:
     constant a tactic or prelude made (``transparent_abstract ... using <name>``) can stand in
     for the theorem, and a ``Goal`` has a name to look up.
     """
-    text = statement.strip()
+    text = strip_comments(statement).strip()
     m = _statement(text)
     if m.group("goal"):
         return f"{text[:m.start('goal')]}Lemma {name} :{text[m.end('goal'):]}"
