@@ -200,7 +200,7 @@ def check_prelude(sentences: tuple[str, ...] | list[str]) -> None:
             blocks.pop()
         in_proof = _opens_proof(first, words)
     if in_proof:
-        raise ValueError(f"the prelude ends inside a proof: end it with Qed, Defined, Admitted or Abort")
+        raise ValueError("the prelude ends inside a proof: end it with Qed, Defined, Admitted or Abort")
     if blocks:
         raise ValueError(f"the prelude leaves {', '.join(blocks)} open: close every Section and Module "
                          f"it opens (a statement inside them would assume their hypotheses)")
