@@ -6,7 +6,34 @@ runs the file's earlier sentences itself, under the file's logical name (``-top`
 ``-noinit`` for the files of ``Init/`` (which the stdlib compiles without the Prelude).
 
 An ad-hoc theorem (a user's lemma, a test) is a statement plus a prelude of sentences such as
-``Require Import Arith.``; :func:`adhoc_theorem` builds the :class:`Theorem` for one.
+``Require Import Arith.``; :func:`adhoc_theorem` builds the :class:`Theorem` for one. A prelude is
+the user's text, not library text, so it is checked sentence by sentence against an allow-list
+(:func:`check_prelude`, fail closed). What a prelude may contain:
+
+* loading and scoping: ``Require``/``From ... Require``, ``Import``, ``Export``, ``Open Scope``,
+  ``Close Scope``, ``Declare Scope``, ``Delimit Scope``, ``Bind Scope``;
+* declarations: ``Definition``, ``Fixpoint``, ``CoFixpoint``, ``Inductive``, ``CoInductive``,
+  ``Variant``, ``Record``, ``Structure``, ``Class``, ``Instance``, ``Existing Instance``,
+  ``Coercion``, ``Canonical``, ``Scheme``, ``Let``, lemmas (``Lemma``/``Theorem``/... with a
+  proof whose tactic sentences pass :func:`prover.coq.policy.check_tactic`, ended by ``Qed``,
+  ``Defined``, ``Admitted`` or ``Abort``), and ``Axiom``/``Parameter``/``Conjecture``;
+* notations, hints and tactics: ``Notation``, ``Infix``, ``Reserved Notation``, ``Arguments``,
+  ``Implicit Types``, ``Generalizable``, ``Hint``, ``Create HintDb``, ``Ltac``, ``Tactic
+  Notation``, ``Opaque``, ``Transparent``; ``Set``/``Unset`` of the few parsing options in
+  :data:`SAFE_OPTIONS`;
+* blocks: ``Section``, ``Variable(s)``, ``Hypothesis``/``Hypotheses``, ``Context``, ``Module``,
+  ``Module Type``, ``Declare Module``, ``Include``, ``End`` -- every block the prelude opens must be
+  closed in it, so the statement is never inside a user's section (whose hypotheses it would
+  silently assume) or functor (whose parameters' fields the kernel treats as given);
+* attributes ``#[local]``, ``#[global]``, ``#[export]`` and the prefixes ``Local``, ``Global``.
+
+Everything else is refused up front with a one-line error naming the sentence -- among it what
+acts outside the file or fakes the check (``Redirect``, ``Extraction``, ``Load``, ``Cd``,
+``Declare ML Module``, ``Add LoadPath``, ``Drop``, ``Quit``), what switches a kernel check off
+(``Unset Guard Checking``, ``#[bypass_check(...)]``, ``Unset Universe Checking``, ``Unset
+Positivity Checking``) and ``native_compute`` (it starts compiler processes). Axioms, parameters,
+admitted lemmas and declared modules are accepted in the prelude, but the kernel re-check
+(:mod:`prover.coq.verify`) names them, so a proof in such a context is "not proved (assumes X)".
 """
 
 from __future__ import annotations
@@ -17,13 +44,36 @@ from dataclasses import dataclass
 
 from search_tree.protocol import Theorem
 
+from .policy import RefusedTactic, check_tactic
 from .sentences import SentenceSplitError, split_sentences, strip_comments
 from .stdlib import block_sentence
 
 ADHOC_MODULE = "DojoScratch"
-_NAME = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
-                   r"(?:Theorem|Lemma|Corollary|Proposition|Fact|Remark|Example|Property|Definition|Goal)"
-                   r"\s+([A-Za-z_][\w']*)")
+GOAL_NAME = "Unnamed_thm"  # the name Coq gives the theorem of a ``Goal`` sentence
+_ATTRIBUTES = r"(?:#\[[^\]]*\]\s*)*"
+_NAME = re.compile(_ATTRIBUTES + r"(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
+                   r"(?:(?P<goal>Goal)(?![\w'])|(?:Theorem|Lemma|Corollary|Proposition|Fact|Remark|Example|Property"
+                   r"|Definition)\s+(?P<name>[A-Za-z_][\w']*))")
+# ``Set``/``Unset`` options a prelude may change: parsing and elaboration defaults, no kernel check
+SAFE_OPTIONS: frozenset[str] = frozenset({
+    "Implicit Arguments", "Strict Implicit", "Contextual Implicit", "Maximal Implicit Insertion",
+    "Reversible Pattern Implicit", "Asymmetric Patterns", "Universe Polymorphism", "Primitive Projections",
+    "Printing Implicit", "Printing All", "Printing Notations", "Default Goal Selector", "Bullet Behavior",
+})
+_SAFE_ATTRIBUTES = frozenset({"local", "global", "export"})
+# first words (after attributes and Local/Global) of the sentences a prelude may hold outside proofs
+_PRELUDE_COMMANDS = frozenset("""
+Require From Import Export Open Close Delimit Bind Definition Fixpoint CoFixpoint Inductive CoInductive
+Variant Record Structure Class Instance Existing Coercion Canonical Scheme Let Axiom Axioms Parameter
+Parameters Conjecture Notation Infix Reserved Arguments Implicit Generalizable Hint Create Ltac Tactic
+Opaque Transparent Section Variable Variables Hypothesis Hypotheses Context Module Include End
+Set Unset Declare Theorem Lemma Corollary Proposition Fact Remark Example Property
+""".split())
+_STARTS_PROOF = frozenset("Theorem Lemma Corollary Proposition Fact Remark Example Property".split())
+_PROOF_ENDS = frozenset({"Qed", "Defined", "Admitted", "Abort"})
+_HEAD = re.compile(r"(?P<attrs>(?:#\[[^\]]*\]\s*)*)(?P<prefix>(?:(?:Local|Global)\s+)*)(?P<words>.*)", re.S)
+_STRINGS = re.compile(r'"(?:[^"]|"")*"')
+_NATIVE = re.compile(r"(?<![\w'])(?:native_compute|native_cast_no_check)(?![\w'])")
 
 
 @dataclass(frozen=True)
@@ -34,7 +84,8 @@ class CoqContext:
     one another, so a coqtop that replayed one can move to the other with ``BackTo`` and a little
     more replay. ``prefix`` is what coqtop runs before the statement (proofs of earlier lemmas may
     be elided, see :func:`stdlib_context`); ``source_prefix`` is the file's real text before the
-    statement, which :mod:`prover.coq.verify` compiles. ``module`` is the logical module name
+    statement (with the signatures of the modules still open dropped, see :func:`_unsealed`),
+    which :mod:`prover.coq.verify` compiles. ``module`` is the logical module name
     (``Coq.Arith.PeanoNat``) under which both run; ``name`` the theorem's short name as its file
     refers to it right after its proof.
     """
@@ -58,19 +109,40 @@ class CoqContext:
 
 
 def theorem_name(statement: str) -> str:
-    """The name a ``Theorem``/``Lemma``/... sentence declares; ValueError naming the text if none."""
-    m = _NAME.match(statement.strip())
+    """The name a ``Theorem``/``Lemma``/.../``Goal`` sentence declares (``Goal``: Coq's
+    ``Unnamed_thm``); ValueError naming the text if it is not a statement."""
+    m = _statement(statement)
+    return GOAL_NAME if m.group("goal") else m.group("name")
+
+
+def rename_statement(statement: str, name: str) -> str:
+    """``statement`` declaring ``name`` instead of its own name (``Goal T.`` -> ``Lemma name : T.``).
+
+    :mod:`prover.coq.verify` checks every proof under a fresh name nobody can predict, so that no
+    constant a tactic or prelude made (``transparent_abstract ... using <name>``) can stand in
+    for the theorem, and a ``Goal`` has a name to look up.
+    """
+    text = strip_comments(statement).strip()
+    m = _statement(text)
+    if m.group("goal"):
+        return f"{text[:m.start('goal')]}Lemma {name} :{text[m.end('goal'):]}"
+    return f"{text[:m.start('name')]}{name}{text[m.end('name'):]}"
+
+
+def _statement(statement: str) -> re.Match:
+    m = _NAME.match(strip_comments(statement).strip())
     if m is None:
-        raise ValueError(f"not a theorem statement (Theorem/Lemma/... name : type.): {statement[:200]!r}")
-    return m.group(1)
+        raise ValueError(f"not a theorem statement (Theorem/Lemma/.../Goal name : type.): {statement[:200]!r}")
+    return m
 
 
 def adhoc_theorem(statement: str, prelude: tuple[str, ...] | list[str] = (), name: str | None = None) -> Theorem:
     """A :class:`Theorem` for a user's statement, opened after the sentences of ``prelude``.
 
     ``statement`` is one sentence such as ``"Lemma two : 1 + 1 = 2."``; ``prelude`` holds whole
-    sentences (``"Require Import Arith."``, definitions...). Both are checked to be complete
-    sentences here, so that a typo is reported naming the text rather than as a coqtop hang.
+    sentences (``"Require Import Arith."``, definitions...). Both are checked here -- to be
+    complete sentences, and the prelude against :func:`check_prelude` -- so that a typo or a
+    refused command is reported naming the text rather than as a coqtop hang or a false proof.
     """
     try:
         parts = split_sentences(statement, "<statement>")
@@ -85,8 +157,90 @@ def adhoc_theorem(statement: str, prelude: tuple[str, ...] | list[str] = (), nam
         except SentenceSplitError as exc:
             raise ValueError(f"prelude sentence {text[:200]!r}: {exc.what}") from None
     declared = theorem_name(statement)
+    _check_attributes(parts[0].code, f"theorem statement {statement[:200]!r}")
+    check_prelude(sentences)
     return Theorem(full_name=name or declared, statement=parts[0].text,
                    extra={"prelude": tuple(sentences)})
+
+
+def check_prelude(sentences: tuple[str, ...] | list[str]) -> None:
+    """Refuse, with a ValueError naming the sentence, any prelude sentence outside the allow-list
+    of the module docstring, and a prelude that leaves a section or module open."""
+    blocks: list[str] = []
+    in_proof = False
+    for text in sentences:
+        code = strip_comments(text).strip()
+        where = f"prelude sentence {text[:200]!r}"
+        if _NATIVE.search(_STRINGS.sub('""', code)):
+            raise ValueError(f"{where}: native_compute starts compiler processes; use vm_compute")
+        if in_proof:
+            in_proof = _check_proof_sentence(code, where)
+            continue
+        words = _check_attributes(code, where)
+        first = words.split(None, 1)[0].rstrip(".") if words else ""
+        if first not in _PRELUDE_COMMANDS:
+            raise ValueError(f"{where}: {first or code!r} is not allowed in a prelude (see prover.coq.context)")
+        if first in ("Set", "Unset"):
+            option = " ".join(words.rstrip(".").split()[1:])
+            if option not in SAFE_OPTIONS:
+                raise ValueError(f"{where}: option {option!r} may not be changed in a prelude "
+                                 f"(allowed: {', '.join(sorted(SAFE_OPTIONS))})")
+        elif first == "Declare" and not re.match(r"Declare\s+(?:Module|Scope)\b", words):
+            raise ValueError(f"{where}: only Declare Module and Declare Scope are allowed in a prelude")
+        elif first == "Create" and not re.match(r"Create\s+HintDb\b", words):
+            raise ValueError(f"{where}: only Create HintDb is allowed in a prelude")
+        elif first == "Tactic" and not re.match(r"Tactic\s+Notation\b", words):
+            raise ValueError(f"{where}: only Tactic Notation is allowed in a prelude")
+        block = block_sentence(code)
+        if block is not None and block[0] in ("section", "module"):
+            blocks.append(block[1])
+        elif block is not None and block[0] == "end":
+            if not blocks or blocks[-1] != block[1]:
+                raise ValueError(f"{where}: closes {block[1]!r}, but the open block is {blocks[-1] if blocks else 'none'}")
+            blocks.pop()
+        in_proof = _opens_proof(first, words)
+    if in_proof:
+        raise ValueError("the prelude ends inside a proof: end it with Qed, Defined, Admitted or Abort")
+    if blocks:
+        raise ValueError(f"the prelude leaves {', '.join(blocks)} open: close every Section and Module "
+                         f"it opens (a statement inside them would assume their hypotheses)")
+
+
+def _check_attributes(code: str, where: str) -> str:
+    """The sentence after its attributes and Local/Global prefixes; ValueError for an attribute
+    outside ``#[local]``, ``#[global]``, ``#[export]`` (``#[bypass_check(guard)]`` switches the
+    guard checker off)."""
+    m = _HEAD.match(code)
+    for attr in re.findall(r"#\[([^\]]*)\]", m.group("attrs")):
+        for item in attr.split(","):
+            if item.strip() not in _SAFE_ATTRIBUTES:
+                raise ValueError(f"{where}: attribute {item.strip()!r} is not allowed "
+                                 f"(only {', '.join(sorted(_SAFE_ATTRIBUTES))})")
+    return m.group("words")
+
+
+def _opens_proof(first: str, words: str) -> bool:
+    """Whether a prelude declaration is followed by a proof script (``Lemma``, or a
+    ``Definition``/``Instance``/``Fixpoint`` stated without a body)."""
+    if first in _STARTS_PROOF:
+        return True
+    return first in ("Definition", "Instance", "Fixpoint", "CoFixpoint", "Let") and ":=" not in _STRINGS.sub('""', words)
+
+
+def _check_proof_sentence(code: str, where: str) -> bool:
+    """Check one sentence of a prelude lemma's proof; whether the proof is still open after it."""
+    first = code.split(None, 1)[0].rstrip(".") if code else ""
+    if first in _PROOF_ENDS:
+        return False
+    if first == "Proof":
+        if re.match(r"Proof\s*\.$|Proof\s+(?:using|with)\b", code) is None:
+            raise ValueError(f"{where}: only 'Proof.', 'Proof using ...' and 'Proof with ...' open a proof here")
+        return True
+    try:
+        check_tactic(code)
+    except RefusedTactic as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return True
 
 
 def adhoc_context(theorem: Theorem) -> CoqContext:
@@ -125,10 +279,15 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
             admitted_after.add(entry.offset)
     prefix: list[str] = []
     blocks: list[tuple[str, tuple[str, ...]]] = []
+    checked: list[str] = []  # the text verify compiles: the file's, module signatures dropped
+    done = 0
     for start, end in source.sentences:
         if end > offset:
             break
-        _track_block(strip_comments(text[start:end]).strip(), blocks)
+        code = strip_comments(text[start:end]).strip()
+        if _track_block(code, blocks):
+            checked.append(text[done:start] + _unsealed(code))
+            done = end
         if start in skipped:
             continue
         prefix.append(text[start:end])
@@ -140,7 +299,7 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
         name=theorem_name(text[offset:stop]),
         statement=text[offset:stop],
         prefix=tuple(prefix),
-        source_prefix=text[:offset],
+        source_prefix="".join(checked) + text[done:offset],
         module=source.module,
         noinit=source.path.startswith("Init/"),
         closing=tuple(f"End {name}." for name, _ in reversed(blocks)),
@@ -151,8 +310,43 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
 _BINDER = re.compile(r"\(\s*(?:(?:Import|Export)\s+)?([A-Za-z_][\w'\s]*?)\s*:")
 
 
-def _track_block(code: str, blocks: list[tuple[str, tuple[str, ...]]]) -> None:
-    """Maintain the stack of open sections and modules, with each module's parameters.
+def _unsealed(code: str) -> str:
+    """A module-opening sentence without its signature (``Module Make (X : T) <: S.`` ->
+    ``Module Make (X : T).``).
+
+    Closing a module checks it against its signature, whose fields after the theorem are, by
+    construction, missing from the checked file. Inside the module nothing depends on the
+    signature (it only restricts the view from outside), so the theorem is checked exactly as in
+    the library, and coqc can be required to accept the whole file.
+    """
+    at = _signature(code)
+    return code if at is None else code[:at[0]].rstrip() + "."
+
+
+def sealed_module(code: str) -> bool:
+    """Whether a module-opening sentence seals the module (``Module M : S.``, not ``<: S``):
+    coqchk lists the fields of a sealed or declared module as axioms."""
+    at = _signature(code)
+    return at is not None and at[1]
+
+
+def _signature(code: str) -> tuple[int, bool] | None:
+    """Where the signature of a module-opening sentence starts, and whether it seals (``:``)
+    rather than only checks (``<:``); None without one. Binders' colons are inside parentheses."""
+    depth = 0
+    for i, c in enumerate(code):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif depth == 0 and c == ":" and code[i + 1:i + 2] != "=":
+            return (i - 1, False) if code[i - 1] == "<" else (i, True)
+    return None
+
+
+def _track_block(code: str, blocks: list[tuple[str, tuple[str, ...]]]) -> bool:
+    """Maintain the stack of open sections and modules, with each module's parameters; whether
+    ``code`` opened a module (whose signature :func:`_unsealed` drops for the check).
 
     Uses the index's own reading (:func:`prover.coq.stdlib.block_sentence`) so that both agree on what opens a
     block: ``Section X.``, an interactive ``Module X`` (not ``Declare Module`` nor ``Module X :=
@@ -161,7 +355,7 @@ def _track_block(code: str, blocks: list[tuple[str, tuple[str, ...]]]) -> None:
     """
     block = block_sentence(code)
     if block is None:
-        return
+        return False
     kind, name, header = block
     if kind == "section":
         blocks.append((name, ()))
@@ -172,5 +366,7 @@ def _track_block(code: str, blocks: list[tuple[str, tuple[str, ...]]]) -> None:
     elif kind == "module":
         names = tuple(n for b in _BINDER.findall(header.split(":=")[0]) for n in b.split())
         blocks.append((name, names))
+        return True
     elif kind == "end" and blocks and blocks[-1][0] == name:
         blocks.pop()
+    return False
