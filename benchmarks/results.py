@@ -131,7 +131,7 @@ def write_results(status: int | None = None) -> int | None:
 def render(recording: _Recording, status: int) -> str:
     """The results file: provenance table, then the script's output."""
     seconds = time.monotonic() - recording.started
-    output = recording.tee.copy.getvalue().rstrip("\n")
+    output = recording.tee.copy.getvalue().strip("\n")
     body = output if recording.markdown else f"```text\n{output}\n```"
     rows = [
         ("command", f"`{recording.command}`"),
