@@ -1,12 +1,13 @@
 """Results files: every figure in the docs comes from a file that a benchmark script wrote itself.
 
-A benchmark script declares the flag with :func:`add_results_flag` and ends its ``__main__`` block with
-:func:`write_results`. Run with ``--write-results [NAME]``, everything the script prints on stdout is
-also captured, and :func:`write_results` writes it to ``benchmarks/results/NAME.md`` (``NAME`` defaults
-to the script's file name) together with what a reader needs to judge and reproduce the figures:
-the exact command, the git commit and whether tracked files differed from it, the machine (CPUs,
-memory, CPU model), the load average at the start and at the end, the date, the wall time and the
-exit status. Without the flag nothing changes.
+A benchmark script declares the flag with :func:`add_results_flag` and ends its ``__main__``
+block with :func:`write_results`. Run with ``--write-results [NAME]``, everything the script prints
+on stdout is also captured, and :func:`write_results` writes it to ``benchmarks/results/NAME.md``
+(``NAME`` defaults to the script's file name) together with what a reader needs to judge and
+reproduce the figures: the exact command, the git commit and whether tracked files differed from
+it, the machine (CPUs, memory, CPU model), the load average at the start and at the end, the date,
+the wall time and the exit status. Without the flag nothing changes. The command recorded is the
+process's own (``sys.argv``), so a script records itself correctly when run from the shell.
 
 Why this shape: the capture starts while ``parse_args`` reads the flag (an argparse action), so a
 script gains two lines instead of having its body re-indented under a context manager; and a run
