@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import time
 
+from benchmarks.results import add_results_flag, write_results
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from prover.coq.goals import parse_view
@@ -125,6 +126,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=201)
     parser.add_argument("--cold", action="store_true",
                         help="clear the parse and policy caches before each tactic: every state is new to the backend")
+    add_results_flag(parser)
     args = parser.parse_args()
     with CoqEnvironment(tactic_timeout=10) as env:
         for name, (statement, tactics) in SCENARIOS.items():
@@ -147,3 +149,4 @@ def _p90(xs: list[float]) -> float:
 
 if __name__ == "__main__":
     main()
+    write_results()

@@ -20,6 +20,7 @@ import os
 import signal
 import statistics
 
+from benchmarks.results import add_results_flag, write_results
 from prover.coq.automation import baseline_prover
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
@@ -61,6 +62,7 @@ def measure(env: CoqEnvironment, theorem, kill_after: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kill-after", type=int, default=5, help="kill coqtop after this many tactics")
+    add_results_flag(parser)
     args = parser.parse_args()
     with CoqEnvironment(tactic_timeout=2) as env:
         theorems = [adhoc_theorem("Lemma sum_comm : forall a b c : nat, a + (b + c) = c + (b + a).",
@@ -83,3 +85,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    write_results()

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.results import add_results_flag, write_results
+
 DEFAULT_FILES = ["Arith/PeanoNat.v", "Lists/List.v", "Bool/Bool.v", "Arith/Between.v", "Init/Logic.v"]
 
 
@@ -45,6 +47,7 @@ def coqc_cpu(root: Path, path: str, module: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", default=DEFAULT_FILES)
+    add_results_flag(parser)
     args = parser.parse_args()
 
     from prover.coq.corpus import PremiseResolver
@@ -78,3 +81,4 @@ def _print_row(name: str, theorems: int, steps: int, wall: float, py: float, coq
 
 if __name__ == "__main__":
     main()
+    write_results()

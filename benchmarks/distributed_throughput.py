@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.results import add_results_flag, write_results  # noqa: E402
 from benchmarks.registry import load_benchmark  # noqa: E402
 from prover.distributed import DistributedProver, Task  # noqa: E402
 from prover.registry import ComponentSpec, ProverConfig, generators  # noqa: E402
@@ -58,6 +59,7 @@ def main() -> int:
     parser.add_argument("--env", default="auto", choices=["auto", "coq", "synthetic"])
     parser.add_argument("--limit", type=int, default=40, help="theorems")
     parser.add_argument("--latency", type=float, default=0.01, help="synthetic: seconds per tactic")
+    add_results_flag(parser)
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     env, benchmark, config = setup(args.env, args.limit, args.latency)
@@ -81,4 +83,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_results(main()))

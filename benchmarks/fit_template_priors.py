@@ -17,6 +17,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.results import add_results_flag, write_results
 from generator.coq_templates import PRIORS_PATH, TEMPLATES
 from generator.traced import load_theorems
 
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--traces", type=Path, default=None, help="traced JSON (default: the Coq tracer's train.json)")
     parser.add_argument("--out", type=Path, default=PRIORS_PATH)
     parser.add_argument("--smoothing", type=float, default=1.0)
+    add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
     if args.traces is None:
         from prover.coq.tracer import traced_data_dir
@@ -57,3 +59,4 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    write_results()

@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.results import add_results_flag, write_results
 from benchmarks.generator_data import REPO, default_traced_data, same_tactic, train_val_examples
 from generator.base import TacticGenerator
 from generator.traced import TacticExample, examples, load_theorems
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--val-data", type=Path, default=None, help="validation traces (then --data is all training)")
     parser.add_argument("--coq-splits", action="store_true", help="the Coq tracer's train.json and val.json")
     parser.add_argument("--max-states", type=int, default=None, help="an evenly spaced sample of N val states")
+    add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
 
     if args.coq_splits:
@@ -162,3 +164,4 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    write_results()

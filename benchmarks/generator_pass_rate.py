@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.results import add_results_flag, write_results
 from generator.registry import build_generator
 from generator.traced import load_theorems
 from search_tree.protocol import Theorem
@@ -132,6 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=None, help="write every result as JSON Lines")
     parser.add_argument("--verbose", action="store_true", help="one line per theorem")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (for hf and fused)")
+    add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
     if args.threads:
         import torch
@@ -187,3 +189,4 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    write_results()

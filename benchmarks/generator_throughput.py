@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.results import add_results_flag, write_results
 from benchmarks.generator_data import REPO, default_traced_data, train_val_examples
 from generator.base import TacticGenerator
 from generator.traced import TacticExample
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--batches", type=int, default=4, help="timed batches per generator")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
+    add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
 
     data = args.data or default_traced_data()
@@ -86,3 +88,4 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    write_results()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.results import add_results_flag, write_results  # noqa: E402
 from generator import FixedTacticGenerator  # noqa: E402
 from generator.base import TacticGenerator  # noqa: E402
 from prover.proof_search import make_prover  # noqa: E402
@@ -113,6 +114,7 @@ def main(argv: list[str] | None = None) -> dict:
                         help="simulated seconds per generator call (--env scripted)")
     parser.add_argument("--ablate-split", action="store_true", help=f"also run MCTS without AND nodes ({OR_MCTS})")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    add_results_flag(parser)
     args = parser.parse_args(argv)
 
     env, theorems, tac_gen = (scripted_setup if args.env == "scripted" else coq_setup)(args)
@@ -152,3 +154,4 @@ def main(argv: list[str] | None = None) -> dict:
 
 if __name__ == "__main__":
     main()
+    write_results()

@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.results import add_results_flag, write_results  # noqa: E402
 from prover.evaluation import ResultsFile  # noqa: E402
 
 
@@ -67,6 +68,7 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.01)
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill times")
+    add_results_flag(parser)
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,4 +115,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(write_results(main()))

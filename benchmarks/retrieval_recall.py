@@ -25,6 +25,7 @@ import random
 import time
 from pathlib import Path
 
+from benchmarks.results import add_results_flag, write_results
 from retrieval.corpus import Corpus
 from retrieval.evaluation import evaluation_subcorpus, load_traced, premise_examples, run_ablation
 
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="torch intra-op threads (1 helps on an oversubscribed CPU)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="runs/benchmarks/retrieval_recall")
+    add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.torch_threads:
@@ -105,4 +107,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(write_results(main()))

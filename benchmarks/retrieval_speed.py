@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 
+from benchmarks.results import add_results_flag, write_results
 from retrieval.base import Query, build_retriever
 from retrieval.bm25 import BM25Index, tokenize
 from retrieval.corpus import Corpus
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="torch intra-op threads for PS-2 (1 helps on an oversubscribed CPU)")
     parser.add_argument("--seed", type=int, default=0)
+    add_results_flag(parser)
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     names = args.retrievers.split(",")
@@ -173,4 +175,4 @@ def measure_ps2(corpus: Corpus, states: list, sample_size: int, seed: int) -> No
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(write_results(main()))

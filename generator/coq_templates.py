@@ -8,7 +8,7 @@ starting point, not a measurement: :meth:`TemplateSet.fit_priors` re-estimates t
 Coq proofs. :data:`FITTED` (``templates="coq:FITTED"``) has the priors fitted on the traced stdlib's
 training split (``generator/data/coq_template_priors.json``, ``python -m
 benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
-rate (2 vs 3 of 40 test theorems, ``benchmarks/results/generators.md``): frequency in human proofs
+rate (2 vs 3 of 40 test theorems, CHANGELOG.md, "stop 9"): frequency in human proofs
 puts ``apply H.`` and ``intros.`` first and cheap closing automation last.
 
 :data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline that ``dojo-prover prove`` and

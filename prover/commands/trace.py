@@ -1,7 +1,7 @@
 """Trace a library into LeanDojo-format data: premises (corpus.jsonl) and per-split traced theorems.
 
 Only ``--env coq`` (the Coq standard library) is available here; tracing a Lean repository is
-LeanDojo's own job. The output layout is described in ``prover/coq/tracer.py`` and the README.
+LeanDojo's own job. The output layout is described in ``prover/coq/tracer.py`` and docs/coq.md.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ INSTALL_HINT = (
     "LeanDojo needs a Lean 4 toolchain: install elan "
     "(curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh), "
     "put ~/.elan/bin on PATH so that `lean` and `lake` run, and make sure `git` is installed; "
-    "see the README section 'Lean users'"
+    "see docs/lean.md"
 )
 
 # (lean_dojo.Theorem, timeout seconds) -> a context manager whose __enter__ gives (dojo, init_state)
