@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.results import add_results_flag, write_results
 from prover.coq import verify
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
@@ -54,6 +55,7 @@ def timed(context, proof, index) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per proof; the best is kept (default: 3)")
+    add_results_flag(parser)
     args = parser.parse_args()
     with CoqEnvironment() as env:
         cases = [(name, env.theorem(name), tactics) for name, tactics in STDLIB]
@@ -74,3 +76,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    write_results()
