@@ -406,6 +406,48 @@ def test_learned_value_is_called_with_all_goals_of_a_split_at_once():
     assert ["gA", "gB"] in batches and result.stats["value_time"] >= 0
 
 
+def _decoy_graph():
+    """s0 -b-> g -b-> gg -b-> ggg -b-> proved; every ``a`` (the likelier tactic) leaves the proof
+    line for a binary tree of decoy states ``d...`` eight levels deep."""
+    graph = {"s0": {"a": "d", "b": "g"}, "g": {"a": "dg", "b": "gg"}, "gg": {"a": "dgg", "b": "ggg"},
+             "ggg": {"a": "dggg", "b": "proved"}}
+
+    def decoy(name, depth):
+        if depth:
+            graph[name] = {"a": name + "a", "b": name + "b"}
+            decoy(name + "a", depth - 1)
+            decoy(name + "b", depth - 1)
+
+    for root in ("d", "dg", "dgg", "dggg"):
+        decoy(root, 8)
+    return graph
+
+
+def test_learned_value_finds_the_proof_the_priors_alone_miss_in_budget():
+    """On a branching graph where the priors favour decoys, only a value that tells decoys apart
+    from the proof line finds the proof within 40 tactic calls; a constant value runs out.
+
+    Fails if MCTS ignores the value function (e.g. ``_new_or_nodes`` seeding every node with the
+    same reward, or ``select_edge`` using priors only): the learned run then stays OPEN too.
+    """
+    graph = _decoy_graph()
+
+    def propose(state):
+        return [("a", math.log(0.7)), ("b", math.log(0.3))]
+
+    class Model:  # a learned model's answers: decoys look hopeless, the proof line one step away
+        def value(self, states, context):
+            return [200.0 if s.key.startswith("d") else 1.0 for s in states]
+
+    results = {}
+    for name, value in (("constant", "constant"), ("learned", LearnedValue(Model()))):
+        session, init = ScriptedEnv(graph).open(THM).__enter__()
+        results[name] = MCTSSearch(session, init, propose, Budget(timeout=10, max_env_calls=40), value=value).run(THM)
+    assert results["constant"].status == Status.OPEN and results["constant"].stop_reason == "max_env_calls"
+    assert results["learned"].status == Status.PROVED and results["learned"].tactics == ["b", "b", "b", "b"]
+    assert results["learned"].num_env_calls <= 25
+
+
 def test_make_prover_selects_by_name():
     gen = FixedTacticGenerator(["a"])
     assert isinstance(make_prover("mcts", gen, timeout=5), MCTSProver)
