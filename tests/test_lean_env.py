@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-ld = pytest.importorskip("lean_dojo")
+import lean_dojo as ld  # noqa: E402  (required: a broken install must fail, not skip)
 
 from prover.lean.env import LeanDojoEnvironment, LeanNotInstalled  # noqa: E402
 from search_tree import (  # noqa: E402

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-ld = pytest.importorskip("lean_dojo")
+import lean_dojo as ld  # noqa: E402  (required: a broken install must fail, not skip)
 
 from generator import FixedTacticGenerator  # noqa: E402
 from prover.lean.env import LeanDojoEnvironment, goal_blocks  # noqa: E402

@@ -11,7 +11,7 @@ from generator.formatting import encode_inputs, encode_targets, format_input
 from generator.traced import examples, load_theorems
 from search_tree.protocol import TacticState, Theorem
 
-torch = pytest.importorskip("torch")
+import torch  # noqa: E402  (required: a broken install must fail, not skip)
 
 INTRO_STATE = "  ============================\n  forall n : nat, n + 3 = 3 + n"
 LIA_STATE = "  n : nat\n  ============================\n  n + 3 = 3 + n"
