@@ -345,6 +345,28 @@ def test_budgets_stop_the_search_with_their_name():
     assert mcts(["a"], max_env_calls=4).search(ScriptedEnv(CHAIN), THM).status == Status.PROVED
 
 
+def test_focus_calls_count_towards_max_env_calls():
+    """Focusing is a call into the prover and is paid from ``max_env_calls`` like a tactic (the basis
+    of the MCTS vs best-first comparison at equal calls).
+
+    Fails if ``Meter.focus`` stops incrementing ``env_calls``: the totals below then equal the
+    tactic calls alone, and a budget of 10 buys 10 tactics instead of 8.
+    """
+    tactics = ["intro", "split", "a", "b", "c"]
+    env = ScriptedEnv(SPLIT_GRAPH, goals=SPLIT_GOALS)
+    full = mcts(tactics).search(env, THM)
+    assert full.status == Status.PROVED and len(env.focus_calls) == full.stats["focus_calls"] == 2
+    assert full.num_env_calls == len(env.calls) + len(env.focus_calls) == 26
+    env = ScriptedEnv(SPLIT_GRAPH, goals=SPLIT_GOALS)
+    capped = mcts(tactics, max_env_calls=10).search(env, THM)
+    assert capped.status == Status.OPEN and capped.stop_reason == "max_env_calls"
+    assert (capped.num_env_calls, len(env.calls), len(env.focus_calls)) == (10, 8, 2)
+    # the budget is checked after each tactic, so a split's focus calls may overrun it by its goals
+    env = ScriptedEnv(SPLIT_GRAPH, goals=SPLIT_GOALS)
+    overrun = mcts(tactics, max_env_calls=7).search(env, THM)
+    assert (overrun.num_env_calls, len(env.calls), len(env.focus_calls)) == (9, 7, 2)
+
+
 def test_wall_time_budget():
     slow = ScriptedEnv({k: {t: "slow:" + v for t, v in d.items()} for k, d in CHAIN.items()}, slow_seconds=0.15)
     result = mcts(["a"], timeout=0.2).search(slow, THM)
