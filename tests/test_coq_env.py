@@ -18,6 +18,7 @@ from prover.coq.env import CoqEnvironment
 from prover.coq.goals import Outcome, parse_view
 from prover.proof_search import BestFirstSearchProver
 from search_tree import (
+    EnvironmentFailure,
     ErrorKind,
     ProofFinished,
     ProofStep,
@@ -462,3 +463,26 @@ def test_prove_command(capsys):
                  "--", "two"]) == 0
     assert main(["prove", "--env", "coq", "--statement", "Lemma bad : 1 + 1 = 3", "bad"]) == 2
     assert "not terminated" in capsys.readouterr().err
+
+
+def test_session_gives_up_after_max_restarts_failed_restarts(tmp_path, monkeypatch):
+    """Real coqtop is killed mid-session; every restart then finds a coqtop that dies at once, and
+    after ``max_restarts + 1`` attempts the session raises :class:`EnvironmentFailure`.
+
+    Fails if the session retries more or fewer times than ``max_restarts + 1`` (e.g. the restart
+    loop in ``CoqSession._open_context`` running ``max_restarts + 2`` times), or answers a crash
+    result instead of giving up.
+    """
+    th = adhoc_theorem("Lemma m : True.", [])
+    starts = tmp_path / "starts"
+    dying = tmp_path / "bin" / "coqtop"  # found first on PATH, as Coqtop runs plain "coqtop"
+    dying.parent.mkdir()
+    dying.write_text(f"#!/bin/sh\necho start >> {starts}\nkill -9 $$\n")
+    dying.chmod(0o755)
+    with CoqEnvironment(tactic_timeout=2, max_restarts=2) as env:
+        with env.open(th) as (session, init):
+            monkeypatch.setenv("PATH", f"{dying.parent}{os.pathsep}{os.environ['PATH']}")
+            os.kill(session.coqtop_pid, signal.SIGKILL)
+            with pytest.raises(EnvironmentFailure, match=r"coqtop died 3 times opening 'm': coqtop exited"):
+                session.run_tac(init, "exact I.")
+    assert starts.read_text().split() == ["start"] * 3
