@@ -36,11 +36,20 @@ FILES = [
 FROB_GOAL = "a b c : ℕ\n⊢ Foo.frob (a + b + c) = Foo.frob a + Foo.frob (b + c)"
 
 
-def write_corpus(tmp_path: Path) -> Path:
+def write_corpus(tmp_path: Path, files: list[dict] = FILES) -> Path:
     path = tmp_path / "corpus.jsonl"
-    path.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in FILES), encoding="utf-8")
+    path.write_text("".join(json.dumps(f, ensure_ascii=False) + "\n" for f in files), encoding="utf-8")
     return path
 
 
-def small_corpus(tmp_path: Path) -> Corpus:
-    return Corpus.from_jsonl(write_corpus(tmp_path))
+def small_corpus(tmp_path: Path, files: list[dict] = FILES) -> Corpus:
+    return Corpus.from_jsonl(write_corpus(tmp_path, files))
+
+
+def padded_files(n: int) -> list[dict]:
+    """:data:`FILES` with ``n`` filler lemmas added to ``Lib/Basic.lean`` (lines 20 on), so that a
+    ranking over the premises accessible from ``Lib/Frob.lean`` is longer than ten."""
+    basic, *rest = FILES
+    filler = [premise(f"mul_filler{i}", f"theorem mul_filler{i} (n : ℕ) : n * {i + 2} = {i + 2} * n", 20 + i)
+              for i in range(n)]
+    return [{**basic, "premises": basic["premises"] + filler}, *rest]

@@ -145,9 +145,44 @@ def test_expansion_budget_and_wall_time_budget():
 
 
 def test_cycles_are_not_added():
+    """A tactic leading back to an ancestor (or to its own state) adds no edge but a ``cycle`` event.
+
+    Fails if cycle detection is off (``InternalNode.is_ancestor_or_self`` returning False): the
+    edges ``s1 -b-> s0`` and ``s1 -c-> s1`` then appear and ``s1`` stays OPEN.
+    """
     env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"b": "s0", "c": "s1"}})
-    result = prover(["a", "b", "c"]).search(env, THM)
+    events = []
+    search = BestFirstSearch(*_open(env), lambda s: [("a", -0.1), ("b", -0.2), ("c", -0.3)],
+                             Budget(timeout=10), on_event=events.append)
+    result = search.run(THM)
     assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+    s0, s1 = search.nodes["s0"], search.nodes["s1"]
+    assert [(e.tactic, e.dst) for e in s0.out_edges if isinstance(e.dst, InternalNode)] == [("a", s1)]
+    assert [e.tactic for e in s1.out_edges if isinstance(e.dst, InternalNode)] == []
+    assert [e.src for e in s0.in_edges] == [] and [e.src for e in s1.in_edges] == [s0]
+    assert s0.status == Status.FAILED and s1.status == Status.FAILED
+    cycles = [(e["state"], e["to"]) for e in events if e["event"] == "cycle"]
+    assert cycles == [(s1.state.id, s0.state.id), (s1.state.id, s1.state.id)]
+
+
+def test_expansion_follows_cumulative_logprob_order():
+    """Nodes are expanded in decreasing cumulative log-probability, across depths.
+
+    Fails if the frontier is popped in insertion (FIFO) order or by the last tactic's logprob alone
+    (e.g. ``priority`` returning ``node.depth`` or a constant).
+    """
+    graph = {"s0": {"a": "s1", "b": "s2", "c": "s3"}, "s1": {"e": "s5"}, "s2": {"d": "s4"},
+             "s3": {}, "s4": {}, "s5": {}}
+    scores = {"s0": [("a", -1.0), ("b", -0.5), ("c", -2.0)], "s1": [("e", -3.0)], "s2": [("d", -1.0)]}
+    env = ScriptedEnv(graph)
+    events = []
+    search = BestFirstSearch(*_open(env), lambda s: scores.get(s.key, []), Budget(timeout=10),
+                             on_event=events.append)
+    assert search.run(THM).stop_reason == "exhausted"
+    key = {n.state.id: k for k, n in search.nodes.items()}
+    expanded = [(key[e["state"]], e["priority"]) for e in events if e["event"] == "expand"]
+    # s2 (-0.5) before s1 (-1.0); s2's child s4 (-1.5) before s0's third child s3 (-2.0); s5 (-4.0) last
+    assert expanded == [("s0", 0.0), ("s2", -0.5), ("s1", -1.0), ("s4", -1.5), ("s3", -2.0), ("s5", -4.0)]
 
 
 def test_verification_failure_is_not_reported_as_proved():

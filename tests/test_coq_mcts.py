@@ -12,7 +12,7 @@ from generator import FixedTacticGenerator
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from prover.proof_search import MCTSProver
-from search_tree import ErrorKind, FocusingSession, ProofFinished, Status, TacticError, TacticState
+from search_tree import ErrorKind, FocusingSession, ProofFinished, ProofStep, Status, TacticError, TacticState
 
 pytestmark = [
     pytest.mark.coq,
@@ -104,6 +104,25 @@ def _prove(env, theorem, tactics, **kw):
     assert result.status == Status.PROVED, (result.stop_reason, result.stats)
     assert result.stats["and_nodes"] >= 1 and result.stats["focus_calls"] >= 2
     return result
+
+
+def test_coq_verify_checks_each_branch_of_a_structured_proof(env):
+    """A structured proof is checked branch by branch by real coqc: swapped or missing branches fail.
+
+    Replaces a test of the scripted double's own checker. Fails if the renderer reorders or drops
+    branches (e.g. ``render_proof`` writing ``reversed(step.branches)``), or if ``verify_proof``
+    accepts a proof coqc stops on.
+    """
+    intro = ProofStep("intros A B HA HB.")
+    good = (intro, ProofStep("split.", ((ProofStep("exact HA."),), (ProofStep("exact HB."),))))
+    swapped = (intro, ProofStep("split.", ((ProofStep("exact HB."),), (ProofStep("exact HA."),))))
+    missing = (intro, ProofStep("split.", ((ProofStep("exact HA."),),)))
+    ok = env.verify(PAIR, good)
+    assert ok.ok and ok.script == "intros A B HA HB.\nsplit.\n- exact HA.\n- exact HB.", ok
+    bad = env.verify(PAIR, swapped)
+    assert not bad.ok and 'The term "HB" has type "B" while it is expected to have type "A"' in bad.message, bad
+    short = env.verify(PAIR, missing)
+    assert not short.ok and "Attempt to save an incomplete proof" in short.message, short
 
 
 def test_mcts_proves_adhoc_lemmas_with_bullets(env):

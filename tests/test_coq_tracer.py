@@ -98,7 +98,6 @@ def test_annotated_premises_resolve_in_the_corpus(traced):
 
 def test_first_state_matches_the_environment(traced):
     """The backend opening a theorem by itself must show the state the tracer recorded."""
-    pytest.importorskip("prover.coq.env")
     from prover.coq.env import CoqEnvironment
 
     index, out, _, _ = traced

@@ -9,13 +9,13 @@ import threading
 import time
 
 import pytest
+import ray  # required: a broken install must fail, not skip
 
 from prover.distributed import WorkerStartError
 from prover.proof_search import DistributedProver, Task
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent
 from search_tree import Status, Theorem
 
-ray = pytest.importorskip("ray")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -203,7 +203,7 @@ def test_fused_mixture_adds_mass_of_agreeing_members():
     assert math.exp(out["lia."]) == pytest.approx(0.25 * 0.5 + 0.75 * 0.9)
     assert math.exp(out["auto."]) == pytest.approx(0.125)
     assert math.exp(out["simpl."]) == pytest.approx(0.075)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="FusedGenerator needs members with positive weights"):
         FusedGenerator([(a, 0.0)])
 
 
@@ -217,7 +217,7 @@ def test_registry_builds_by_name(tmp_path):
     ])
     tactics = [t for t, _ in fused.generate(TacticState(COQ_STATE, 0), THM, 100)]
     assert "apply Nat.add_comm." in tactics  # the retriever reached the template member
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="unknown generator 'nope'"):
         build_generator("nope")
 
 
@@ -289,7 +289,7 @@ def test_openai_client_against_local_server(completion_server):
     assert body["n"] == 4 and body["logprobs"] == 1 and body["stop"] == ["\n"] and body["model"] == "tiny"
     assert body["prompt"][0] == format_input(states[0], [SimpleNamespace(full_name="Nat.add_comm", code="Nat.add_comm : stmt")],
                                              2048) + "\nTACTIC:"
-    with pytest.raises(CompletionServerError):
+    with pytest.raises(CompletionServerError, match="404"):
         OpenAICompletionGenerator(completion_server.replace("/v1", "/v2"), "tiny").generate(states[0], THM, 2)
 
 

@@ -1,5 +1,8 @@
 """LeanDojo backend: result mapping with LeanDojo's real data classes, and recovery after timeouts
-and crashes with a stand-in for ``Dojo`` that raises LeanDojo's real exception types."""
+and crashes with a stand-in for ``Dojo`` that raises LeanDojo's real exception types.
+
+The stand-in ``Dojo`` is the code author's model of LeanDojo, not Lean: these tests (marker
+``lean_model``) show the backend agrees with that model; ``test_lean_integration.py`` checks real Lean."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-ld = pytest.importorskip("lean_dojo")
+pytestmark = pytest.mark.lean_model
+
+import lean_dojo as ld  # noqa: E402  (required: a broken install must fail, not skip)
 
 from prover.lean.env import LeanDojoEnvironment, LeanNotInstalled  # noqa: E402
 from search_tree import (  # noqa: E402

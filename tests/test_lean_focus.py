@@ -1,6 +1,10 @@
 """LeanDojo backend: the MCTS focusing contract (``FocusingSession``) over a stand-in Dojo whose
 states are goal lists changed as core Lean 4 changes them (``rotate_left``, ``focus``, ``·``,
-``all_goals``), and an MCTS search whose rendered proof is checked with those same semantics."""
+``all_goals``), and an MCTS search whose rendered proof is checked with those same semantics.
+
+Both the stand-in Dojo and the stand-in checker are the code author's model of Lean 4, not Lean:
+these tests (marker ``lean_model``) show agreement with that model; ``test_lean_integration.py``
+runs the same contract on real Lean where a toolchain exists."""
 
 from __future__ import annotations
 
@@ -9,7 +13,9 @@ import textwrap
 
 import pytest
 
-ld = pytest.importorskip("lean_dojo")
+pytestmark = pytest.mark.lean_model
+
+import lean_dojo as ld  # noqa: E402  (required: a broken install must fail, not skip)
 
 from generator import FixedTacticGenerator  # noqa: E402
 from prover.lean.env import LeanDojoEnvironment, goal_blocks  # noqa: E402

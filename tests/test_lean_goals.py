@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from benchmarks.datasets import default_data_dir
 from prover.lean.goals import GoalParseError, has_metavariable, parse_goal, parse_goals
 from prover.lean.script import render_declaration, render_tactics
 from search_tree import Hypothesis, ProofStep, Theorem
 
-VAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "leandojo-b4-sample" / "val.json"
+VAL = default_data_dir() / "leandojo-b4-sample" / "val.json"
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,8 @@ def real_states() -> list[str]:
 
 
 def test_counts_agree_with_leandojo_parser_on_real_states(real_states):
-    ld_goals = pytest.importorskip("lean_dojo.interaction.parse_goals")
+    import lean_dojo.interaction.parse_goals as ld_goals
+
     assert len(real_states) > 3000
     multi = with_let = 0
     for pp in real_states:

@@ -1,7 +1,9 @@
 """A real LeanDojo search, where a Lean toolchain is installed (elan: `lean` on PATH).
 
 It traces LeanDojo's own example repository (small, no Mathlib: minutes on first run, then cached),
-proves ``hello_world`` with best-first search, and re-checks the proof with LeanDojo.
+proves ``hello_world`` with best-first search and, split into two goals, with MCTS and ``·``
+bullets, and re-checks both with LeanDojo's own ``check_proof``. Skipped where Lean is absent
+(as on the development machine): these tests have not been run there.
 """
 
 from __future__ import annotations
@@ -46,3 +48,37 @@ def test_best_first_search_proves_hello_world_and_verifies():
     # a wrong proof is rejected by the independent check
     from search_tree import linear_proof
     assert not env.verify(HELLO, linear_proof(["rfl"])).ok
+
+
+# hello_world's goal, split in two by an explicit middle term (no metavariable): two goals to focus
+SPLIT = "apply Eq.trans (b := a + (b + c))"
+FIRST, SECOND = "rw [add_assoc]", "rw [add_comm b, ← add_assoc]"
+
+
+@pytest.mark.timeout(3600)
+def test_two_goal_proof_with_bullets_passes_leandojo_check_proof():
+    """A two-goal proof, found by MCTS with goal focusing and written with ``·`` bullets, is accepted
+    by the default checker (``lean_dojo.check_proof``, no ``proof_checker`` given); the same proof
+    with its branches swapped is rejected.
+
+    Fails if the bullets are rendered wrongly for Lean (indentation, order of branches) or if
+    ``verify`` stops calling ``lean_dojo.check_proof`` by default.
+    """
+    from prover.lean.env import LeanDojoEnvironment, _default_proof_checker
+    from prover.proof_search import MCTSProver
+    from search_tree import ProofStep
+
+    env = LeanDojoEnvironment(tactic_timeout=60)
+    assert env.proof_checker is _default_proof_checker  # lean_dojo.check_proof, not a stand-in
+    with env.open(HELLO) as (session, init):
+        split = session.run_tac(init, SPLIT)
+        assert split.num_goals == 2, split.pp
+    generator = FixedTacticGenerator([(SPLIT, -0.5), (FIRST, -1.0), (SECOND, -1.5)])
+    result = MCTSProver(generator, timeout=600, max_env_calls=60, num_sampled_tactics=3).search(env, HELLO)
+    assert result.status == Status.PROVED, result.stop_reason
+    assert result.stats["and_nodes"] >= 1 and "·" in result.script, result.script
+    good = (ProofStep(SPLIT, ((ProofStep(FIRST),), (ProofStep(SECOND),))),)
+    swapped = (ProofStep(SPLIT, ((ProofStep(SECOND),), (ProofStep(FIRST),))),)
+    assert env.verify(HELLO, good).ok
+    rejected = env.verify(HELLO, swapped)
+    assert not rejected.ok and "Lean rejected the proof" in rejected.message

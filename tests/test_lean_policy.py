@@ -4,14 +4,14 @@ human-written tactics of LeanDojo's benchmark."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from benchmarks.datasets import default_data_dir
 from prover.lean.policy import check_tactic, refusal_reason
 from search_tree import ErrorKind
 
-VAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "leandojo-b4-sample" / "val.json"
+VAL = default_data_dir() / "leandojo-b4-sample" / "val.json"
 
 REFUSED = {
     "sorry": "gives up",

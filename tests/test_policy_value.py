@@ -11,7 +11,7 @@ from generator.formatting import encode_inputs, encode_targets, format_input
 from generator.traced import examples, load_theorems
 from search_tree.protocol import TacticState, Theorem
 
-torch = pytest.importorskip("torch")
+import torch  # noqa: E402  (required: a broken install must fail, not skip)
 
 INTRO_STATE = "  ============================\n  forall n : nat, n + 3 = 3 + n"
 LIA_STATE = "  n : nat\n  ============================\n  n + 3 = 3 + n"
@@ -122,7 +122,13 @@ def test_training_resumes_from_last_checkpoint(trained):
     assert cli.trainer.ckpt_path.endswith("last.ckpt")
 
 
-def test_learned_value_guides_mcts_in_the_pass_rate_script(trained, tmp_path, capsys):
+def test_pass_rate_script_runs_mcts_with_the_trained_value(trained, tmp_path, capsys):
+    """Plumbing: ``--value learned --checkpoint`` loads the trained value head into MCTS and the run
+    proves the theorem. That a learned value *guides* the search (finds what priors alone miss) is
+    ``test_mcts.py::test_learned_value_finds_the_proof_the_priors_alone_miss_in_budget``.
+
+    Fails if the script drops the checkpoint (``--value learned`` then errors) or the run breaks.
+    """
     from benchmarks.generator_pass_rate import main
 
     traces = write(tmp_path / "train.json", [theorem("t0", [tactic("intros.", "s0", "s1"), tactic("lia.", "s1", "no goals")])])

@@ -2,10 +2,10 @@
 tracer writes), with the symbolic retrievers; and on the shared Lean data when it is present."""
 
 import json
-from pathlib import Path
 
 import pytest
 
+from benchmarks.datasets import default_data_dir
 from prover.cli import main
 
 COQ_FILES = [
@@ -65,7 +65,7 @@ def test_ablation_on_coq_data(tmp_path, capsys):
     assert (out / "table.md").read_text().startswith("| retriever |")
 
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = default_data_dir()
 
 
 @pytest.mark.skipif(not (DATA / "leandojo-b4-sample" / "val.json").exists(), reason="shared Lean data absent")

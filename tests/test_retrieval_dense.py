@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-pytest.importorskip("faiss")
-pytest.importorskip("sentence_transformers")
+import faiss  # noqa: E402,F401  (required: a broken install must fail, not skip)
+import sentence_transformers  # noqa: E402,F401
 
 from retrieval.dense import DenseRetriever, load_encoder  # noqa: E402
 from retrieval.evaluation import evaluate, premise_examples  # noqa: E402

@@ -7,7 +7,7 @@ from retrieval.bm25 import BM25Index, tokenize
 from retrieval.fusion import FusionRetriever, reciprocal_rank_fusion
 from retrieval.mepo import MePoRetriever
 from retrieval.sine import SInERetriever
-from retrieval_fixtures import FROB_GOAL, small_corpus
+from retrieval_fixtures import FROB_GOAL, padded_files, small_corpus
 from search_tree.protocol import Theorem
 
 FROB_FILE = Theorem("goal", "Lib/Frob.lean", (30, 1))
@@ -37,7 +37,7 @@ def test_mepo_rounds_and_pass_mark(corpus):
     # the rest follow by relevance, after every accepted premise
     assert [s for _, s in strict] == sorted((s for _, s in strict), reverse=True)
     assert "frob_late" in names(strict[1:4])  # shares Foo.frob, 0 and =
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"MePo needs 0 < p <= 1 and c > 0, got p=0.0"):
         MePoRetriever(corpus, p=0.0)
 
 
@@ -136,19 +136,26 @@ def test_theorem_is_not_its_own_premise(corpus):
     assert "mul_comm'" not in ranked
 
 
-def test_evaluate_follows_reprover_definitions(corpus):
+def test_evaluate_follows_reprover_definitions(tmp_path):
+    """R@1, R@10 and MRR on hand-computed values, with one gold premise at rank 12 (an R@10 miss).
+
+    Fails if R@10 counts gold premises beyond the top ten (e.g. ``names[:10]`` widened to the whole
+    ranking), if R@k is not divided by the number of gold premises, or if MRR uses a later gold hit.
+    """
     from retrieval.evaluation import PremiseExample, evaluate
 
-    bm25 = build_retriever("bm25", corpus)
+    bm25 = build_retriever("bm25", small_corpus(tmp_path, padded_files(12)))
     state = "⊢ mul_comm' a b = mul_one' a"
     ranking = names(bm25.retrieve(state, FROB_FILE, 100))
-    gold = (ranking[0], ranking[12 if len(ranking) > 12 else -1])  # one at rank 1, one far down
-    examples = [PremiseExample(state, FROB_FILE, gold), PremiseExample(state, FROB_FILE, (ranking[2],))]
-    report = evaluate(bm25, examples)
+    assert len(ranking) >= 12
+    far = PremiseExample(state, FROB_FILE, (ranking[0], ranking[11]))  # ranks 1 and 12
+    near = PremiseExample(state, FROB_FILE, (ranking[2],))  # rank 3
+    alone = evaluate(bm25, [far])
+    assert (alone.r1, alone.r10, alone.mrr) == (0.5, 0.5, 1.0)
+    report = evaluate(bm25, [far, near])
     assert report.queries == 2
     assert report.r1 == pytest.approx((1 / 2 + 0) / 2)
-    in_top10 = sum(g in ranking[:10] for g in gold)
-    assert report.r10 == pytest.approx((in_top10 / 2 + 1) / 2)
+    assert report.r10 == pytest.approx((1 / 2 + 1) / 2)
     assert report.mrr == pytest.approx((1 + 1 / 3) / 2)
 
 

@@ -41,15 +41,15 @@ from prover.coq.sentences import SentenceSplitError, split_sentences
 VERNACULAR: frozenset[str] = frozenset("""
 Abort About Add Admit Admitted Arguments Attributes Axiom Axioms Back BackTo Bind Canonical Cd
 Chapter Check Class Close CoFixpoint CoInductive Coercion Collection Combined Comments Compute
-Conjecture Conjectures Constraint Context Corollary Create Debug Declare Defined Definition
+Conjecture Conjectures Constraint Context Corollary Create Cumulative Debug Declare Defined Definition
 Delimit Derive Drop End Eval Example Existential Existing Export Extract Extraction Fact Fail
 Fixpoint Focus From Function Functional Generalizable Global Goal Guarded Hint Hypotheses
 Hypothesis Identity Implicit Import Include Inductive Infix Info Inline Inspect Instance
 Instructions Lemma Let Load Local Locate Ltac Ltac2 Module Monomorphic Next Notation Number
-Numeral Obligation Obligations Opaque Open Optimize Parameter Parameters Polymorphic Prenex
-Primitive Print Program Proof Property Proposition Pwd Qed Quit Record Recursive Redirect
+NonCumulative Numeral Obligation Obligations Opaque Open Optimize Parameter Parameters Polymorphic Prenex
+Primitive Print Private Program Proof Property Proposition Pwd Qed Quit Record Recursive Redirect
 Register Remark Remove Require Reserved Reset Restart Save Scheme Scope Search SearchHead
-SearchPattern SearchRewrite Section Separate Set Show Solve Strategy String Structure Sub
+SearchPattern SearchRewrite Section Separate Set Show Solve Strategy String Structure Sub SubClass
 Succeed Tactic Test Theorem Time Timeout Transparent Type Typeclasses Undelimit Undo Unfocus
 Unfocused Universe Universes Unset Variable Variables Variant
 """.split())
