@@ -116,7 +116,7 @@ def has_body(code: str) -> bool:
 
 def needs_proof(code: str, kw: str) -> bool:
     """Whether a declaration sentence opens a proof: a theorem or definition stated without a body."""
-    return kw in THEOREM_KEYWORDS + _PROVABLE_DEFINITIONS and ":=" not in code
+    return kw in THEOREM_KEYWORDS + _PROVABLE_DEFINITIONS and not has_body(code)
 
 
 def opens_no_proof(code: str) -> bool:
