@@ -7,7 +7,6 @@ file is part of the corpus, so that a prover or an ablation swaps retrievers by 
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,6 +18,7 @@ from retrieval.corpus import Corpus, Position, Premise
 from retrieval.symbols import Language, extract_symbols
 from search_tree.protocol import TacticState, Theorem
 from search_tree.registry import Registry
+from search_tree.syntax.printed import parse_goals
 
 
 @dataclass(frozen=True)
@@ -40,9 +40,6 @@ class RetrievalContext:
 
 ContextLike = Union[RetrievalContext, Theorem, None]
 
-# `h₁ h₂ : T` (Lean), `n, m : nat` (Coq); names never contain brackets, commas or colons)
-_HYP_LINE = re.compile(r"^((?:[^\s:()\[\]{},]+,? )*[^\s:()\[\]{},]+) :(?:\s(.*)|$)")
-
 
 @dataclass(frozen=True)
 class Query:
@@ -54,41 +51,23 @@ class Query:
 
     @classmethod
     def from_state(cls, state: "StateLike") -> "Query":
-        """Build a query from a :class:`TacticState` (parsed goals) or a pretty-printed state.
+        """Build a query from a :class:`TacticState` (its parsed goals) or a printed state.
 
-        Printed states follow Lean (``h : T`` lines, then ``⊢ target``, goals separated by blank
-        lines) or Coq (hypotheses, a ``====`` rule, then the target); continuation lines are
-        indented.
+        Printed states are read by :func:`search_tree.syntax.printed.parse_goals` (Lean or Coq
+        layout; a bare statement is one target). Hypotheses that share a type and follow each
+        other form one entry (``a b : ℕ``), whichever way the state came; a let-bound one reads
+        ``T := value``, so that the value's constants count too.
         """
-        if isinstance(state, TacticState):
-            if state.goals:
-                return cls(
-                    state.pp,
-                    tuple(g.target for g in state.goals),
-                    tuple((tuple(h.name.split()), h.type) for g in state.goals for h in g.hypotheses),
-                )
-            state = state.pp
-        targets: list[str] = []
+        pp = state.pp if isinstance(state, TacticState) else state
+        goals = (state.goals if isinstance(state, TacticState) else ()) or parse_goals(pp)
         hyps: list[tuple[tuple[str, ...], str]] = []
-        last = ""  # which kind of entry an indented continuation line extends
-        for line in state.splitlines():
-            stripped = line.strip()
-            if not stripped or stripped.startswith("case ") or re.fullmatch(r"\d+ goals?", stripped):
-                last = ""
-            elif stripped.startswith("⊢") or stripped.startswith("====="):
-                targets.append(stripped.lstrip("⊢=").strip())
-                last = "target"
-            elif line[:1].isspace() and last == "hyp":
-                hyps[-1] = (hyps[-1][0], f"{hyps[-1][1]} {stripped}".strip())
-            elif (line[:1].isspace() or last == "target") and targets:
-                targets[-1] = f"{targets[-1]} {stripped}".strip()
-            elif m := _HYP_LINE.match(line):
-                hyps.append((tuple(m.group(1).replace(",", " ").split()), m.group(2) or ""))
-                last = "hyp"
-            else:  # a bare proposition, e.g. a theorem statement used as a query
-                targets.append(stripped)
-                last = "target"
-        return cls(state, tuple(targets), tuple(hyps))
+        for h in (h for g in goals for h in g.hypotheses):
+            text = h.type if h.value is None else f"{h.type} := {h.value}"
+            if hyps and hyps[-1][1] == text:
+                hyps[-1] = (hyps[-1][0] + (h.name,), text)
+            else:
+                hyps.append(((h.name,), text))
+        return cls(pp, tuple(g.target for g in goals), tuple(hyps))
 
     @cached_property
     def local_names(self) -> frozenset[str]:

@@ -10,135 +10,16 @@ Because the text gives names as written inside their namespaces (``Ico`` for ``S
 dotted identifier contributes both itself and its last component, so that ``Set.Ico`` in a goal
 and ``Ico`` in a declaration header inside ``namespace Set`` share a symbol.
 
-Tables ``LEAN_NOTATION`` and ``COQ_NOTATION`` document the notation mapping. Coq notations are
-read in the scopes open by default in the standard library (``nat_scope`` for arithmetic and
-order, ``type_scope`` for connectives, ``list_scope`` for ``++``/``::``), the choice most
-statements of ``Arith`` and ``Lists`` need; ``Z``/``R`` statements then share the ``Nat``
-constants, which costs precision but not recall.
+The notation tables (``NOTATION`` of :mod:`search_tree.syntax.lean` and
+:mod:`search_tree.syntax.coq`) document the mapping and its choices of scope.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal
 
-Language = Literal["lean", "coq"]
-
-# Lean 4 notation -> the constant it unfolds to (Mathlib / core, as of 2023-2024).
-# `∀` and `→` are Pi types, not constants, and are not mapped. Numerals: `0` and `1` are the
-# `Zero`/`One` classes that lemmas about them mention; other literals are `OfNat.ofNat`.
-LEAN_NOTATION: dict[str, tuple[str, ...]] = {
-    "+": ("HAdd.hAdd",),
-    "-": ("HSub.hSub",),  # binary and unary minus are not told apart without parsing
-    "*": ("HMul.hMul",),
-    "/": ("HDiv.hDiv",),
-    "%": ("HMod.hMod",),
-    "^": ("HPow.hPow",),
-    "•": ("HSMul.hSMul",),
-    "∣": ("Dvd.dvd",),
-    "≤": ("LE.le",),
-    "≥": ("LE.le",),
-    "<": ("LT.lt",),
-    ">": ("LT.lt",),
-    "=": ("Eq",),
-    "≠": ("Ne",),
-    "¬": ("Not",),
-    "∧": ("And",),
-    "∨": ("Or",),
-    "↔": ("Iff",),
-    "∃": ("Exists",),
-    "∃!": ("ExistsUnique",),
-    "⁻¹": ("Inv.inv",),
-    "∑": ("Finset.sum",),
-    "∏": ("Finset.prod",),
-    "∈": ("Membership.mem",),
-    "∉": ("Membership.mem", "Not"),
-    "⊆": ("HasSubset.Subset",),
-    "⊂": ("HasSSubset.SSubset",),
-    "∩": ("Inter.inter",),
-    "∪": ("Union.union",),
-    "\\": ("SDiff.sdiff",),
-    "ᶜ": ("HasCompl.compl",),
-    "⊓": ("Inf.inf",),
-    "⊔": ("Sup.sup",),
-    "⊤": ("Top.top",),
-    "⊥": ("Bot.bot",),
-    "∅": ("EmptyCollection.emptyCollection",),
-    "∘": ("Function.comp",),
-    "⋃": ("Set.iUnion",),
-    "⋂": ("Set.iInter",),
-    "√": ("Real.sqrt",),
-    "‖": ("Norm.norm",),
-    "⌊": ("Int.floor",),
-    "⌈": ("Int.ceil",),
-    "∫": ("MeasureTheory.integral",),
-    "×": ("Prod",),
-    "≃": ("Equiv",),
-    "→+*": ("RingHom",),
-    "→*": ("MonoidHom",),
-    "→+": ("AddMonoidHom",),
-    "≃+*": ("RingEquiv",),
-    "≡": ("Nat.ModEq",),  # `a ≡ b [MOD n]`; `[ZMOD n]` adds the identifier ZMOD
-    "!": ("Nat.factorial",),
-    "ℕ": ("Nat",),
-    "ℤ": ("Int",),
-    "ℚ": ("Rat",),
-    "ℝ": ("Real",),
-    "ℂ": ("Complex",),
-    "0": ("Zero.zero",),
-    "1": ("One.one",),
-    # punctuation that contains an operator character but denotes no constant
-    ":=": (),
-    "=>": (),
-    "->": (),
-    "<-": (),
-    "<;>": (),
-}
-
-# Coq notation in the default scopes -> the constant it denotes (Coq 8.16 standard library).
-COQ_NOTATION: dict[str, tuple[str, ...]] = {
-    "+": ("Nat.add",),
-    "-": ("Nat.sub",),
-    "*": ("Nat.mul",),
-    "^": ("Nat.pow",),
-    "/": ("Nat.div",),
-    "<=": ("le",),
-    ">=": ("ge",),
-    "<": ("lt",),
-    ">": ("gt",),
-    "=": ("eq",),
-    "<>": ("not", "eq"),
-    "~": ("not",),
-    "/\\": ("and",),
-    "\\/": ("or",),
-    "<->": ("iff",),
-    "exists": ("ex",),
-    "++": ("app",),
-    "::": ("cons",),
-    "0": ("O",),
-    "1": ("S", "O"),
-    ":=": (),
-    "=>": (),
-    "->": (),
-    "<-": (),
-}
-
-LEAN_KEYWORDS = frozenset(
-    """theorem lemma def abbrev instance class structure inductive where extends fun λ by have show
-    from let in if then else match with at do return Type Sort Prop deriving private protected
-    noncomputable irreducible_def opaque axiom example variable universe namespace section end open
-    calc this using only simp rfl mk""".split()
-)
-COQ_KEYWORDS = frozenset(
-    """Theorem Lemma Definition Fixpoint CoFixpoint Inductive CoInductive Record Structure Class
-    Instance Fact Remark Corollary Proposition Example Let Axiom Parameter Hypothesis Variable
-    forall exists fun match with end let in if then else return as struct Type Prop Set fix cofix
-    is""".split()
-)
-
-# identifiers: a letter or underscore, then word characters, primes, `!`/`?` (Lean), with dots
-_LEAN_IDENT = r"[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*"
-_COQ_IDENT = r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*"
+from search_tree.syntax import coq, lean
+from search_tree.syntax.common import Language
 
 
 def _notation_pattern(table: dict[str, tuple[str, ...]]) -> str:
@@ -148,8 +29,8 @@ def _notation_pattern(table: dict[str, tuple[str, ...]]) -> str:
     return "|".join(re.escape(k) for k in keys)
 
 
-_LEAN_TOKEN = re.compile(rf"(?P<id>{_LEAN_IDENT})|(?P<num>\d+)|(?P<op>{_notation_pattern(LEAN_NOTATION)})")
-_COQ_TOKEN = re.compile(rf"(?P<id>{_COQ_IDENT})|(?P<num>\d+)|(?P<op>{_notation_pattern(COQ_NOTATION)})")
+_LEAN_TOKEN = re.compile(rf"(?P<id>{lean.IDENT})|(?P<num>\d+)|(?P<op>{_notation_pattern(lean.NOTATION)})")
+_COQ_TOKEN = re.compile(rf"(?P<id>{coq.IDENT})|(?P<num>\d+)|(?P<op>{_notation_pattern(coq.NOTATION)})")
 
 # binder groups `(a b : T)`, `{a : T}`, `[inst : C a]`, `⦃a b : T⦄`
 _BINDER_GROUP = re.compile(r"[(\[{⦃]\s*((?:[^\W\d][\w'!?]*\s+)*[^\W\d][\w'!?]*)\s*:(?!=)")
@@ -188,9 +69,9 @@ def extract_symbols(text: str, language: Language = "lean", exclude: set[str] | 
     ['Eq', 'HAdd.hAdd', 'Nat', 'Zero.zero']
     """
     if language == "lean":
-        token, table, keywords = _LEAN_TOKEN, LEAN_NOTATION, LEAN_KEYWORDS
+        token, table, keywords = _LEAN_TOKEN, lean.NOTATION, lean.KEYWORDS
     else:
-        token, table, keywords = _COQ_TOKEN, COQ_NOTATION, COQ_KEYWORDS
+        token, table, keywords = _COQ_TOKEN, coq.NOTATION, coq.KEYWORDS
     local = bound_names(text) | set(_DECLARED.findall(text)) | set(exclude)
     symbols: set[str] = set()
     for m in token.finditer(text):

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import re
 
-# Coq: admit, Admitted, give_up; Lean: sorry, admit. Whole words, case-sensitive as both languages.
-_GIVE_UP_WORDS = re.compile(r"(?<![\w.'])(?:sorry|admit|Admitted|give_up)(?![\w'])")
-# Lean's search tactics (exact?, apply?, rw?, simp?, aesop?, ...): an unqualified name directly
-# followed by '?'. A '?' after a dot (``List.head?``) or before a name (Coq's ``?x``) is allowed.
-_QUESTION_TACTIC = re.compile(r"(?<![\w.'?])[A-Za-z_][\w']*\?(?![\w'?])")
+from search_tree.syntax import coq, lean
+
+# give-up words of every language, whole words, case-sensitive as both languages are
+_GIVE_UP_WORDS = re.compile(rf"(?<![\w.'])(?:{'|'.join(sorted(set(coq.GIVE_UP_WORDS + lean.GIVE_UP_WORDS)))})(?![\w'])")
 
 
 def gives_up(tactic: str) -> bool:
-    """Whether ``tactic`` gives up (``sorry``, ``admit``, ``Admitted``, ``give_up``) or is a
+    """Whether ``tactic`` gives up (``sorry``, ``admit``, ``Admitted``, ``give_up``) or is a Lean
     ``?``-search tactic that reports a suggestion instead of a proof step."""
-    return bool(_GIVE_UP_WORDS.search(tactic) or _QUESTION_TACTIC.search(tactic))
+    return bool(_GIVE_UP_WORDS.search(tactic) or lean.SEARCH_TACTIC.search(tactic))

@@ -275,12 +275,12 @@ def test_light_imports_stay_light():
 
 @pytest.mark.coq
 def test_coq_supplies_its_stdlib_corpus_to_a_retriever_given_none(tmp_path, monkeypatch):
-    import prover.coq.stdlib as stdlib
+    import prover.coq.corpus as corpus_module
     from prover.registry import build_retriever, default_corpus, with_defaults
 
-    index = stdlib.load_index(progress=False)  # the real index (cached), so the corpus is the real one
-    monkeypatch.setattr(stdlib, "cache_dir", lambda: tmp_path)
-    monkeypatch.setattr(stdlib, "load_index", lambda *a, **k: index)
+    index = corpus_module.load_index(progress=False)  # the real index (cached), so the corpus is the real one
+    monkeypatch.setattr(corpus_module, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(corpus_module, "load_index", lambda *a, **k: index)
     config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first"), ComponentSpec("fixed"),
                           ComponentSpec("mepo"))
     corpus = with_defaults(config).retriever.options["corpus"]

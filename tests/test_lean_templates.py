@@ -15,7 +15,7 @@ from generator.lean_templates import (
     lean_template_suggestions,
     writable_name,
 )
-from prover.lean.goals import parse_goals
+from search_tree.syntax.lean import parse_goals
 from prover.lean.policy import refusal_reason
 from retrieval.lean_query import lean_query
 from search_tree import TacticState

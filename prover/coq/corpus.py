@@ -25,7 +25,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .stdlib import Declaration, SourceFile, StdlibIndex
+from .index import StdlibIndex, code_version, load_index
+from .install import cache_dir, stdlib_root
+from .records import Declaration, SourceFile
+from .scanner import source_hash
 
 
 def corpus_lines(index: StdlibIndex) -> list[dict]:
@@ -63,10 +66,8 @@ def default_corpus_path(progress: bool = False) -> Path:
     so a changed scanner or corpus format never serves a stale corpus and a run's ``config.json``
     records which corpus it used.
     """
-    from .stdlib import _code_version, _sha1, cache_dir, load_index, stdlib_root
-
     root = stdlib_root()
-    key = f"{_code_version()}-{_sha1(Path(__file__).read_text())[:8]}-{_sha1(str(root.resolve()))[:8]}"
+    key = f"{code_version()}-{source_hash(Path(__file__).read_text())[:8]}-{source_hash(str(root.resolve()))[:8]}"
     path = cache_dir() / "corpus" / f"stdlib-{key}.jsonl"
     if not path.exists():
         write_corpus(load_index(root, progress=progress), path)

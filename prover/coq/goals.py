@@ -16,7 +16,8 @@ exact messages of 8.16:
 Tactics print their own messages inside ``<infomsg>`` tags, so these texts are matched only
 outside tags and a tactic cannot fake them. Warnings (``<warning>``, e.g. a deprecated lemma
 name) come after a location header and are dropped with it. The ``(ID n)`` evar numbers are dropped from the
-rendered state because they differ between equal states.
+rendered state because they differ between equal states. The goal blocks themselves are read by
+:mod:`search_tree.syntax.coq`, the one reader of Coq's printed goals.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ import functools
 import re
 from dataclasses import dataclass
 
-from search_tree.protocol import Goal, Hypothesis
+from search_tree.protocol import Goal
+from search_tree.syntax.common import GoalParseError
+from search_tree.syntax.coq import has_evar, parse_goal_block, render_goal
 
-SEPARATOR = "============================"
 # a message block, with the location coqtop prints before warnings ("Toplevel input, characters
 # 18-26:" and the echoed input lines starting with "> ")
 _TAG = re.compile(r"(?:Toplevel input, characters \d+-\d+:\n(?:>[^\n]*\n)*)?<(warning|infomsg)>(.*?)</\1>\n?", re.DOTALL)
@@ -36,8 +38,6 @@ _HEADER = re.compile(r"^(\d+) (focused )?goals?((?: \([^()]*\))*)$")
 _SHELVED = re.compile(r"\(shelved: (\d+)\)")
 _ID_SUFFIX = re.compile(r" \(ID (\d+)\)$")
 _LISTED = re.compile(r"^goal (\d+)(?: \(ID (\d+)\))? is:$")
-_HYP = re.compile(r"([^\W\d][\w']*(?:, [^\W\d][\w']*)*) (:=|:) (.*)$", re.DOTALL)  # Coq identifiers may be Unicode
-_EVAR = re.compile(r"(?<![\w'?])\?[^\W\d][\w']*")
 
 MSG_NO_MORE_GOALS = "No more goals."
 MSG_GAVE_UP = "No more goals, but there are some goals you gave up:"
@@ -95,20 +95,6 @@ class ProofView:
         return "\n\n".join(parts)
 
 
-def render_goal(goal: Goal) -> str:
-    """A goal as Coq prints it: one hypothesis a line, the separator, the target."""
-    lines = []
-    for h in goal.hypotheses:
-        lines.append(f"{h.name} := {h.value} : {h.type}" if h.value is not None else f"{h.name} : {h.type}")
-    lines.append(SEPARATOR)
-    lines.append(goal.target)
-    return "\n".join(lines)
-
-
-class GoalParseError(ValueError):
-    """coqtop printed something that is not a proof state this parser knows."""
-
-
 def strip_tags(output: str) -> tuple[str, list[str]]:
     """The output without ``<warning>``/``<infomsg>`` blocks, and the texts of those blocks."""
     if "</" not in output:  # the common case: a bare proof state
@@ -155,7 +141,7 @@ def parse_view(output: str) -> ProofView | None:
     focused, unfocused = rest[:unfocused_at], rest[unfocused_at + 1:]
     first_end = next((i for i, line in enumerate(focused) if _LISTED.match(line)), len(focused))
     goals = [parse_goal_block(focused[:first_end])]
-    goals += [Goal((), t, has_evar=bool(_EVAR.search(t))) for t in _listed_targets(focused[first_end:])]
+    goals += [Goal((), t, has_evar=has_evar(t)) for t in _listed_targets(focused[first_end:])]
     if len(goals) != count:
         raise GoalParseError(f"coqtop announced {count} goals but printed {len(goals)}: {output[:300]!r}")
     ids = [int(first_id.group(1)) if first_id else None]
@@ -189,58 +175,6 @@ def inherited_goals(parent: ProofView | None) -> dict[int, Goal]:
     if parent is None or not parent.complete_goals:
         return {}
     return {i: g for i, g in zip(parent.ids, parent.goals) if i is not None and not g.has_evar}
-
-
-def parse_goal_block(lines: list[str]) -> Goal:
-    """Hypotheses and target of one goal as printed (two-space indent, blank first line)."""
-    try:
-        sep = lines.index("  " + SEPARATOR)
-    except ValueError:
-        raise GoalParseError("goal without a separator line: " + repr("\n".join(lines)[:300])) from None
-    hyps: list[Hypothesis] = []
-    pending: list[str] = []  # the lines of the hypothesis being read (a long one may continue)
-    for line in lines[:sep]:
-        if not line.strip():
-            continue
-        if pending and _HYP.match(line, 2):
-            hyps.extend(_parse_hypothesis("\n".join(pending)))
-            pending = []
-        pending.append(line[2:])
-    if pending:
-        hyps.extend(_parse_hypothesis("\n".join(pending)))
-    target = "\n".join(line[2:] for line in lines[sep + 1:]).strip("\n")
-    has_evar = bool(_EVAR.search(target)) or any(_EVAR.search(h.type + (h.value or "")) for h in hyps)
-    return Goal(tuple(hyps), target, has_evar=has_evar)
-
-
-def _parse_hypothesis(text: str) -> list[Hypothesis]:
-    m = _HYP.match(text)
-    if m is None:
-        raise GoalParseError(f"unexpected hypothesis line: {text[:300]!r}")
-    names, kind, rest = m.group(1).split(", "), m.group(2), m.group(3)
-    value = None
-    if kind == ":=":
-        value, rest = _split_let(rest)
-    return [Hypothesis(name, rest, value) for name in names]
-
-
-def _split_let(text: str) -> tuple[str, str]:
-    """Split ``value : type`` of a let-bound hypothesis at the last ``" : "`` outside brackets.
-
-    Best effort: a type that itself has a top-level ``" : "`` (a ``forall x : T, ...`` without
-    parentheses) is split too early; the rendered state is unaffected since it joins them again.
-    """
-    depth, cut = 0, -1
-    for i, c in enumerate(text):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(" : ", i):
-            cut = i
-    if cut < 0:
-        return text, ""
-    return text[:cut], text[cut + 3:]
 
 
 def _listed_targets(lines: list[str]) -> list[str]:

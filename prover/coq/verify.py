@@ -36,7 +36,6 @@ summary where it names them; functor parameters such as ``X.lt`` stay as printed
 
 from __future__ import annotations
 
-import re
 import secrets
 import subprocess
 import tempfile

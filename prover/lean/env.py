@@ -50,7 +50,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from prover.lean.goals import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
+from search_tree.syntax.lean import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
 from prover.lean.script import focus_goal, render_by_block, render_declaration, under_focus
 from search_tree.protocol import (

@@ -1,4 +1,4 @@
-"""Parsing Lean 4 pretty-printed proof states into protocol goals.
+"""Lean 4 syntax: pretty-printed proof states, notation, keywords and give-up tactics.
 
 A state printed by Lean (and recorded by LeanDojo) is a list of goals separated by blank lines;
 each goal is an optional ``case <tag>`` line, hypotheses (``x y : T``, ``v : T := value`` for a
@@ -18,6 +18,8 @@ import re
 
 from search_tree.protocol import Goal, Hypothesis
 
+from .common import GoalParseError, top_level_index
+
 TURNSTILE = "⊢"
 
 # A metavariable: `?` starting a name (`?m.12`, `?a`, `?u.21872`, `?_uniq.3`) that is not the
@@ -29,8 +31,91 @@ _OPEN = "([{⟨⦃⟦«"
 _CLOSE = ")]}⟩⦄⟧»"
 
 
-class GoalParseError(ValueError):
-    """A pretty-printed state that does not have the layout of a Lean goal list."""
+# Lean 4 notation -> the constant it unfolds to (Mathlib / core, as of 2023-2024).
+# `∀` and `→` are Pi types, not constants, and are not mapped. Numerals: `0` and `1` are the
+# `Zero`/`One` classes that lemmas about them mention; other literals are `OfNat.ofNat`.
+NOTATION: dict[str, tuple[str, ...]] = {
+    "+": ("HAdd.hAdd",),
+    "-": ("HSub.hSub",),  # binary and unary minus are not told apart without parsing
+    "*": ("HMul.hMul",),
+    "/": ("HDiv.hDiv",),
+    "%": ("HMod.hMod",),
+    "^": ("HPow.hPow",),
+    "•": ("HSMul.hSMul",),
+    "∣": ("Dvd.dvd",),
+    "≤": ("LE.le",),
+    "≥": ("LE.le",),
+    "<": ("LT.lt",),
+    ">": ("LT.lt",),
+    "=": ("Eq",),
+    "≠": ("Ne",),
+    "¬": ("Not",),
+    "∧": ("And",),
+    "∨": ("Or",),
+    "↔": ("Iff",),
+    "∃": ("Exists",),
+    "∃!": ("ExistsUnique",),
+    "⁻¹": ("Inv.inv",),
+    "∑": ("Finset.sum",),
+    "∏": ("Finset.prod",),
+    "∈": ("Membership.mem",),
+    "∉": ("Membership.mem", "Not"),
+    "⊆": ("HasSubset.Subset",),
+    "⊂": ("HasSSubset.SSubset",),
+    "∩": ("Inter.inter",),
+    "∪": ("Union.union",),
+    "\\": ("SDiff.sdiff",),
+    "ᶜ": ("HasCompl.compl",),
+    "⊓": ("Inf.inf",),
+    "⊔": ("Sup.sup",),
+    "⊤": ("Top.top",),
+    "⊥": ("Bot.bot",),
+    "∅": ("EmptyCollection.emptyCollection",),
+    "∘": ("Function.comp",),
+    "⋃": ("Set.iUnion",),
+    "⋂": ("Set.iInter",),
+    "√": ("Real.sqrt",),
+    "‖": ("Norm.norm",),
+    "⌊": ("Int.floor",),
+    "⌈": ("Int.ceil",),
+    "∫": ("MeasureTheory.integral",),
+    "×": ("Prod",),
+    "≃": ("Equiv",),
+    "→+*": ("RingHom",),
+    "→*": ("MonoidHom",),
+    "→+": ("AddMonoidHom",),
+    "≃+*": ("RingEquiv",),
+    "≡": ("Nat.ModEq",),  # `a ≡ b [MOD n]`; `[ZMOD n]` adds the identifier ZMOD
+    "!": ("Nat.factorial",),
+    "ℕ": ("Nat",),
+    "ℤ": ("Int",),
+    "ℚ": ("Rat",),
+    "ℝ": ("Real",),
+    "ℂ": ("Complex",),
+    "0": ("Zero.zero",),
+    "1": ("One.one",),
+    # punctuation that contains an operator character but denotes no constant
+    ":=": (),
+    "=>": (),
+    "->": (),
+    "<-": (),
+    "<;>": (),
+}
+
+KEYWORDS = frozenset(
+    """theorem lemma def abbrev instance class structure inductive where extends fun λ by have show
+    from let in if then else match with at do return Type Sort Prop deriving private protected
+    noncomputable irreducible_def opaque axiom example variable universe namespace section end open
+    calc this using only simp rfl mk""".split()
+)
+# identifiers: a letter or underscore, then word characters, primes, `!`/`?`, possibly qualified
+IDENT = r"[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*"
+# tactics that close a goal without proving it
+GIVE_UP_WORDS = ("sorry", "admit")
+# the search tactics (exact?, apply?, rw?, simp?, aesop?, ...): an unqualified name directly
+# followed by '?', which report a suggestion instead of making a proof step. A '?' after a dot
+# (``List.head?``) or before a name (a metavariable ``?x``) is no search tactic.
+SEARCH_TACTIC = re.compile(r"(?<![\w.'?])[A-Za-z_][\w']*\?(?![\w'?])")
 
 
 def has_metavariable(text: str) -> bool:
@@ -64,25 +149,20 @@ def _entries(lines: list[str]) -> list[str]:
     return entries
 
 
-def _top_level_index(text: str, token: str) -> int:
-    """Index of the first ``token`` in ``text`` outside brackets, or -1."""
-    depth = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth = max(depth - 1, 0)
-        elif depth == 0 and text.startswith(token, i):
-            return i
-        i += 1
-    return -1
-
-
 def _normalise(text: str) -> str:
     """A wrapped hypothesis or target on one line (Lean's own line breaks are layout only)."""
     return " ".join(text.split())
+
+
+def split_let(rest: str) -> tuple[str, str | None]:
+    """``T := v`` (a let-bound hypothesis after its names) -> ``(T, v)``; ``(T, None)`` without a value.
+
+    Only a ``:=`` outside brackets separates them (``f { fst := x }`` is a type).
+    """
+    assign = top_level_index(rest, " :=", _OPEN, _CLOSE)
+    if assign < 0:
+        return rest, None
+    return rest[:assign], _normalise(rest[assign + len(" :="):])
 
 
 def parse_hypotheses(entry: str) -> list[Hypothesis]:
@@ -93,11 +173,7 @@ def parse_hypotheses(entry: str) -> list[Hypothesis]:
     names = entry[: colon.start()].split()
     if not names:
         raise GoalParseError(f"hypothesis without a name: {entry!r}")
-    rest = entry[colon.end():]
-    assign = _top_level_index(rest, " :=")
-    value = None
-    if assign >= 0:
-        rest, value = rest[:assign], _normalise(rest[assign + len(" :="):])
+    rest, value = split_let(entry[colon.end():])
     type_ = _normalise(rest)
     if type_.endswith(","):  # Lean 3 style separators that LeanDojo also strips
         type_ = type_[:-1].rstrip()

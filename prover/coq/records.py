@@ -1,0 +1,88 @@
+"""The records of the stdlib index: source files, their declarations and their theorems.
+
+Positions are 1-based ``(line, column)`` pairs as in LeanDojo's data; ``path`` is relative to
+``theories/`` (``Arith/PeanoNat.v``). Names: a declaration's ``full_name`` is its name qualified
+by the enclosing modules, not by sections or the file, as Coq prints it and as tactics mostly
+write it (``Nat.add_comm`` inside ``Module Nat`` of ``Coq/Arith/PeanoNat.v``); prefixing the
+file's logical module (``Coq.Arith.PeanoNat.Nat.add_comm``) makes it unique across the library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from search_tree.protocol import Theorem
+
+
+class StdlibScanError(RuntimeError):
+    """The stdlib sources do not have the structure the scan expects (names the file and line)."""
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A named declaration of a source file (a lemma, definition, inductive, axiom...).
+
+    ``start``/``end`` span the declaring sentence (for a theorem, its statement), ``name_pos`` and
+    ``name_end`` the name in it (LeanDojo's ``def_pos``/``def_end_pos``). ``code`` is the sentence
+    without comments; for theorems it is the statement without the proof.
+    """
+
+    full_name: str
+    kind: str
+    code: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+    name_pos: tuple[int, int]
+    name_end: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TheoremEntry:
+    """A theorem with a proof script: its statement sentence and the sentences of its proof.
+
+    ``proof`` holds ``(start, end)`` character offsets of the proof's sentences after the statement,
+    ``Proof.`` included, the terminator (``Qed.``/``Defined.``) excluded.
+    """
+
+    full_name: str
+    kind: str
+    statement: str
+    offset: int  # character offset of the statement sentence
+    start: tuple[int, int]
+    end: tuple[int, int]  # end of the terminator (Qed.)
+    proof: tuple[tuple[int, int], ...]
+    terminator: str
+    in_section: bool
+
+
+@dataclass
+class SourceFile:
+    """One ``.v`` file: its logical module, imports, sentences, declarations and theorems."""
+
+    path: str
+    module: str
+    requires: list[str]
+    imports: list[str]  # file paths of the required modules, Init/Prelude.v implied outside Init/
+    sha1: str
+    sentences: list[tuple[int, int]]
+    declarations: list[Declaration] = field(default_factory=list)
+    theorems: list[TheoremEntry] = field(default_factory=list)
+    unresolved_requires: list[str] = field(default_factory=list)
+    tactic_names: list[str] = field(default_factory=list)  # Ltac, Tactic Notation and hint database names
+
+
+def to_theorem(f: SourceFile, t: TheoremEntry) -> Theorem:
+    """The protocol's :class:`Theorem` for an index entry; ``extra`` carries what the backend needs."""
+    return Theorem(
+        full_name=t.full_name,
+        file_path=f.path,
+        position=t.start,
+        statement=t.statement,
+        extra={
+            "module": f.module,
+            "qualified_name": f"{f.module}.{t.full_name}",
+            "offset": t.offset,
+            "end": t.end,
+            "in_section": t.in_section,
+        },
+    )

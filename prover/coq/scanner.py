@@ -1,0 +1,193 @@
+"""The text scan of one stdlib ``.v`` file: its requires, declarations, theorems and proof scripts.
+
+The index is built by scanning sentences (:mod:`prover.coq.sentences`), not by Coq, so that
+listing theorems takes a fraction of a second and needs no coqtop; the tracer
+(:mod:`prover.coq.tracer`) then replays the files in Coq. Sentences are classified by
+:mod:`prover.coq.vernacular`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from .install import module_name
+from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry
+from .sentences import LineIndex, Sentence, mask_comments, split_sentences
+from .vernacular import (
+    DECLARATION, IDENT, PROOF_END, REQUIRE, TACTIC_NAME, THEOREM_KEYWORDS, block_sentence, needs_proof, opens_no_proof,
+    top_level_tokens,
+)
+
+
+def source_hash(text: str) -> str:
+    """The SHA-1 of a text: how the index notices a changed source file or scanner."""
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def logical_modules(root: Path) -> dict[str, str]:
+    """Logical module name -> file path (under ``root``) of every ``.v`` file, what ``Require`` resolves against."""
+    return {module_name(p.relative_to(root).as_posix()): p.relative_to(root).as_posix() for p in root.rglob("*.v")}
+
+
+def resolve_require(name: str, prefix: str | None, modules: dict[str, str]) -> str | None:
+    """The logical module a ``Require`` names (``PeanoNat`` or ``From Coq Require Arith.PeanoNat``).
+
+    Coq matches the given (possibly partial) name against a suffix of the logical paths under the
+    ``From`` prefix; among several matches the shortest path wins, as its load path order does for
+    the stdlib.
+    """
+    full = f"{prefix}.{name}" if prefix else name
+    if full in modules:
+        return full
+    candidates = [m for m in modules if m.endswith("." + name) and (prefix is None or m.startswith(prefix + "."))]
+    return min(candidates, key=lambda m: (m.count("."), m)) if candidates else None
+
+
+def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
+    """Index one file; raises :class:`StdlibScanError` naming the file and line on unexpected structure."""
+    text = (root / path).read_text()
+    sents = split_sentences(text, path)
+    lines = LineIndex(text)
+    sf = SourceFile(path, module_name(path), [], [], source_hash(text), [(s.start, s.end) for s in sents])
+
+    def fail(s: Sentence, what: str) -> StdlibScanError:
+        line, col = lines.position(s.start)
+        return StdlibScanError(f"{path}:{line}:{col}: {what}: {s.code[:80]!r}")
+
+    stack: list[tuple[str, str]] = []  # ("section" | "module", name)
+    i = 0
+    while i < len(sents):
+        s = sents[i]
+        code = s.code
+        i += 1
+        m = REQUIRE.match(code)
+        if m:
+            for name in m.group("mods").split():
+                target = resolve_require(name, m.group("from"), modules)
+                if target is None:
+                    sf.unresolved_requires.append(name)
+                elif target not in sf.requires:
+                    sf.requires.append(target)
+            continue
+        m = TACTIC_NAME.match(code)
+        if m:
+            sf.tactic_names.append(m.group("ltac") or m.group("notation") or m.group("db"))
+            continue
+        block = block_sentence(code)
+        if block is not None:
+            kind, name, _ = block
+            if kind in ("section", "module"):
+                stack.append((kind, name))
+            elif kind == "end":
+                if not stack or stack[-1][1] != name:
+                    raise fail(s, f"End does not close the innermost block {stack[-1][1] if stack else '(none)'}")
+                stack.pop()
+            continue
+        m = DECLARATION.match(code)
+        if not m or m.group("name") == "_":  # no declaration, or an anonymous one (Instance _ : ...)
+            continue
+        prefix = ".".join(name for kind, name in stack if kind == "module")
+        full_name = f"{prefix}.{m.group('name')}" if prefix else m.group("name")
+        kw = m.group("kw")
+        # offsets of the name inside the original text (code may differ from text by comments)
+        name_off = s.start + s.text.find(m.group("name"), s.text.find(kw) + len(kw))
+        decl = Declaration(
+            full_name, kw.lower(), code, lines.position(s.start), lines.position(s.end),
+            lines.position(name_off), lines.position(name_off + len(m.group("name"))),
+        )
+        # a declaration stated without a body (a goal to prove) is followed by its proof script
+        proof: list[Sentence] = []
+        terminator = ""
+        is_program = "Program" in code[: m.start("kw")]
+        if needs_proof(code, kw) and not is_program:
+            j = i
+            while j < len(sents) and not PROOF_END.match(sents[j].code):
+                if opens_no_proof(sents[j].code):
+                    break  # e.g. an Instance whose fields were all inferred: there is no script
+                proof.append(sents[j])
+                j += 1
+            if j < len(sents) and PROOF_END.match(sents[j].code):
+                terminator = sents[j].code.split()[0].rstrip(".")
+                i = j + 1
+            else:
+                proof = []
+        sf.declarations.append(decl)
+        if kw in _TYPE_KEYWORDS:
+            masked = mask_comments(s.text)
+            for name, kind, a, b in _type_members(masked, kw):
+                at = s.start + a
+                member_name = f"{prefix}.{name}" if prefix else name
+                sf.declarations.append(Declaration(
+                    member_name, kind, " ".join(masked[a:b].split()), lines.position(at),
+                    lines.position(s.start + b), lines.position(at), lines.position(at + len(name)),
+                ))
+        if kw in THEOREM_KEYWORDS and terminator in ("Qed", "Defined"):
+            end = sents[i - 1].end
+            sf.theorems.append(
+                TheoremEntry(
+                    full_name, kw.lower(), code, s.start, lines.position(s.start), lines.position(end),
+                    tuple((p.start, p.end) for p in proof), terminator, any(k == "section" for k, _ in stack),
+                )
+            )
+    if stack:
+        raise StdlibScanError(f"{path}: unclosed {stack[-1][0]} {stack[-1][1]} at end of file")
+    sf.imports = [modules[r] for r in sf.requires]
+    if not path.startswith("Init/") and "Init/Prelude.v" not in sf.imports:
+        sf.imports.insert(0, "Init/Prelude.v")
+    return sf
+
+
+_TYPE_KEYWORDS = ("Inductive", "CoInductive", "Variant", "Record", "Structure", "Class")
+_MEMBER_NAME = re.compile(rf"\s*\|?\s*(?P<name>{IDENT})")
+
+
+def _type_members(text: str, kw: str) -> list[tuple[str, str, int, int]]:
+    """Members declared by an inductive or record sentence: ``(name, kind, start, end)`` offsets in ``text``.
+
+    Constructors (``| le_S : forall m, ...``), record fields (``{ f1 : T; f2 : U }``, or the single
+    field of ``Class C := m : T``), an explicit record constructor (``:= mk { ... }``), and the
+    further types of a mutual definition (``... with odd : nat -> Prop := ...``). Best effort on
+    text: anything unusual yields fewer members, never a wrong span.
+    """
+    end = len(text.rstrip().rstrip("."))
+    tokens = [t for t in top_level_tokens(text) if t[0] < end]
+    cut = next((o for o, tok, d in tokens if tok == "where" and d == 0), end)
+    # blocks of a mutual definition, separated by top-level "with"
+    bounds = [0] + [o for o, tok, d in tokens if tok == "with" and d == 0 and o < cut] + [cut]
+    members: list[tuple[str, str, int, int]] = []
+    record = kw in ("Record", "Structure", "Class")
+    for k, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        if k > 0:
+            m = _MEMBER_NAME.match(text, a + len("with"))
+            if m:
+                members.append((m.group("name"), kw.lower(), m.start("name"), b))
+        body = next((o + 2 for o, tok, d in tokens if a <= o < b and tok == ":=" and d == 0), None)
+        if body is None:
+            continue
+        if not record:
+            pipes = [o for o, tok, d in tokens if body <= o < b and tok == "|" and d == 0]
+            for x, y in zip([body] + pipes, pipes + [b]):
+                m = _MEMBER_NAME.match(text, x)
+                if m and text[x:y].strip(" \n|"):
+                    members.append((m.group("name"), "constructor", m.start("name"), len(text[:y].rstrip())))
+            continue
+        brace = next(((o, tok) for o, tok, d in tokens if body <= o < b and d == 1 and tok == "{"), None)
+        if brace is not None and not re.fullmatch(rf"\s*(?:{IDENT}\s*)?", text[body : brace[0]]):
+            brace = None  # a brace inside the type of a single field: Class C := f : forall {x}, ...
+        if brace is None:  # Class C := field : T.
+            m = _MEMBER_NAME.match(text, body)
+            if m and ":" in text[m.end():b]:
+                members.append((m.group("name"), "projection", m.start("name"), len(text[:b].rstrip())))
+            continue
+        m = _MEMBER_NAME.match(text, body)
+        if m and m.end() <= brace[0]:
+            members.append((m.group("name"), "constructor", m.start("name"), m.end("name")))
+        close = next((o for o, tok, d in tokens if o > brace[0] and tok == "}" and d == 1), b)
+        semis = [o for o, tok, d in tokens if brace[0] < o < close and tok == ";" and d == 1]
+        for x, y in zip([brace[0] + 1] + [o + 1 for o in semis], semis + [close]):
+            m = _MEMBER_NAME.match(text, x)
+            if m and text[x:y].strip():
+                members.append((m.group("name"), "projection", m.start("name"), len(text[:y].rstrip())))
+    return members

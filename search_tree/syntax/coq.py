@@ -1,0 +1,121 @@
+"""Coq syntax (8.16): printed goals, notation in the default scopes, keywords and give-up tactics.
+
+A goal as coqtop prints it (``-emacs``) is its hypotheses, one a line with a two-space indent,
+the separator and the target; a long hypothesis continues on further lines. ``n, m : nat``
+declares several names, ``x := v : T`` a let-bound one. :mod:`prover.coq.goals` reads the rest
+of coqtop's reply (headers, messages, goal lists) around these blocks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from search_tree.protocol import Goal, Hypothesis
+
+from .common import GoalParseError, top_level_index
+
+SEPARATOR = "============================"
+_HYP = re.compile(r"([^\W\d][\w']*(?:, [^\W\d][\w']*)*) (:=|:) (.*)$", re.DOTALL)  # Coq identifiers may be Unicode
+_EVAR = re.compile(r"(?<![\w'?])\?[^\W\d][\w']*")
+
+# Coq notation in the default scopes -> the constant it denotes (Coq 8.16 standard library).
+# Read in the scopes open by default in the standard library (``nat_scope`` for arithmetic and
+# order, ``type_scope`` for connectives, ``list_scope`` for ``++``/``::``), the choice most
+# statements of ``Arith`` and ``Lists`` need; ``Z``/``R`` statements then share the ``Nat``
+# constants, which costs precision but not recall.
+NOTATION: dict[str, tuple[str, ...]] = {
+    "+": ("Nat.add",),
+    "-": ("Nat.sub",),
+    "*": ("Nat.mul",),
+    "^": ("Nat.pow",),
+    "/": ("Nat.div",),
+    "<=": ("le",),
+    ">=": ("ge",),
+    "<": ("lt",),
+    ">": ("gt",),
+    "=": ("eq",),
+    "<>": ("not", "eq"),
+    "~": ("not",),
+    "/\\": ("and",),
+    "\\/": ("or",),
+    "<->": ("iff",),
+    "exists": ("ex",),
+    "++": ("app",),
+    "::": ("cons",),
+    "0": ("O",),
+    "1": ("S", "O"),
+    ":=": (),
+    "=>": (),
+    "->": (),
+    "<-": (),
+}
+KEYWORDS = frozenset(
+    """Theorem Lemma Definition Fixpoint CoFixpoint Inductive CoInductive Record Structure Class
+    Instance Fact Remark Corollary Proposition Example Let Axiom Parameter Hypothesis Variable
+    forall exists fun match with end let in if then else return as struct Type Prop Set fix cofix
+    is""".split()
+)
+IDENT = r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*"  # possibly qualified (ASCII, as the stdlib writes them)
+# tactics and commands that close a goal without proving it
+GIVE_UP_WORDS = ("admit", "Admitted", "give_up")
+
+
+def has_evar(text: str) -> bool:
+    """Whether ``text`` mentions an existential variable (``?x``), which goals may share."""
+    return _EVAR.search(text) is not None
+
+
+def render_goal(goal: Goal) -> str:
+    """A goal as Coq prints it: one hypothesis a line, the separator, the target."""
+    lines = []
+    for h in goal.hypotheses:
+        lines.append(f"{h.name} := {h.value} : {h.type}" if h.value is not None else f"{h.name} : {h.type}")
+    lines.append(SEPARATOR)
+    lines.append(goal.target)
+    return "\n".join(lines)
+
+
+def parse_goal_block(lines: list[str]) -> Goal:
+    """Hypotheses and target of one goal as coqtop prints it (two-space indent, blank first line)."""
+    try:
+        sep = lines.index("  " + SEPARATOR)
+    except ValueError:
+        raise GoalParseError("goal without a separator line: " + repr("\n".join(lines)[:300])) from None
+    hyps: list[Hypothesis] = []
+    pending: list[str] = []  # the lines of the hypothesis being read (a long one may continue)
+    for line in lines[:sep]:
+        if not line.strip():
+            continue
+        if pending and _HYP.match(line, 2):
+            hyps.extend(parse_hypothesis("\n".join(pending)))
+            pending = []
+        pending.append(line[2:])
+    if pending:
+        hyps.extend(parse_hypothesis("\n".join(pending)))
+    target = "\n".join(line[2:] for line in lines[sep + 1:]).strip("\n")
+    evar = has_evar(target) or any(has_evar(h.type + (h.value or "")) for h in hyps)
+    return Goal(tuple(hyps), target, has_evar=evar)
+
+
+def parse_hypothesis(text: str) -> list[Hypothesis]:
+    """``n, m : nat`` gives one :class:`Hypothesis` per name; ``x := v : T`` keeps ``v`` as the value."""
+    m = _HYP.match(text)
+    if m is None:
+        raise GoalParseError(f"unexpected hypothesis line: {text[:300]!r}")
+    names, kind, rest = m.group(1).split(", "), m.group(2), m.group(3)
+    value = None
+    if kind == ":=":
+        value, rest = split_let(rest)
+    return [Hypothesis(name, rest, value) for name in names]
+
+
+def split_let(text: str) -> tuple[str, str]:
+    """Split ``value : type`` of a let-bound hypothesis at the last ``" : "`` outside brackets.
+
+    Best effort: a type that itself has a top-level ``" : "`` (a ``forall x : T, ...`` without
+    parentheses) is split too early; the rendered state is unaffected since it joins them again.
+    """
+    cut = top_level_index(text, " : ", last=True)
+    if cut < 0:
+        return text, ""
+    return text[:cut], text[cut + 3:]
