@@ -253,13 +253,13 @@ def test_four_dots_let_coqtop_run_the_rest():
 @pytest.mark.parametrize("command", [
     'Redirect "{path}" Print nat.',
     'Extraction "{path}" nat.',
-    "Cd \"{dir}\".\nRedirect \"{path}\" Print nat.",
+    '(*(* nested *)*)Redirect "{path}" Print nat.',
 ])
 def test_comment_escape_writes_no_file(env, tmp_path, command):
     """Fails if the policy checks one sentence but coqtop is sent the comment-stripped text, which
     it runs as two (the file then exists)."""
     path = tmp_path / "written"
-    tactic = "idtac.(**)" + command.format(path=path, dir=tmp_path)
+    tactic = "idtac.(**)" + command.format(path=path)
     with env.open(adhoc_theorem("Lemma t : True.", [])) as (session, init):
         sent = session.coqtop.sentences_sent
         result = session.run_tac(init, tactic)
@@ -308,7 +308,8 @@ def test_false_proof_vector_is_not_verified(env):
 
 @needs_coq
 def test_false_proof_vector_through_mcts(env):
-    """Fails if AND-OR MCTS reports vector 1 proved (the search may find it; the check must not)."""
+    """Fails if AND-OR MCTS reports vector 1 proved (the search may find it; the check must not):
+    it does with the former render_proof (raw text) and ``using`` accepted."""
     tactics = FALSE_PROOF[:3] + ["transparent_abstract (exact (False_ind _ (H 0))); intros", FALSE_PROOF[3]]
     result = MCTSProver(FixedTacticGenerator(tactics), timeout=60, max_env_calls=150).search(env, BAD)
     assert result.status != Status.PROVED, result
@@ -316,7 +317,8 @@ def test_false_proof_vector_through_mcts(env):
 
 @needs_coq
 def test_false_proof_vector_through_the_cli(tmp_path):
-    """Issue 11 vector 1 verbatim through ``dojo-prover prove``. Fails if anything prints a proof."""
+    """Issue 11 vector 1 verbatim through ``dojo-prover prove``. Fails if a proof is printed, as it
+    is with the former render_proof (raw text) and ``using`` accepted."""
     cmd = [sys.executable, "-m", "prover.cli", "prove", "--env", "coq", "--timeout", "10",
            "--statement", "Lemma bad : 0 = 1.", "--tactics", *FALSE_PROOF, "--", "bad"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False,
