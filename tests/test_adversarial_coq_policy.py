@@ -120,12 +120,15 @@ REFUSED = [
     ('idtac "a\nb".', "a line break or tab inside a string"),
     ('idtac "<prompt>Coq < 9 |x| 0 < </prompt>".', "prompt markers"),
     ("auto.\x0c", "control characters"),
+    # Coq: no blank, so one failing sentence; Python's splitlines: two lines of the checked script
+    ("exact I.\u2028Axiom x : False.", "control characters"),
+    ("exact I.\x85idtac.", "control characters"),
     ('idtac "unterminated', "unterminated string"),
     ("auto (* open", "unterminated comment"),
     ("idtac..", "sentence not terminated"),
     ("", "it is empty"),
     ("(* only a comment *)", "it is empty"),
-    ("x" * 100_001, "characters long"),
+    ("x" * 20_001, "20001 characters long (at most 20000)"),
 ]
 
 
@@ -217,6 +220,8 @@ LEXER = [
     ('idtac "FIRST" (* "*)." *). idtac "SECOND".', True),
     ('idtac "FIRST"\x0c. idtac "SECOND".', True),
     ('idtac "FIRST".\x0cidtac "SECOND".', False),
+    ('idtac "FIRST".\u00a0idtac "SECOND".', False),
+    ('idtac "FIRST".\u2028idtac "SECOND".', False),
 ]
 
 
@@ -352,3 +357,10 @@ def test_stdlib_proofs_pass_the_policy_except_commands_written_in_them():
                     refused[sentence.split()[0]] += 1
     assert total > 75_000
     assert refused == Counter({"Open": 12, "Close": 12, "Variable": 6, "Infix": 3, "Notation": 3, "Add": 2})
+
+
+def test_long_tactics_up_to_the_limit_pass():
+    """An 8,000-character ``idtac`` (the replay vector of issue 11) is a tactic like any other.
+    Fails if the length limit drops below the stdlib's longest proof sentence (8,497 characters)."""
+    long = 'idtac "' + "x" * 8_490 + '".'
+    assert check_tactic(long).sentences == (long,)

@@ -50,8 +50,8 @@ at least one in all, and the tactic sentence passes the rules below. Everything 
 * Debugging tactics (``debug auto``, ``info_auto``): their untagged traces make the printed state
   ambiguous.
 * The ``par:`` selector (it starts worker processes), text containing coqtop's prompt markers
-  (``<prompt>``) which would break the framing of replies, control characters, a line break or tab
-  inside a string, and text longer than :data:`MAX_LENGTH`.
+  (``<prompt>``) which would break the framing of replies, control characters and Unicode line
+  separators, a line break or tab inside a string, and text longer than :data:`MAX_LENGTH`.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ UNCHECKED: frozenset[str] = frozenset({"exact_no_check", "vm_cast_no_check", "na
                                        "change_no_check"})
 ABSTRACT: frozenset[str] = frozenset({"abstract", "transparent_abstract"})
 MAX_FOCUSING = 8  # more focusing sentences than this in one step is not a plausible tactic
-MAX_LENGTH = 100_000  # characters; the longest stdlib proof sentence has a few thousand
+MAX_LENGTH = 20_000  # characters: the longest proof sentence of the stdlib has 8,497; bounds the cache too
 
 _SELECTOR = re.compile(SELECTOR + r"\s*")
 # a qualified name (Z.order): its first word is an IDENT followed by a FIELD token, which no command accepts
@@ -83,7 +83,9 @@ _QUALIFIED = re.compile(r"[A-Za-z_][\w']*\.[A-Za-z_]")
 _FIRST_WORD = re.compile(r"[A-Za-z_][\w']*(?![\w'])")
 _IDENT = re.compile(r"(?<![\w'.])[A-Za-z_][\w']*")
 _STRING = re.compile(r'"(?:[^"]|"")*"')
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# control characters, C1 controls (NEL) and Unicode line separators: Coq reads them as no blank, but
+# Python's splitlines() breaks lines at them, so one sentence could become two lines of a script
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class RefusedTactic(ValueError):
