@@ -1,74 +1,91 @@
 """The policy for untrusted tactics: what a generated string may ask coqtop to do.
 
-A tactic reaches coqtop only if it is, after Coq's own sentence splitting
-(:func:`prover.coq.sentences.split_sentences`):
+One normalisation, in one place. :func:`check_tactic` splits the text with Coq's own sentence
+rules (:func:`prover.coq.sentences.split_sentences`, adding a missing final ``.`` once, as
+generated tactics often lack it), normalises every sentence (:func:`prover.coq.sentences.normalise`:
+comments removed, blanks collapsed), and splits the normalised text again: it must give exactly
+the same sentences. The result's :attr:`CheckedTactic.sentences` are then the only text that
+exists downstream: :class:`prover.coq.session.CoqSession` sends them to coqtop and
+:func:`prover.coq.render.render_proof` writes them into the script coqc checks. So a dot-less
+``intros`` is written ``intros.`` and can never swallow the ``Qed.`` after it, and text that
+becomes two sentences once its comments are gone (``idtac.(**)Redirect "f" Print nat.``) is
+refused instead of being checked as one sentence and run as two.
+
+A tactic is accepted if its sentences are
 
 * zero or more focusing sentences (bullets ``-``/``+``/``*`` of any length, braces ``{``/``}``,
   a selector with a brace such as ``2: {``), followed by
 * at most one tactic sentence (optionally with a goal selector ``2:``, ``all:``, ``[x]:``),
 
-and at least one sentence in all (a missing final ``.`` is added, as generated tactics often lack
-it). Everything else answers ``TacticError(kind=REFUSED)`` naming the
-input and the reason, without reaching coqtop:
+at least one in all, and the tactic sentence passes the rules below. Everything else answers
+``TacticError(kind=REFUSED)`` naming the input and the reason, without reaching coqtop.
 
-* vernacular commands (``Drop``, ``Load``, ``Declare ML Module``, ``Quit``, ``Qed``, ``Abort``,
-  ``Axiom``, ``Set``/``Unset``, ``Back``/``BackTo``/``Undo``, ``Redirect``, ``Require``, ``Print``,
-  ...), attributes (``#[...]``) and control prefixes (``Time``, ``Timeout``, ``Fail``,
-  ``Succeed``: the backend adds its own ``Timeout``, and ``Fail`` would turn failure into
-  success); the one exception is ``Unshelve.``, the only way back to shelved goals;
-* giving up: the identifiers ``admit``, ``give_up``, ``Admitted`` anywhere in the tactic
-  (outside strings and comments). They are refused rather than run and answered
-  ``ProofGivenUp`` because a partial ``admit`` would leave a search state that looks like
-  progress but can never become a proof. (An admit hidden in a user's Ltac is still caught: by
-  coqtop's "goals you gave up" message, and by ``Print Assumptions`` at verification);
-* tactics that skip type checking (``exact_no_check`` and friends): coqtop would accept any
-  term and a search would report proofs that only fail at ``Qed``; debugging tactics (``debug
-  auto``, ``info_auto``), whose untagged traces make the printed state ambiguous;
-* the ``par:`` selector (it starts worker processes), text containing coqtop's prompt markers
-  (``<prompt>``) which would break the framing of replies, and control characters.
+* Commands, fail-closed. In Coq 8.16's grammar every vernacular command, legacy attribute prefix
+  and control prefix starts with a capitalised keyword (``Redirect``, ``Local``, ``Program``,
+  ``SubClass``, ``Private``, ``Time``, ``Fail``, ``Extraction``, ``Ltac``, ``Hint``...; checked
+  against ``vernac/*.mlg``, ``toplevel/g_toplevel.mlg`` and ``plugins/*/g_*.mlg``), or with an
+  attribute ``#[...]``, possibly after a goal selector (queries: ``2: Check x.``). So a sentence
+  whose first word, after an optional selector, starts with an uppercase letter is refused
+  unless it is exactly ``Unshelve.`` (the only way back to shelved goals), a qualified name
+  (``Z.order``: no command accepts a field token after its keyword) or one of the few
+  capitalised Ltac names of the stdlib (:data:`CAPITALISED_TACTICS`); no list of command names
+  has to be complete. Of the 78,415 proof sentences of the Coq 8.16 stdlib, this rule refuses
+  none that the former list of command names accepted (without the Ltac names it refused 56);
+  all it refuses are commands (``Open Scope``, ``Variable``...) written inside proofs.
+* Giving up: the identifiers ``admit``, ``give_up`` anywhere in the tactic (outside strings and
+  comments). They are refused rather than run and answered ``ProofGivenUp`` because a partial
+  ``admit`` would leave a search state that looks like progress but can never become a proof. (An
+  admit hidden in a user's Ltac is still caught: by coqtop's "goals you gave up" message, and by
+  the assumption check at verification.)
+* Tactics that skip type checking (``exact_no_check`` and friends): coqtop would accept any term
+  and a search would report proofs that only fail at ``Qed``.
+* The native compiler: any identifier ``native_...`` (``native_compute``,
+  ``native_cast_no_check``) and the native cast ``<<:`` start ``ocamlfind``/``ocamlopt``
+  processes that write and load compiled code.
+* ``abstract``/``transparent_abstract ... using NAME``: the tactic, not the backend, chooses the
+  name of a global constant. It can be the theorem's own name (``Print Assumptions NAME`` would
+  then describe the auxiliary constant) or the name of a lemma declared later in the file, which
+  then no longer compiles. Plain ``abstract tac`` is accepted: Coq names its constant
+  ``<theorem>_subproofN`` itself.
+* Debugging tactics (``debug auto``, ``info_auto``): their untagged traces make the printed state
+  ambiguous.
+* The ``par:`` selector (it starts worker processes), text containing coqtop's prompt markers
+  (``<prompt>``) which would break the framing of replies, control characters and Unicode line
+  separators, a line break or tab inside a string, and text longer than :data:`MAX_LENGTH`.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from prover.coq.sentences import SentenceSplitError, split_sentences
+from prover.coq.sentences import SELECTOR, Sentence, SentenceSplitError, mask_comments, normalise, split_sentences
 
-# Vernacular commands and control prefixes (Coq 8.16 reference manual, command index), by the
-# first word of a sentence. Anything starting with one of these is not a tactic.
-VERNACULAR: frozenset[str] = frozenset("""
-Abort About Add Admit Admitted Arguments Attributes Axiom Axioms Back BackTo Bind Canonical Cd
-Chapter Check Class Close CoFixpoint CoInductive Coercion Collection Combined Comments Compute
-Conjecture Conjectures Constraint Context Corollary Create Cumulative Debug Declare Defined Definition
-Delimit Derive Drop End Eval Example Existential Existing Export Extract Extraction Fact Fail
-Fixpoint Focus From Function Functional Generalizable Global Goal Guarded Hint Hypotheses
-Hypothesis Identity Implicit Import Include Inductive Infix Info Inline Inspect Instance
-Instructions Lemma Let Load Local Locate Ltac Ltac2 Module Monomorphic Next Notation Number
-NonCumulative Numeral Obligation Obligations Opaque Open Optimize Parameter Parameters Polymorphic Prenex
-Primitive Print Private Program Proof Property Proposition Pwd Qed Quit Record Recursive Redirect
-Register Remark Remove Require Reserved Reset Restart Save Scheme Scope Search SearchHead
-SearchPattern SearchRewrite Section Separate Set Show Solve Strategy String Structure Sub SubClass
-Succeed Tactic Test Theorem Time Timeout Transparent Type Typeclasses Undelimit Undo Unfocus
-Unfocused Universe Universes Unset Variable Variables Variant
-""".split())
-ALLOWED_VERNACULAR: frozenset[str] = frozenset({"Unshelve"})
+ALLOWED_COMMANDS: frozenset[str] = frozenset({"Unshelve."})
+# capitalised Ltac names of the stdlib's own proofs (setoid_ring, micromega, QArith, Sorting); none is a
+# command keyword of Coq 8.16, so a sentence starting with one can only parse as a tactic
+CAPITALISED_TACTICS: frozenset[str] = frozenset({"Esimpl", "Esimpl2", "Esimpl3", "InvAdd", "Qc_unfolds"})
 GIVE_UP: frozenset[str] = frozenset({"admit", "give_up", "Admitted", "Admit"})
 # debugging tactics print untagged traces, which a proof state printed after them cannot be told from
 _DEBUGGING = re.compile(r"(?<![\w'.])(?:debug\s+(?:auto|eauto|trivial)|info_auto|info_eauto|info_trivial)(?![\w'])")
 # tactics that skip type checking: coqtop accepts anything, only the kernel at Qed would object
 UNCHECKED: frozenset[str] = frozenset({"exact_no_check", "vm_cast_no_check", "native_cast_no_check",
                                        "change_no_check"})
+ABSTRACT: frozenset[str] = frozenset({"abstract", "transparent_abstract"})
 MAX_FOCUSING = 8  # more focusing sentences than this in one step is not a plausible tactic
+MAX_LENGTH = 20_000  # characters: the longest proof sentence of the stdlib has 8,497; bounds the cache too
 
-_SELECTOR = re.compile(
-    r"(?:\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*|all|!|par|\[\s*[A-Za-z_][\w']*\s*\])\s*:(?!=)\s*"
-)
-_FIRST_WORD = re.compile(r"#\[|[A-Za-z_][\w']*")
+_SELECTOR = re.compile(SELECTOR + r"\s*")
+# a qualified name (Z.order): its first word is an IDENT followed by a FIELD token, which no command accepts
+_QUALIFIED = re.compile(r"[A-Za-z_][\w']*\.[A-Za-z_]")
+_FIRST_WORD = re.compile(r"[A-Za-z_][\w']*(?![\w'])")
 _IDENT = re.compile(r"(?<![\w'.])[A-Za-z_][\w']*")
 _STRING = re.compile(r'"(?:[^"]|"")*"')
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# control characters, C1 controls (NEL) and Unicode line separators: Coq reads them as no blank, but
+# Python's splitlines() breaks lines at them, so one sentence could become two lines of a script
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class RefusedTactic(ValueError):
@@ -77,14 +94,23 @@ class RefusedTactic(ValueError):
 
 @dataclass(frozen=True)
 class CheckedTactic:
-    """A tactic the policy accepted: focusing sentences, then at most one tactic sentence."""
+    """A tactic the policy accepted: focusing sentences, then at most one tactic sentence.
+
+    Every sentence is normalised (:func:`prover.coq.sentences.normalise`): this is the exact text
+    coqtop receives and a rendered script holds.
+    """
 
     focusing: tuple[str, ...]
-    tactic: str | None  # the tactic sentence, comments removed; None for a focusing-only step
+    tactic: str | None  # the tactic sentence; None for a focusing-only step
 
     @property
     def sentences(self) -> tuple[str, ...]:
         return self.focusing + (() if self.tactic is None else (self.tactic,))
+
+    @property
+    def text(self) -> str:
+        """The sentences on one line, as a proof script writes the step."""
+        return " ".join(self.sentences)
 
 
 @functools.lru_cache(maxsize=4096)  # a search tries the same tactic strings over and over
@@ -95,21 +121,24 @@ def check_tactic(text: str) -> CheckedTactic:
     def refuse(why: str) -> RefusedTactic:
         return RefusedTactic(f"refused tactic {shown!r}: {why}")
 
+    if len(text) > MAX_LENGTH:
+        raise refuse(f"it is {len(text)} characters long (at most {MAX_LENGTH})")
     if _CONTROL.search(text):
         raise refuse("it contains control characters")
     if "<prompt>" in text or "</prompt>" in text:
         raise refuse("it contains coqtop's prompt markers")
     try:
-        sentences = split_sentences(text, "<tactic>")
+        sentences = [normalise(s.text, "<tactic>") for s in _split(text)]
     except SentenceSplitError as exc:
-        try:  # generated tactics often omit the final dot (CoqGym's data does): add it once
-            sentences = split_sentences(text.rstrip() + ".", "<tactic>")
-        except SentenceSplitError:
-            raise refuse(f"not a complete Coq sentence ({exc.what})") from None
+        raise refuse(f"not a complete Coq sentence ({exc.what})") from None
     if not sentences:
         raise refuse("it is empty")
+    again = split_sentences(" ".join(sentences), "<tactic>")
+    if [s.text for s in again] != sentences:
+        raise refuse(f"without its comments it is the {len(again)} sentences {[s.text for s in again]!r}, "
+                     f"not {sentences!r}")
     n = 0
-    while n < len(sentences) and sentences[n].is_bullet:
+    while n < len(again) and again[n].is_bullet:
         n += 1
     focusing, rest = sentences[:n], sentences[n:]
     if len(rest) > 1:
@@ -118,30 +147,50 @@ def check_tactic(text: str) -> CheckedTactic:
         raise refuse(f"it holds {len(focusing)} bullets or braces")
     tactic = None
     if rest:
-        tactic = rest[0].code
+        tactic = rest[0]
         _check_tactic_sentence(tactic, refuse)
-    return CheckedTactic(tuple(s.code for s in focusing), tactic)
+    return CheckedTactic(tuple(focusing), tactic)
 
 
-def _check_tactic_sentence(code: str, refuse) -> None:
+def _split(text: str) -> list[Sentence]:
+    """The sentences of ``text``; a missing final dot is added once, right after the last code
+    character (before trailing comments), but never after a dot: ``..`` + ``.`` would make the
+    ``...`` terminator, which means something else."""
+    try:
+        return split_sentences(text, "<tactic>")
+    except SentenceSplitError as exc:
+        if exc.what != "sentence not terminated by '.'":
+            raise
+        end = len(mask_comments(text).rstrip())
+        if text[:end].endswith("."):
+            raise
+        return split_sentences(text[:end] + "." + text[end:], "<tactic>")
+
+
+def _check_tactic_sentence(code: str, refuse: Callable[[str], RefusedTactic]) -> None:
     selector = _SELECTOR.match(code)
     if selector is not None and selector.group().startswith("par"):
         raise refuse("the par: selector starts worker processes")
     body = code[selector.end():] if selector else code
-    first = _FIRST_WORD.match(body)
-    if first is not None:
-        word = first.group()
-        if word == "#[":
-            raise refuse("attributes belong to commands, not tactics")
-        if word in VERNACULAR:
-            raise refuse(f"{word!r} is a vernacular command, not a tactic")
-        if word in ALLOWED_VERNACULAR and selector is not None:
-            raise refuse(f"{word!r} takes no goal selector")
-    words = {m.group() for m in _IDENT.finditer(_STRING.sub('""', code))}
+    if body.startswith("#"):
+        raise refuse("attributes belong to vernacular commands, not tactics")
+    word = _FIRST_WORD.match(body)
+    if (body[:1].isupper() and not _QUALIFIED.match(body) and (word is None or word.group() not in CAPITALISED_TACTICS)
+            and (body not in ALLOWED_COMMANDS or selector is not None)):
+        word = re.match(r"[^\s.;]+", body)  # body starts with a letter
+        raise refuse(f"{word.group()!r} starts a vernacular command, not a tactic (no tactic starts with a capital)")
+    unstrung = _STRING.sub('""', code)
+    words = {m.group() for m in _IDENT.finditer(unstrung)}
     if words & GIVE_UP:
         raise refuse(f"{min(words & GIVE_UP)!r} gives up a goal instead of proving it")
-    debugging = _DEBUGGING.search(_STRING.sub('""', code))
+    debugging = _DEBUGGING.search(unstrung)
     if debugging is not None:
         raise refuse(f"{debugging.group()!r} prints debugging traces; use the tactic without them")
     if words & UNCHECKED:
         raise refuse(f"{min(words & UNCHECKED)!r} skips type checking (only Qed would catch a bad term)")
+    native = sorted(w for w in words if w.startswith("native_"))
+    if native or "<<:" in unstrung:
+        raise refuse(f"{(native or ['<<:'])[0]!r} starts the native compiler (ocamlopt processes)")
+    if words & ABSTRACT and "using" in words:
+        raise refuse(f"{min(words & ABSTRACT)!r} ... using NAME lets the tactic name a global constant "
+                     f"(it can take the theorem's own name); use it without 'using'")

@@ -10,12 +10,25 @@ The rules follow Coq's lexer as far as sentence boundaries go:
   inside a comment does not close it); comments between sentences belong to no sentence, comments
   inside a sentence stay in its ``text`` (see :attr:`Sentence.code` for the text without them);
 * strings ``"..."`` escape a quote by doubling it (``""``);
-* a sentence ends at a ``.`` followed by whitespace or the end of the text, and at ``...`` (the
-  ``Proof with`` terminator: ``split...``), but not at ``..`` (recursive notations); ``Nat.add`` and
-  ``1.5`` do not end a sentence;
+* a sentence ends at a ``.`` followed by a blank (space, tab, newline, carriage return: exactly
+  the characters of Coq's ``blank_or_eof``, not form feed) or the end of the text, and at ``...``
+  (the ``Proof with`` terminator: ``split...``), but not at ``..`` (recursive notations);
+  ``Nat.add`` and ``1.5`` do not end a sentence. A ``.`` followed by anything else (``.(``,
+  ``."``, ``.idtac``) is not an end either: Coq lexes it as part of a larger token or rejects
+  it, and after such an error coqtop skips to the next sentence end, so the whole span up to the
+  next end is one unit for coqtop too (checked with coqtop 8.16: ``idtac.(**)idtac.`` runs
+  nothing). A run of four or more dots before a blank is an error here: Coq lexes it as ``...``
+  (rejected: not followed by a blank) and then ends a sentence at the last dot, so the rest would
+  run as a sentence of its own;
 * at the start of a sentence, a bullet (a run of one of ``-``, ``+``, ``*``) and a brace ``{`` or
   ``}`` are sentences of their own; a goal selector followed by a brace (``2: {``, ``all: {``) is one
   sentence; a selector followed by a tactic (``2: auto.``) is one sentence like any other.
+  Selectors follow Coq 8.16's ``toplevel_selector`` (:data:`SELECTOR`): numbers in decimal or
+  hexadecimal with ``_`` separators (``0x2:`` selects goal 2), ranges and lists, ``[name]``,
+  ``!``, ``all`` and ``par``.
+
+:func:`normalise` gives the one spelling of a sentence that the backend sends to coqtop and writes
+into proof scripts (see :mod:`prover.coq.policy`).
 """
 
 from __future__ import annotations
@@ -74,12 +87,16 @@ class LineIndex:
         return self._starts[line - 1] + column - 1
 
 
-_WS = " \t\r\n\f"
+_WS = " \t\r\n\f"  # skipped between sentences
+_END_BLANK = " \t\r\n"  # what may follow a terminating dot (Coq's lexer: blank_or_eof)
 _BODY_TOKEN = re.compile(r'\(\*|"|\.')
 _COMMENT_TOKEN = re.compile(r'\(\*|\*\)|"')
-_SELECTOR_BRACE = re.compile(
-    r"(?:\d+(?:\s*-\s*\d+)?(?:\s*,\s*\d+(?:\s*-\s*\d+)?)*|all|!|\[\s*[A-Za-z_][\w']*\s*\])\s*:\s*\{"
-)
+_NATURAL = r"(?:0[xX][0-9a-fA-F][0-9a-fA-F_]*|[0-9][0-9_]*)"
+_RANGE = rf"{_NATURAL}(?:\s*-\s*{_NATURAL})?"
+# Coq 8.16's toplevel_selector (plugins/ltac/g_ltac.mlg), without its ":" (":=" is not a selector)
+SELECTOR = rf"(?:{_RANGE}(?:\s*,\s*{_RANGE})*|all|par|!|\[\s*[A-Za-z_][\w']*\s*\])\s*:(?!=)"
+_SELECTOR_BRACE = re.compile(SELECTOR + r"\s*\{")
+_BLANK_RUN = re.compile(r"[ \t\r\n]+")
 
 
 def _skip_string(text: str, pos: int, source: str) -> int:
@@ -210,6 +227,33 @@ def _sentence_end(text: str, pos: int, source: str) -> int:
             run_end = dot
             while run_end < n and text[run_end] == ".":
                 run_end += 1
-            if run_end - dot in (1, 3) and (run_end == n or text[run_end] in _WS):
-                return run_end
+            if run_end == n or text[run_end] in _END_BLANK:
+                if run_end - dot in (1, 3):
+                    return run_end
+                if run_end - dot > 3:
+                    raise SentenceSplitError(source, *LineIndex(text).position(dot),
+                                             f"a run of {run_end - dot} dots (Coq ends a sentence inside it)")
             pos = run_end
+
+
+def normalise(text: str, source: str = "<string>") -> str:
+    """The one spelling of a sentence (or of any span of code) that coqtop receives and scripts hold.
+
+    Comments are removed (each becomes one space, as Coq's lexer treats it as a separator), every
+    run of blanks outside strings becomes one space, and the ends are stripped. Line breaks and
+    tabs inside a string are refused (:class:`SentenceSplitError`) rather than rewritten: changing
+    a literal would change the term, and keeping it would let one sentence span lines of a script.
+    """
+    code = strip_comments(text)
+    out, pos = [], 0
+    while True:
+        q = code.find('"', pos)
+        if q < 0:
+            out.append(_BLANK_RUN.sub(" ", code[pos:]))
+            return "".join(out).strip()
+        end = _skip_string(code, q + 1, source)
+        literal = code[q:end]
+        if any(c in literal for c in "\t\r\n"):
+            raise SentenceSplitError(source, *LineIndex(code).position(q), "a line break or tab inside a string")
+        out.append(_BLANK_RUN.sub(" ", code[pos:q]) + literal)
+        pos = end

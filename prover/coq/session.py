@@ -153,6 +153,9 @@ class CoqSession:
     def _sentences(self, step: CheckedTactic, slack: float = 1.0) -> list[str]:
         """The sentences sent for a step: focusing ones as they are, the tactic under ``Timeout``.
 
+        They are the policy's normalised sentences (:attr:`CheckedTactic.sentences`), the same text
+        :func:`prover.coq.render.render_proof` writes, never the generator's raw string.
+
         Replays pass ``slack`` > 1: a tactic that succeeded once near its limit must not fail
         when it is replayed to rebuild a state.
         """
