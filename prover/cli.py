@@ -61,7 +61,10 @@ def is_bad_input(exc: BaseException) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (2) or --help (0): a status, like every other outcome
+        return int(exc.code or 0)
     prefix = f"dojo-prover {args.command}"
     with warnings.catch_warnings():  # restores the default display when the command returns
         warnings.showwarning = lambda message, *_, **__: print(f"{prefix}: warning: {one_line(message)}",
