@@ -55,6 +55,10 @@ def theorem_key(theorem: Theorem) -> str:
     return f"{theorem.file_path}::{theorem.full_name}" if theorem.file_path else theorem.full_name
 
 
+class InvalidRun(UserError, ValueError):
+    """An evaluation setting out of its range (no attempts, no workers, a negative limit...)."""
+
+
 @dataclass(frozen=True)
 class EvalConfig:
     """What a run proves and how; everything but ``workers`` and ``watchdog`` is its identity.
@@ -72,6 +76,14 @@ class EvalConfig:
     workers: int = 1
     record_events: bool = True
     watchdog: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, least in (("limit", 1), ("attempts", 1), ("workers", 1)):
+            value = getattr(self, name)
+            if value is not None and value < least:
+                raise InvalidRun(f"{name} must be at least {least}, got {value}")
+        if self.watchdog is not None and not self.watchdog > 0:
+            raise InvalidRun(f"the task timeout must be positive, got {self.watchdog}")
 
     def identity(self) -> dict[str, Any]:
         return {

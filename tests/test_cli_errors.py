@@ -96,9 +96,16 @@ def test_bad_coq_option_value_leaves_out_free(tmp_path, capsys):
     (["--search", "nosuch"], ["unknown search 'nosuch'"]),
     (["--env-opt", "latency"], ["--env-opt 'latency' is not KEY=VALUE"]),
     (["--temperatures", "hot"], ["--temperatures hot:"]),
+    (["--timeout", "-1"], ["--timeout -1.0: must be positive"]),
+    (["--max-expansions", "0"], ["--max-expansions 0: must be positive"]),
+    (["--workers", "0"], ["workers must be at least 1, got 0"]),
+    (["--attempts", "0"], ["attempts must be at least 1, got 0"]),
+    (["--task-timeout", "0"], ["task timeout must be positive"]),
 ])
 def test_bad_names_and_syntax(tmp_path, capsys, argv, fragments):
-    """Fails if a registry's or a benchmark's error reaches the user as a traceback or SystemExit."""
+    """Fails if a registry's or a benchmark's error reaches the user as a traceback or SystemExit, or
+    if an out-of-range setting starts a run (``--workers 0`` ended in a ValueError traceback, and
+    ``--timeout -1`` "ran" every search with no budget)."""
     base = ["--benchmark", "synthetic:30", "--limit", "1", "--no-progress", "--out", str(tmp_path / "r")]
     one_line_error(capsys, ["eval", *base, *argv], *fragments)
     assert not (tmp_path / "r" / "config.json").exists()

@@ -51,9 +51,18 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def check_budget(args: argparse.Namespace) -> None:
+    """The search budget flags are positive (a zero budget would "run" and prove nothing)."""
+    for name in ("timeout", "max_expansions", "max_env_calls", "num_sampled_tactics"):
+        value = getattr(args, name)
+        if value is not None and not value > 0:
+            raise UserError(f"--{name.replace('_', '-')} {value}: must be positive")
+
+
 def build_config(args: argparse.Namespace, retriever: str, retriever_opts: dict[str, Any]):
     from prover.evaluation import EvalConfig
 
+    check_budget(args)
     search_opts = {"timeout": args.timeout, "max_expansions": args.max_expansions,
                    "max_env_calls": args.max_env_calls, "num_sampled_tactics": args.num_sampled_tactics}
     search_opts = {k: v for k, v in search_opts.items() if v is not None} | parse_options(args.search_opt, "--search-opt")
