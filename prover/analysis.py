@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import re
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prover.evaluation import ResultsFile
+from search_tree.errors import UserError
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -38,11 +39,13 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 @dataclass
 class Run:
-    """A run directory, loaded: its config and the latest complete record of every attempt."""
+    """A run directory, loaded: its config and the latest complete record of every attempt;
+    ``skipped`` has one message per corrupt line of ``results.jsonl`` left out (``skip_corrupt``)."""
 
     path: Path
     config: dict[str, Any]
     records: list[dict[str, Any]]
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def attempts(self) -> int:
@@ -63,17 +66,31 @@ class Run:
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def load_run(path: str | Path) -> Run:
+def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:
+    """The run in directory ``path``. A corrupt line of its results raises
+    :class:`prover.evaluation.CorruptResults`, or with ``skip_corrupt`` is left out and counted in
+    ``Run.skipped`` (a report can still describe the rest; a resume must not guess)."""
     p = Path(path)
-    config = json.loads((p / "config.json").read_text())
+    cfg_path = p / "config.json"
+    if not cfg_path.is_file():
+        raise UserError(f"{p} is not a run directory of `dojo-prover eval` (no config.json)")
+    try:
+        config = json.loads(cfg_path.read_text())
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{cfg_path} is not valid JSON ({exc})") from exc
+    results = ResultsFile(p / "results.jsonl")
+    if skip_corrupt:
+        loaded, skipped = results.read()
+    else:
+        loaded, skipped = results.load(), []
     seen: set[tuple[str, int]] = set()
     records = []
-    for r in ResultsFile(p / "results.jsonl").load():
+    for r in loaded:
         ident = (r["key"], r["attempt"])
         if ident not in seen:
             seen.add(ident)
             records.append(r)
-    return Run(p, config, records)
+    return Run(p, config, records, skipped)
 
 
 def benchmark_pass_at_k(run: Run, k: int) -> tuple[float, int]:

@@ -2,6 +2,12 @@
 
 Each command module defines ``configure(parser)`` and ``run(args) -> int`` and keeps heavy imports
 (torch, ray, faiss) inside ``run``, so building the parser stays fast.
+
+Bad input is caught here, once: a :class:`search_tree.errors.UserError`, a missing file, or a
+lookup failure of a registry or theorem index (a ``LookupError`` other than ``KeyError``/``IndexError``, which are
+bugs), is printed as one line ``dojo-prover CMD: error: ...`` and the exit status is 2 (argparse's
+own status for bad arguments). Anything else is a bug and keeps its traceback. Warnings (a torn
+last line of a run's results, a corrupt line ``report`` skips) are shown one line each, likewise.
 """
 
 from __future__ import annotations
@@ -9,6 +15,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
+from typing import NoReturn
+
+from search_tree.errors import UserError, one_line
 
 # subcommand name -> module defining it
 COMMANDS: dict[str, str] = {
@@ -24,8 +34,15 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (no usage dump), like every other CLI error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dojo-prover", description="Neural theorem proving at the tactic level.")
+    parser = OneLineParser(prog="dojo-prover", description="Neural theorem proving at the tactic level.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, module_name in COMMANDS.items():
         module = importlib.import_module(module_name)
@@ -36,9 +53,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def is_bad_input(exc: BaseException) -> bool:
+    """Whether ``exc`` reports bad input rather than a bug (see the module doc)."""
+    if isinstance(exc, (UserError, FileNotFoundError)):  # the latter names the missing path
+        return True
+    return isinstance(exc, LookupError) and not isinstance(exc, (KeyError, IndexError))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return int(args._run(args) or 0)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (2) or --help (0): a status, like every other outcome
+        return int(exc.code or 0)
+    prefix = f"dojo-prover {args.command}"
+    with warnings.catch_warnings():  # restores the default display when the command returns
+        warnings.showwarning = lambda message, *_, **__: print(f"{prefix}: warning: {one_line(message)}",
+                                                               file=sys.stderr)
+        try:
+            return int(args._run(args) or 0)
+        except Exception as exc:
+            if not is_bad_input(exc):
+                raise
+            print(f"{prefix}: error: {one_line(exc)}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

@@ -11,10 +11,16 @@ Layout of a run directory::
 Why it cannot lose or duplicate results: a result line is written with a single ``write`` of the
 whole line on an ``O_APPEND`` descriptor and ``fsync``-ed before the next task is recorded; its
 action log is renamed into place before the line is written. A kill can therefore only cut the
-last line short, and :class:`ResultsFile` drops such a tail (with a warning) on resume. Resume
-skips every (theorem, attempt) that has a line and refuses a directory whose ``config.json``
-differs from the run asked for, because mixing results of two configurations would be silent
-nonsense. The number of workers is not part of a run's identity: a run may resume with more.
+last line short, and :class:`ResultsFile` drops such a tail (with a warning) on resume; any other
+line that is not a record was edited or corrupted, and resume stops at it (:class:`CorruptResults`
+names the file and line) rather than guess. Resume skips every (theorem, attempt) that has a line
+and refuses a directory whose ``config.json`` differs from the run asked for, because mixing
+results of two configurations would be silent nonsense. The number of workers is not part of a
+run's identity: a run may resume with more.
+
+``config.json`` is written only once the workers are built from the options: a run whose
+components cannot be built (a missing or unknown option, a bad value) leaves no configuration
+behind, so the corrected command can use the same ``--out``.
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from prover.distributed import DistributedProver, Outcome, Task
+from prover.distributed import DistributedProver, Outcome, Task, WorkerStartError
 from prover.registry import ProverConfig, check_names, with_defaults
 from search_tree import Theorem
+from search_tree.errors import UserError, one_line
 
 FORMAT_VERSION = 1
 
@@ -46,6 +53,10 @@ FORMAT_VERSION = 1
 def theorem_key(theorem: Theorem) -> str:
     """The identity of a theorem within a run (names alone can repeat across files)."""
     return f"{theorem.file_path}::{theorem.full_name}" if theorem.file_path else theorem.full_name
+
+
+class InvalidRun(UserError, ValueError):
+    """An evaluation setting out of its range (no attempts, no workers, a negative limit...)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,14 @@ class EvalConfig:
     workers: int = 1
     record_events: bool = True
     watchdog: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, least in (("limit", 1), ("attempts", 1), ("workers", 1)):
+            value = getattr(self, name)
+            if value is not None and value < least:
+                raise InvalidRun(f"{name} must be at least {least}, got {value}")
+        if self.watchdog is not None and not self.watchdog > 0:
+            raise InvalidRun(f"the task timeout must be positive, got {self.watchdog}")
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -94,12 +113,21 @@ class EvalConfig:
         return None if timeout is None else 2 * float(timeout) + 600
 
 
-class ConfigMismatch(ValueError):
+class ConfigMismatch(UserError, ValueError):
     """The run directory holds a different run; resuming into it would mix incomparable results."""
 
 
-class RunDirBusy(RuntimeError):
+class RunDirBusy(UserError, RuntimeError):
     """Another live process is writing to the run directory (two writers would duplicate work)."""
+
+
+class CorruptResults(UserError, ValueError):
+    """A line of ``results.jsonl`` before the last is not a result record: the file was edited or
+    damaged (a kill only cuts the last line short), so which attempts are done is unknown there."""
+
+
+class ComponentsFailed(UserError, RuntimeError):
+    """The environment, retriever, generator or search could not be built from the run's options."""
 
 
 @contextmanager
@@ -135,6 +163,21 @@ def _atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+_RECORD_FIELDS = ("key", "attempt", "status", "result")
+
+
+def _record_problem(line: bytes) -> str | None:
+    """Why ``line`` is not a result record, or None."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return f"not valid JSON ({exc})"
+    if not isinstance(record, dict):
+        return f"a JSON {type(record).__name__}, not a record"
+    missing = [f for f in _RECORD_FIELDS if f not in record]
+    return f"a record without {', '.join(missing)}" if missing else None
+
+
 class ResultsFile:
     """``results.jsonl``: whole-line appends with fsync; a torn last line is dropped on load."""
 
@@ -142,9 +185,19 @@ class ResultsFile:
         self.path = path
 
     def load(self, repair: bool = False) -> list[dict[str, Any]]:
-        """All complete records; with ``repair``, a torn tail is also cut from the file."""
+        """All complete records; with ``repair``, a torn tail is also cut from the file. A corrupt
+        line before the last raises :class:`CorruptResults` naming the file, the line and the fix."""
+        records, corrupt = self.read(repair)
+        if corrupt:
+            more = f" ({len(corrupt) - 1} more such lines follow)" if len(corrupt) > 1 else ""
+            raise CorruptResults(corrupt[0] + more)
+        return records
+
+    def read(self, repair: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+        """The complete records, and one message per corrupt line before the last (skipped), each
+        naming the file and line and how to repair it: readers that only report use this."""
         if not self.path.exists():
-            return []
+            return [], []
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
         if end < len(data):
@@ -154,15 +207,18 @@ class ResultsFile:
                 with open(self.path, "r+b") as f:
                     f.truncate(end)
                     os.fsync(f.fileno())
-        records = []
-        for number, line in enumerate(data[:end].splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{self.path}:{number} is not valid JSON ({exc}); the file was "
-                                     "edited or corrupted, not cut short by a kill") from exc
-        return records
+        records, corrupt = [], []
+        for number, line in enumerate(data[:end].split(b"\n"), 1):
+            if not line.strip():
+                continue
+            problem = _record_problem(line)
+            if problem is None:
+                records.append(json.loads(line))
+            else:
+                corrupt.append(f"{self.path}:{number} is {problem}: the file was edited or damaged, not cut short "
+                               f"by a kill; delete line {number} (sed -i '{number}d' {self.path}) and that attempt "
+                               "runs again on resume")
+        return records, corrupt
 
     def append(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
@@ -203,28 +259,34 @@ def _git_commit() -> str | None:
         return None
 
 
-def prepare_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> list[dict[str, Any]]:
-    """Create or check ``out_dir`` and return the records already there (resume)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "logs").mkdir(exist_ok=True)
+def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> dict[str, Any] | None:
+    """Check ``out_dir`` against the run asked for, writing nothing: None when it already holds
+    this run (resume), else the configuration :func:`write_config` is to record."""
     keys = [theorem_key(t) for t in theorems]
     if len(set(keys)) != len(keys):
-        raise ValueError("the benchmark has duplicate theorem keys")
+        raise UserError("the benchmark has duplicate theorem keys")
     wanted = {"format": FORMAT_VERSION, "run": config.identity(), "theorems": keys}
     cfg_path = out_dir / "config.json"
-    if cfg_path.exists():
+    if not cfg_path.exists():
+        return wanted
+    try:
         saved = json.loads(cfg_path.read_text())
-        differences = _diff({k: saved.get(k) for k in wanted}, wanted)
-        if differences:
-            raise ConfigMismatch(
-                f"{out_dir} holds a run with a different configuration; refusing to resume into it.\n  "
-                + "\n  ".join(differences[:10]) + "\nChoose another --out directory (or delete this one).")
-    else:
-        full = {**wanted, "execution": {"workers": config.workers},
-                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "python": sys.version.split()[0], "git_commit": _git_commit()}
-        _atomic_write(cfg_path, json.dumps(full, indent=2).encode())
-    return ResultsFile(out_dir / "results.jsonl").load(repair=True)
+    except json.JSONDecodeError as exc:
+        raise ConfigMismatch(f"{cfg_path} is not valid JSON ({exc}); choose another --out directory") from exc
+    differences = _diff({k: saved.get(k) for k in wanted}, wanted)
+    if differences:
+        more = f"; and {len(differences) - 3} more" if len(differences) > 3 else ""
+        raise ConfigMismatch(f"{out_dir} holds a run with a different configuration ({'; '.join(differences[:3])}"
+                             f"{more}); refusing to resume into it: choose another --out directory (or delete this one)")
+    return None
+
+
+def write_config(out_dir: Path, config: EvalConfig, wanted: dict[str, Any]) -> None:
+    """Record a new run's configuration (after its components were built from it)."""
+    full = {**wanted, "execution": {"workers": config.workers},
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "python": sys.version.split()[0], "git_commit": _git_commit()}
+    _atomic_write(out_dir / "config.json", json.dumps(full, indent=2).encode())
 
 
 def outcome_record(outcome: Outcome, log: str | None) -> dict[str, Any]:
@@ -266,15 +328,20 @@ def run_evaluation(
 
 def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress: bool,
                 on_outcome: Callable[[Outcome], None] | None) -> RunProgress:
-    done = {(r["key"], r["attempt"]) for r in prepare_run_dir(out, config, theorems)}
+    new_config = check_run_dir(out, config, theorems)
+    done = {(r["key"], r["attempt"]) for r in ResultsFile(out / "results.jsonl").load(repair=True)}
     tasks = [t for t in config.tasks(theorems) if (theorem_key(t.theorem), t.attempt) not in done]
     stats = RunProgress(total=len(theorems) * config.attempts, done_before=len(done))
     results = ResultsFile(out / "results.jsonl")
-    bar = _progress_bar(stats, progress)
     t0 = time.monotonic()
-    try:
-        with DistributedProver(config.prover, config.workers, record_events=config.record_events,
-                               task_timeout=config.task_timeout()) as dp:
+    with DistributedProver(config.prover, config.workers, record_events=config.record_events,
+                           task_timeout=config.task_timeout()) as dp:
+        _start_workers(dp, out)
+        if new_config is not None:
+            write_config(out, config, new_config)
+        (out / "logs").mkdir(exist_ok=True)
+        bar = _progress_bar(stats, progress)
+        try:
             for outcome in dp.iter_results(tasks):
                 log = _write_log(out, outcome) if config.record_events else None
                 results.append(outcome_record(outcome, log))
@@ -289,11 +356,21 @@ def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress
                                     left=stats.total - stats.done_before - stats.finished_now,
                                     per_min=f"{60 * stats.finished_now / max(elapsed, 1e-9):.1f}", refresh=False)
                     bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+        finally:
+            if bar is not None:
+                bar.close()
     stats.seconds = time.monotonic() - t0
     return stats
+
+
+def _start_workers(dp: DistributedProver, out: Path) -> None:
+    """Build every worker's components now, before the run is recorded: options that cannot build
+    them are bad input, and must leave ``out`` free for the corrected command."""
+    try:
+        dp.start()
+    except WorkerStartError as exc:
+        raise ComponentsFailed(f"cannot build the run's components from its options ({one_line(exc)}); "
+                               f"nothing was recorded in {out}") from exc
 
 
 def _progress_bar(stats: RunProgress, enabled: bool) -> Any:

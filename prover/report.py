@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import warnings
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -170,8 +171,11 @@ def _showcase(run: Run) -> dict[str, Any] | None:
 
 
 def write_report(run_dir: str | Path) -> Path:
-    """Write ``report.md`` (and its plots and tree) into the run directory; returns its path."""
-    run = load_run(run_dir)
+    """Write ``report.md`` (and its plots and tree) into the run directory; returns its path.
+    Corrupt lines of ``results.jsonl`` are skipped with a warning each and counted in the report."""
+    run = load_run(run_dir, skip_corrupt=True)
+    for message in run.skipped:
+        warnings.warn(f"skipped {message}", stacklevel=2)
     out = run.path
     spec = run.config["run"]
     comps = spec["components"]
@@ -182,7 +186,10 @@ def write_report(run_dir: str | Path) -> Path:
         opts = ", ".join(f"{k}={v}" for k, v in comps[part]["options"].items())
         lines.append(f"| {part} | `{comps[part]['name']}`{f' ({opts})' if opts else ''} |")
     total = len(run.config["theorems"]) * run.attempts
-    lines += [f"| attempts per theorem | {run.attempts} |", f"| finished | {len(run.records)} / {total} |", ""]
+    lines += [f"| attempts per theorem | {run.attempts} |", f"| finished | {len(run.records)} / {total} |"]
+    if run.skipped:
+        lines.append(f"| corrupt result lines skipped | {len(run.skipped)} |")
+    lines.append("")
 
     lines += ["## Pass rates", "", "| k | pass@k | theorems |", "|---|---|---|"]
     lines += [f"| {k} | {value:.3f} | {n} |" for k, value, n in pass_table(run)]

@@ -26,6 +26,7 @@ from typing import Iterable
 import numpy as np
 
 from retrieval.symbols import Language, extract_symbols
+from search_tree.errors import UserError
 
 Position = tuple[int, int]
 
@@ -33,6 +34,10 @@ Position = tuple[int, int]
 # its own name); a theorem's name is not part of what it states
 _DEFINING_KINDS = frozenset({"def", "abbrev", "structure", "class", "inductive", "instance", "opaque",
                              "Definition", "Fixpoint", "Inductive", "Record", "Class", "Instance"})
+
+
+class CorpusFormatError(UserError, ValueError):
+    """A line of a ``corpus.jsonl`` is not a file record (the message names file and line)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ class Corpus:
 
     @classmethod
     def from_jsonl(cls, path: str | Path) -> "Corpus":
-        """Load ``corpus.jsonl``; a malformed line raises ``ValueError`` naming file and line."""
+        """Load ``corpus.jsonl``; a malformed line raises :class:`CorpusFormatError` naming file and line."""
         path = Path(path)
         files = []
         with path.open(encoding="utf-8") as f:
@@ -96,7 +101,7 @@ class Corpus:
                     files.append((file_path, list(obj.get("imports", [])), premises))
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
                     detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
-                    raise ValueError(f"{path}:{lineno}: malformed corpus line ({detail})") from e
+                    raise CorpusFormatError(f"{path}:{lineno}: malformed corpus line ({detail})") from e
         return cls(files, source=str(path))
 
     def __len__(self) -> int:

@@ -117,8 +117,8 @@ def test_trace_command(traced, capsys):
     printed = capsys.readouterr().out
     assert f"theorems: {summary.theorems}, tactics: {summary.tactics}" in printed
     assert "2 requested, 0 traced now, 0 failed" in printed
-    with pytest.raises(SystemExit, match="--files 'Nope/\\*.v' matches no file"):
-        main(["trace", "--files", "Nope/*.v", "--out", str(out)])
+    assert main(["trace", "--files", "Nope/*.v", "--out", str(out)]) == 2
+    assert "--files 'Nope/*.v' matches no file" in capsys.readouterr().err
 
 
 def test_unreadable_goals_lose_one_theorem_not_the_file(tmp_path, monkeypatch):

@@ -19,26 +19,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarks.registry import UnknownBenchmark, load_benchmark
     from prover.analysis import benchmark_pass_at_k, load_run, search_statistics
-    from prover.commands.eval import build_config, parse_options
-    from prover.distributed import WorkerStartError
-    from prover.evaluation import ConfigMismatch, RunDirBusy, run_evaluation
-    from prover.registry import UnknownComponent, check_names
+    from prover.commands.eval import build_config, load_theorems, parse_options
+    from prover.evaluation import run_evaluation
+    from prover.registry import check_names
 
     names = [n.strip() for n in args.retrievers.split(",") if n.strip()]
-    options = parse_options(args.retriever_opt)
+    options = parse_options(args.retriever_opt, "--retriever-opt")
     configs = {name: build_config(args, name, {} if name == "none" else options) for name in names}
-    try:
-        for config in configs.values():  # every name checked before any work starts
-            check_names(config.prover)
-        theorems = load_benchmark(args.benchmark, args.limit)
-        for name, config in configs.items():
-            print(f"== retriever {name}", file=sys.stderr)
-            run_evaluation(config, theorems, Path(args.out) / name, progress=not args.no_progress)
-    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark, WorkerStartError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    for config in configs.values():  # every name checked before any work starts
+        check_names(config.prover)
+    theorems = load_theorems(args)
+    for name, config in configs.items():
+        print(f"== retriever {name}", file=sys.stderr)
+        run_evaluation(config, theorems, Path(args.out) / name, progress=not args.no_progress)
     ks = sorted({1, args.attempts})
     lines = ["| retriever | " + " | ".join(f"pass@{k}" for k in ks)
              + " | premises retrieved | premises used | mean time (s) |", "|---" * (len(ks) + 4) + "|"]

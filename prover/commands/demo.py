@@ -14,6 +14,8 @@ import argparse
 import textwrap
 import time
 
+from search_tree.errors import UserError
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=32, help="how many lemmas to attempt (default: 32)")
@@ -35,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from search_tree import Status
 
     if args.limit < 1 or args.timeout <= 0 or args.tactic_timeout <= 0:
-        raise SystemExit("--limit, --timeout and --tactic-timeout must be positive")
+        raise UserError("--limit, --timeout and --tactic-timeout must be positive")
     started = time.monotonic()
     with CoqEnvironment(tactic_timeout=args.tactic_timeout) as env:
         short = [t for t in stdlib_theorems(args.split, env.index)

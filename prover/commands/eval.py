@@ -7,19 +7,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from prover.registry import ComponentSpec, ProverConfig
+from search_tree.errors import UserError, about
 
 
-def parse_options(pairs: list[str] | None) -> dict[str, Any]:
+def parse_options(pairs: list[str] | None, flag: str = "option") -> dict[str, Any]:
     """``key=value`` pairs; values are parsed as JSON when they can be (numbers, lists, booleans)."""
     out: dict[str, Any] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"option {pair!r} is not key=value")
+        if not sep or not key:
+            raise UserError(f"{flag} {pair!r} is not KEY=VALUE")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -51,19 +51,29 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def check_budget(args: argparse.Namespace) -> None:
+    """The search budget flags are positive (a zero budget would "run" and prove nothing)."""
+    for name in ("timeout", "max_expansions", "max_env_calls", "num_sampled_tactics"):
+        value = getattr(args, name)
+        if value is not None and not value > 0:
+            raise UserError(f"--{name.replace('_', '-')} {value}: must be positive")
+
+
 def build_config(args: argparse.Namespace, retriever: str, retriever_opts: dict[str, Any]):
     from prover.evaluation import EvalConfig
 
+    check_budget(args)
     search_opts = {"timeout": args.timeout, "max_expansions": args.max_expansions,
                    "max_env_calls": args.max_env_calls, "num_sampled_tactics": args.num_sampled_tactics}
-    search_opts = {k: v for k, v in search_opts.items() if v is not None} | parse_options(args.search_opt)
+    search_opts = {k: v for k, v in search_opts.items() if v is not None} | parse_options(args.search_opt, "--search-opt")
     components = ProverConfig(
-        env=ComponentSpec(args.env, parse_options(args.env_opt)),
+        env=ComponentSpec(args.env, parse_options(args.env_opt, "--env-opt")),
         prover=ComponentSpec(args.search, search_opts),
-        generator=ComponentSpec(args.generator, parse_options(args.generator_opt)),
+        generator=ComponentSpec(args.generator, parse_options(args.generator_opt, "--generator-opt")),
         retriever=ComponentSpec(retriever, retriever_opts),
     )
-    temps = tuple(float(t) for t in args.temperatures.split(",")) if args.temperatures else ()
+    with about(f"--temperatures {args.temperatures}"):
+        temps = tuple(float(t) for t in args.temperatures.split(",")) if args.temperatures else ()
     return EvalConfig(components, args.benchmark, args.limit, args.attempts, args.seed, temps,
                       args.workers, not args.no_logs, args.task_timeout)
 
@@ -76,20 +86,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", action="store_true", help="write report.md when the run is complete")
 
 
-def run(args: argparse.Namespace) -> int:
-    from benchmarks.registry import UnknownBenchmark, load_benchmark
-    from prover.analysis import benchmark_pass_at_k, load_run
-    from prover.distributed import WorkerStartError
-    from prover.evaluation import ConfigMismatch, RunDirBusy, run_evaluation
-    from prover.registry import UnknownComponent
+def load_theorems(args: argparse.Namespace) -> list:
+    """The benchmark ``--benchmark`` names (bad names and splits are blamed on it)."""
+    from benchmarks.registry import load_benchmark
 
-    config = build_config(args, args.retriever, parse_options(args.retriever_opt))
-    try:
-        theorems = load_benchmark(config.benchmark, config.limit)
-        progress = run_evaluation(config, theorems, args.out, progress=not args.no_progress)
-    except (ConfigMismatch, RunDirBusy, UnknownComponent, UnknownBenchmark, WorkerStartError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    with about(f"--benchmark {args.benchmark}"):
+        return load_benchmark(args.benchmark, args.limit)
+
+
+def run(args: argparse.Namespace) -> int:
+    from prover.analysis import benchmark_pass_at_k, load_run
+    from prover.evaluation import run_evaluation
+
+    config = build_config(args, args.retriever, parse_options(args.retriever_opt, "--retriever-opt"))
+    progress = run_evaluation(config, load_theorems(args), args.out, progress=not args.no_progress)
     loaded = load_run(args.out)
     print(f"{args.out}: {len(loaded.records)}/{progress.total} attempts finished "
           f"({progress.finished_now} now in {progress.seconds:.1f}s, {progress.done_before} before)")

@@ -12,9 +12,10 @@ proved (and re-checked by coqc), 1 when not, 2 for bad input.
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
 import time
+
+from search_tree.errors import UserError, about, one_line
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -32,23 +33,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from prover.coq.automation import baseline_prover
-    from prover.coq.context import adhoc_theorem
     from prover.coq.env import CoqEnvironment
-    from search_tree import Status, TheoremNotFound
+    from search_tree import Status
 
-    if args.timeout <= 0 or args.tactic_timeout <= 0:
-        raise SystemExit("--timeout and --tactic-timeout must be positive")
+    for flag, value in (("--timeout", args.timeout), ("--tactic-timeout", args.tactic_timeout)):
+        if not value > 0:
+            raise UserError(f"{flag} {value}: must be positive")
+    if args.max_expansions is not None and args.max_expansions < 1:
+        raise UserError(f"--max-expansions {args.max_expansions}: must be at least 1")
     if args.prelude and not args.statement:
-        raise SystemExit("--prelude needs --statement")
+        raise UserError("--prelude needs --statement")
     with CoqEnvironment(tactic_timeout=args.tactic_timeout) as env:
-        try:
-            if args.statement:
-                theorem = adhoc_theorem(args.statement, args.prelude, name=args.theorem)
-            else:
-                theorem = env.theorem(args.theorem)
-        except (TheoremNotFound, ValueError) as exc:
-            print(f"dojo-prover prove: {exc}", file=sys.stderr)
-            return 2
+        theorem = _statement_theorem(env, args) if args.statement else env.theorem(args.theorem)
         where = f"{theorem.file_path}:{theorem.position[0]}" if theorem.position else "(statement given)"
         print(f"proving {theorem.full_name} from {where} ...", flush=True)
         started = time.monotonic()
@@ -63,3 +59,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
     return 1
 
+
+def _statement_theorem(env, args: argparse.Namespace):
+    """The theorem ``--statement`` states after ``--prelude``, opened once in coqtop so that a
+    statement or prelude Coq rejects is bad input named here, not a failure deep in the search."""
+    from prover.coq.context import adhoc_theorem
+    from search_tree import EnvironmentFailure
+
+    what = f"--statement {args.statement!r}" + (" with its --prelude" if args.prelude else "")
+    with about(what):
+        theorem = adhoc_theorem(args.statement, args.prelude, name=args.theorem)
+        try:
+            with env.open(theorem):
+                pass
+        except EnvironmentFailure as exc:  # a prelude sentence that coqtop refused
+            raise UserError(f"{what}: {one_line(exc)}") from exc
+    return theorem

@@ -10,6 +10,8 @@ import argparse
 import fnmatch
 from pathlib import Path
 
+from search_tree.errors import UserError
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", choices=["coq"], default="coq", help="the library to trace (default: coq)")
@@ -31,10 +33,10 @@ def run(args: argparse.Namespace) -> int:
         for pattern in args.files:
             matched = [p for p in index.files if fnmatch.fnmatch(p, pattern)]
             if not matched:
-                raise SystemExit(f"--files {pattern!r} matches no file under {index.root}")
+                raise UserError(f"--files {pattern!r} matches no file under {index.root}")
             files.extend(p for p in matched if p not in files)
     if args.workers < 1:
-        raise SystemExit(f"--workers must be at least 1, got {args.workers}")
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
     s = ensure_traced(files, out_dir=args.out, workers=args.workers)
     share = s.annotated_tactics / s.tactics if s.tactics else 0.0
     print(f"traced data in {s.out_dir}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from search_tree.errors import UserError
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", help="the repository (GitHub URL, other git URL or local path)")
@@ -24,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = trace_repo(args.url, args.commit, args.out, include_dependencies=args.with_dependencies)
     except (EnvironmentFailure, FileExistsError) as exc:
-        raise SystemExit(str(exc)) from exc
+        raise UserError(f"{args.url}@{args.commit}: {exc}") from exc
     print(f"traced {args.url}@{args.commit}: {summary.num_theorems} theorems "
           f"({summary.num_theorems_with_tactics} with tactic proofs, {summary.num_tactics} tactics), "
           f"{summary.num_files} files, {summary.num_premises} premises -> {summary.out_dir}")

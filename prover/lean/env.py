@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from search_tree.syntax.lean import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
-from prover.lean.script import focus_goal, render_by_block, render_declaration, under_focus
+from prover.lean.script import confinement_problem, focus_goal, render_by_block, render_declaration, under_focus
 from search_tree.protocol import (
     EnvironmentFailure,
     ErrorKind,
@@ -426,20 +426,30 @@ class LeanDojoEnvironment:
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
         """Re-check ``proof`` with LeanDojo's ``check_proof``: the theorem's file is compiled afresh
         with the rendered ``by`` block in place of the original proof, and a ``sorry`` warning or
-        any error rejects it. Every tactic is first checked against the policy, so no ``sorry``,
-        ``native_decide`` or command can reach the file."""
-        script = render_declaration(theorem, proof)
+        any error rejects it. Every tactic is first checked against the policy, and the rendered
+        block as a whole must be confined to the declaration (:func:`confinement_problem`), so no
+        ``sorry``, ``native_decide``, comment or command can reach the file. It fails closed: a
+        proof that cannot be rendered, a checker that raises anything, or that answers anything but
+        ``True``, means not proved."""
+        try:
+            script = render_declaration(theorem, proof)
+            block = render_by_block(proof)
+        except ValueError as exc:  # an empty proof or branch
+            return Verification(False, f"cannot render the proof: {exc}", "")
         for tactic in proof_tactics(proof):
             refused = check_tactic(tactic, self.max_tactic_length)
             if refused is not None:
                 return Verification(False, refused.message, script)
-        ld = import_lean_dojo()
+        escape = confinement_problem(block)
+        if escape is not None:
+            return Verification(False, f"the rendered proof is not confined to its declaration: {escape}", script)
         try:
-            ok = self.proof_checker(self.lean_theorem(theorem), render_by_block(proof))
+            ok = self.proof_checker(self.lean_theorem(theorem), block)
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
             return Verification(False, f"Lean could not run ({exc}). {INSTALL_HINT}", script)
-        except (ld.DojoInitError, EnvironmentFailure, AssertionError) as exc:
-            return Verification(False, f"could not check {theorem.full_name}: {exc}", script)
-        if not ok:
-            return Verification(False, "Lean rejected the proof (an error or a `sorry` warning)", script)
+        except Exception as exc:  # noqa: BLE001 - fail closed: whatever went wrong, nothing was proved
+            return Verification(False, f"could not check {theorem.full_name}: {type(exc).__name__}: {exc}", script)
+        if ok is not True:
+            return Verification(False, f"Lean rejected the proof (an error or a `sorry` warning; checker said {ok!r})",
+                                script)
         return Verification(True, "accepted by Lean (compiled in the theorem's file, no sorry)", script)

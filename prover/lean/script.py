@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import textwrap
 
+from prover.lean.policy import structure_problem
 from search_tree.protocol import Proof, Theorem
 
 INDENT = "  "
@@ -71,6 +72,21 @@ def render_tactics(proof: Proof, indent: str = INDENT) -> str:
 def render_by_block(proof: Proof) -> str:
     """``by`` followed by the indented tactic block: the proof term LeanDojo's checker splices in."""
     return "by\n" + render_tactics(proof)
+
+
+def confinement_problem(block: str) -> str | None:
+    """Why the rendered ``block`` could reach outside its declaration, or None when it is confined:
+    ``by`` on its own line, every other non-blank line indented into the tactic block (a line at
+    column 0 would be a command of the file), and the whole text free of comments, dangling
+    brackets or quotes (:func:`prover.lean.policy.structure_problem`): tactics that pass the policy
+    one by one must not combine into something that escapes."""
+    head, _, body = block.partition("\n")
+    if head != "by" or not body.strip():
+        return f"the block must be `by` followed by indented tactics, got {block[:60]!r}"
+    outside = next((line for line in body.split("\n") if line.strip() and not line.startswith(INDENT)), None)
+    if outside is not None:
+        return f"line {outside!r} is not indented into the tactic block"
+    return structure_problem(body)
 
 
 def render_declaration(theorem: Theorem, proof: Proof) -> str:

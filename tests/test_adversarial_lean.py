@@ -1,0 +1,223 @@
+"""Adversarial tactics against the LeanDojo backend: none may close, comment out or extend the
+declaration its proof is spliced into, and the final check fails closed.
+
+There is no Lean toolchain on this machine: what Lean would do with each text is the code
+author's model of Lean 4 (its lexer's comments and strings, bracket matching, the column rule of
+tactic blocks, which commands and options weaken the kernel check), not an observation. So every
+vector is checked where the model is not needed: the policy refuses it before Lean sees it (during
+search, through a stand-in Dojo that would accept ANY text and built from LeanDojo's real result
+classes, so only the policy stands in the way), and at the final check, whose checker here would
+accept anything, so only the policy and the confinement check of the rendered text stand in the way.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+ld = pytest.importorskip("lean_dojo")
+
+from prover.lean import env as lean_env  # noqa: E402
+from prover.lean.env import LeanDojoEnvironment  # noqa: E402
+from prover.lean.policy import check_tactic  # noqa: E402
+from prover.lean.script import confinement_problem, render_by_block, render_declaration  # noqa: E402
+from search_tree import ErrorKind, ProofStep, Theorem  # noqa: E402
+
+STATEMENT = "theorem hello_world (a b c : Nat) :\n  a + b + c = a + c + b :="
+THM = Theorem("hello_world", "Lean4Example.lean", (5, 1), statement=STATEMENT,
+              extra={"url": "https://github.com/yangky11/lean4-example", "commit": "7b6ecb9"})
+
+# tactic -> a fragment of the reason it is refused
+VECTORS = {
+    # comments: the rest of the line, or of the file
+    "simp -- )": "line comments",
+    "exact h --": "line comments",
+    "simp /- the rest of the file": "block comments",
+    "exact h\n-/ theorem t : False := by simp": "block comments",
+    "exact h /-- doc -/": "block comments",
+    # brackets and strings that would close or extend an enclosing term
+    "exact (h": "'(' is never closed",
+    "exact h)": "')' closes nothing",
+    "exact ⟨h, h]": "']' closes '⟨'",
+    "exact h }": "'}' closes nothing",
+    "exact h⟩": "'⟩' closes nothing",
+    "simp [foo": "'[' is never closed",
+    'exact "': "unterminated string literal",
+    # openers whose body would be the next tactics of the rendered proof
+    "have h : a = a := by": "ends in 'by'",
+    "cases h with": "ends in 'with'",
+    "exact fun x =>": "ends in '=>'",
+    "refine ?_ <;>": "ends in '<;>'",
+    "exact h ·": "ends in '·'",
+    "show a = a from fun x ↦ x |": "ends in '|'",
+    # extending the declaration
+    "exact h\ntermination_by x => x": "command",
+    "exact h\ndecreasing_by simp_wf": "command",
+    "exact aux\nwhere aux : a = a := rfl": "command",
+    "exact @[simp] h": "attribute",
+    "exact h\nend": "command",
+    # new commands after a newline (column 0 or not)
+    "exact h\n\ntheorem bad : False := by simp": "command",
+    "omega\nlemma bad : False := by simp": "command",
+    "omega\nexample : False := by simp": "command",
+    "omega\ndef x := 1": "command",
+    "omega\naxiom ax : False": "command",
+    "omega\ninstance : Inhabited False := ⟨ax⟩": "command",
+    "open Lean in\nexample : True := trivial": "command",
+    "exact h\n#exit": "`#` command",
+    "#eval (IO.Process.exit 0 : IO Unit)": "`#` command",
+    "set_option debug.skipKernelTC true in exact h": "command",
+    "omega\nmacro_rules | `(tactic| trivial) => `(tactic| omega)": "command",
+    # give-ups and kernel bypasses, also behind dotted names and options
+    "exact Lean.sorryAx _ false": "gives up",
+    "exact _root_.sorryAx _ false": "gives up",
+    "native_decide": "ofReduceBool",
+    "decide +native": "ofReduceBool",
+    "decide (config := { native := true })": "ofReduceBool",
+    "exact _root_.Lean.ofReduceBool _ _ rfl": "ofReduceBool",
+    "exact Lean.ofReduceNat _ _ rfl": "ofReduceBool",
+    # code on the machine
+    "run_tac Lean.Elab.Tactic.closeMainGoal": "IO escape",
+    "exact (unsafeCast () : False)": "IO escape",
+    "exact _root_.IO.Process.exit 0": "IO escape",
+    "unsafe exact h": "IO escape",
+    "exact h\nattribute [implemented_by foo] h": "IO escape",
+    # invisible text: what a reviewer reads would not be what Lean reads
+    "exact h\u202e": "invisible character U+202E",
+    "exact h\u2028theorem": "invisible character U+2028",
+    "exact h\u200b": "invisible character U+200B",
+    "exact h\r#exit": "control characters",
+}
+
+# Tactics a prover legitimately sends: multi-line with lines at column 0 (as LeanDojo traces them),
+# nested `by`, and kernel-checked decision options.
+ALLOWED = [
+    "cases h with\n| inl h => exact h\n| inr h => exact h.elim",
+    "classical\nintro h\nhave : a = a := by\n  rfl\nexact this",
+    "have h : a = a := by simp",
+    "decide (config := { kernel := true })",
+    "simp (config := { decide := true })",
+    "open Nat in simp [succ_le]",
+    "exact ⟨fun ⟨x, hx⟩ => hx, fun h => ⟨_, h⟩⟩",
+]
+
+
+class AcceptAll:
+    """A Dojo that accepts any text (the adversary's best case): every tactic finishes the proof."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.proc = SimpleNamespace(timeout=None)
+
+    def __enter__(self):
+        return self, ld.TacticState("a b c : ℕ\n⊢ a + b + c = a + c + b", 0)
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def run_tac(self, state, tactic: str):
+        self.sent.append(tactic)
+        return ld.ProofFinished(1, "")
+
+
+def make_env(checker=lambda thm, proof: True) -> tuple[LeanDojoEnvironment, AcceptAll]:
+    dojo = AcceptAll()
+    env = LeanDojoEnvironment(dojo_factory=lambda thm, timeout: dojo, proof_checker=checker,
+                              repo_factory=lambda url, commit: SimpleNamespace(url=url, commit=commit))
+    return env, dojo
+
+
+@pytest.mark.parametrize("tactic,reason", list(VECTORS.items()), ids=[repr(t)[:40] for t in VECTORS])
+def test_vector_never_reaches_lean_nor_the_final_check(tactic, reason):
+    """Fails if the policy lets the vector through to the REPL, or if the final check would hand it
+    to a checker that accepts anything (i.e. if a rule of prover.lean.policy is dropped)."""
+    env, dojo = make_env(checker=lambda thm, proof: pytest.fail(f"the checker saw {proof!r}"))
+    with env.open(THM) as (session, init):
+        result = session.run_tac(init, tactic)
+    assert result.kind == ErrorKind.REFUSED and reason in result.message and repr(tactic) in result.message
+    assert dojo.sent == []
+    verdict = env.verify(THM, (ProofStep("intro h"), ProofStep(tactic)))
+    assert not verdict.ok and reason in verdict.message
+
+
+def test_at_least_forty_vectors():
+    """Fails if the vector table shrinks below what issue 11 asks of the Lean counterpart."""
+    assert len(VECTORS) >= 40
+
+
+@pytest.mark.parametrize("tactic", ALLOWED)
+def test_honest_tactics_pass_and_render_confined(tactic):
+    """Fails if a rule refuses idiomatic Lean (column-0 match arms, nested `by`, kernel-checked
+    `decide` options) or if the renderer lets any of its lines out of the tactic block."""
+    assert check_tactic(tactic) is None
+    proof = (ProofStep("constructor", ((ProofStep(tactic),), (ProofStep("omega"),))),)
+    assert confinement_problem(render_by_block(proof)) is None
+
+
+def test_rendered_declaration_is_one_declaration_with_its_body_confined():
+    """Fails if the renderer stops indenting continuation lines: a column-0 line of a multi-line
+    tactic would then start a new command of the file."""
+    tactic = "cases h with\n| inl h => exact h\n| inr h =>\n  exact h.elim"
+    text = render_declaration(THM, (ProofStep("intro h"), ProofStep(tactic)))
+    statement, sep, body = text.partition(" := by\n")
+    assert sep and statement == STATEMENT.removesuffix(" :=")
+    assert body.split("\n") == ["  intro h", "  cases h with", "  | inl h => exact h", "  | inr h =>",
+                                "    exact h.elim"]
+    assert [line for line in text.split("\n") if line and not line[0].isspace()] == [STATEMENT.split("\n")[0]]
+
+
+@pytest.mark.parametrize("block,reason", [
+    ("by\nexact h", "is not indented"),
+    ("by\n  exact h\n#exit", "is not indented"),
+    ("by\n exact h", "is not indented"),
+    ("exact h", "must be `by`"),
+    ("by\n", "must be `by`"),
+    ("by\n  exact (h\n  simp", "never closed"),
+    ("by\n  simp -- hidden", "line comments"),
+])
+def test_confinement_check_on_rendered_text(block, reason):
+    """Fails if confinement_problem accepts a block with a line outside the tactic block, an
+    unclosed bracket across lines, or a comment."""
+    problem = confinement_problem(block)
+    assert problem is not None and reason in problem
+
+
+def test_final_check_does_not_trust_the_renderer(monkeypatch):
+    """Fails if verify hands the checker a rendered block it did not check for confinement (here a
+    renderer bug puts a command at column 0)."""
+    monkeypatch.setattr(lean_env, "render_by_block", lambda proof: "by\n  omega\ntheorem bad : False := by simp")
+    env, _ = make_env(checker=lambda thm, proof: pytest.fail("the checker was called"))
+    verdict = env.verify(THM, (ProofStep("omega"),))
+    assert not verdict.ok and "not confined" in verdict.message and "'theorem bad" in verdict.message
+
+
+@pytest.mark.parametrize("answer,fragment", [
+    (RuntimeError("lake died"), "RuntimeError: lake died"),
+    (KeyError("file"), "KeyError"),
+    (ld.DojoInitError("Cannot find the *.ast.json"), "DojoInitError"),
+])
+def test_final_check_fails_closed_on_any_exception(answer, fragment):
+    """Fails if an exception of the checker escapes verify (ending the search) or counts as proved."""
+    def checker(thm, proof):
+        raise answer
+
+    env, _ = make_env(checker=checker)
+    verdict = env.verify(THM, (ProofStep("omega"),))
+    assert not verdict.ok and fragment in verdict.message
+
+
+@pytest.mark.parametrize("answer", ["yes", 1, None, [True]])
+def test_final_check_accepts_only_true(answer):
+    """Fails if a truthy answer other than True (a stub, a message) counts as a proof."""
+    env, _ = make_env(checker=lambda thm, proof: answer)
+    verdict = env.verify(THM, (ProofStep("omega"),))
+    assert not verdict.ok and f"checker said {answer!r}" in verdict.message
+    assert make_env()[0].verify(THM, (ProofStep("omega"),)).ok  # the same proof, a checker saying True
+
+
+def test_final_check_refuses_a_proof_it_cannot_render():
+    """Fails if an empty branch (a goal left without a sub-proof) raises out of verify."""
+    env, _ = make_env()
+    verdict = env.verify(THM, (ProofStep("constructor", ((ProofStep("omega"),), ())),))
+    assert not verdict.ok and "cannot render the proof" in verdict.message and "empty branch" in verdict.message

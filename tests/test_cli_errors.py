@@ -1,0 +1,191 @@
+"""Bad input on the command line: exit status 2, exactly one line on stderr naming the input, no
+traceback; and a rejected run leaves its ``--out`` free for the corrected command.
+
+Coq cases use the real coqtop; run directories use the synthetic backend unless the option under
+test belongs to Coq.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prover.cli import is_bad_input, main
+from search_tree.errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+SYNTHETIC = ["--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--generator", "synthetic",
+             "--max-expansions", "4", "--no-progress"]
+COQ_TACTICS = ["--generator-opt", 'tactics=["auto"]']
+
+
+def one_line_error(capsys, argv: list[str], *fragments: str) -> str:
+    """Run the CLI on ``argv``; assert exit 2 and one stderr line holding every fragment."""
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def test_statement_coqtop_rejects_is_named(capsys):
+    """Fails if a statement coqtop rejects reaches the search (it ended in a ValueError traceback)."""
+    one_line_error(capsys, ["prove", "--statement", "Lemma x : nosuchthing.", "x"],
+                   "dojo-prover prove: error: --statement 'Lemma x : nosuchthing.'",
+                   "nosuchthing was not found")
+
+
+def test_prelude_coqtop_rejects_is_named(capsys):
+    """Fails if a prelude sentence Coq refuses surfaces as an EnvironmentFailure traceback."""
+    one_line_error(capsys, ["prove", "--statement", "Lemma x : True.", "--prelude", "Require Import Nosuch.", "x"],
+                   "with its --prelude", "'Require Import Nosuch.'")
+
+
+@pytest.mark.parametrize("argv,fragments", [
+    (["prove", "--statement", "Lemma x : True.", "--tactics", "auto", "x"], ["required: theorem", "--help"]),
+    (["prove", "--timeout", "0", "Nat.le_0_l"], ["--timeout 0.0: must be positive"]),
+    (["prove", "--prelude", "Require Import Arith.", "Nat.le_0_l"], ["--prelude needs --statement"]),
+    (["prove", "Nat.no_such_lemma_xyz"], ["Nat.no_such_lemma_xyz"]),
+])
+def test_prove_usage_errors_are_one_line(capsys, argv, fragments):
+    """Fails if argparse prints its usage block, or a check exits via SystemExit (status 1)."""
+    one_line_error(capsys, argv, *fragments)
+
+
+@pytest.mark.parametrize("bad,fixed,fragments", [
+    (["--generator", "fixed"], ["--generator", "fixed", "--generator-opt", 'tactics=["step"]'],
+     ["FixedTacticGenerator", "'tactics'", "nothing was recorded"]),
+    (["--search-opt", "nosuch=1"], [], ["unexpected keyword argument 'nosuch'"]),
+    (["--env-opt", "nosuch=1"], [], ["unexpected keyword argument 'nosuch'"]),
+])
+def test_bad_component_options_leave_out_free(tmp_path, capsys, bad, fixed, fragments):
+    """Fails if config.json is written before the components are built from the options (the
+    corrected rerun into the same --out was then refused as a different configuration)."""
+    out = tmp_path / "run"
+    one_line_error(capsys, ["eval", *SYNTHETIC, *bad, "--out", str(out)], *fragments)
+    assert not (out / "config.json").exists()
+    assert main(["eval", *SYNTHETIC, *fixed, "--out", str(out)]) == 0, capsys.readouterr().err
+    assert json.loads((out / "config.json").read_text())["run"]["benchmark"] == "synthetic:30"
+
+
+def test_bad_coq_option_value_leaves_out_free(tmp_path, capsys):
+    """Fails if ``--env-opt tactic_timeout=-1`` is only found after config.json is written."""
+    out = tmp_path / "coq"
+    coq = ["--benchmark", "coq-stdlib:test", "--limit", "1", "--timeout", "5", "--no-progress", *COQ_TACTICS]
+    one_line_error(capsys, ["eval", *coq, "--env-opt", "tactic_timeout=-1", "--out", str(out)],
+                   "tactic_timeout must be positive, got -1")
+    assert not (out / "config.json").exists()
+    assert main(["eval", *coq, "--out", str(out)]) == 0, capsys.readouterr().err
+    assert (out / "config.json").exists()
+
+
+@pytest.mark.parametrize("argv,fragments", [
+    (["--benchmark", "coq-stdlib:nosuch"], ["--benchmark coq-stdlib:nosuch: unknown split 'nosuch'"]),
+    (["--benchmark", "nosuch:test"], ["nosuch"]),
+    (["--generator", "nosuch"], ["unknown generator 'nosuch'"]),
+    (["--retriever", "nosuch"], ["unknown retriever 'nosuch'"]),
+    (["--env", "nosuch"], ["unknown environment 'nosuch'"]),
+    (["--search", "nosuch"], ["unknown search 'nosuch'"]),
+    (["--env-opt", "latency"], ["--env-opt 'latency' is not KEY=VALUE"]),
+    (["--temperatures", "hot"], ["--temperatures hot:"]),
+    (["--timeout", "-1"], ["--timeout -1.0: must be positive"]),
+    (["--max-expansions", "0"], ["--max-expansions 0: must be positive"]),
+    (["--workers", "0"], ["workers must be at least 1, got 0"]),
+    (["--attempts", "0"], ["attempts must be at least 1, got 0"]),
+    (["--task-timeout", "0"], ["task timeout must be positive"]),
+])
+def test_bad_names_and_syntax(tmp_path, capsys, argv, fragments):
+    """Fails if a registry's or a benchmark's error reaches the user as a traceback or SystemExit, or
+    if an out-of-range setting starts a run (``--workers 0`` ended in a ValueError traceback, and
+    ``--timeout -1`` "ran" every search with no budget)."""
+    base = ["--benchmark", "synthetic:30", "--limit", "1", "--no-progress", "--out", str(tmp_path / "r")]
+    one_line_error(capsys, ["eval", *base, *argv], *fragments)
+    assert not (tmp_path / "r" / "config.json").exists()
+
+
+@pytest.fixture
+def bad_corpus(tmp_path) -> Path:
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(json.dumps({"path": "A.v", "imports": [], "premises": []}) + "\n{broken\n")
+    return path
+
+
+def test_malformed_corpus_line_is_named(tmp_path, capsys, bad_corpus):
+    """Fails if the corpus's ValueError (its message names file and line) is not caught by the CLI."""
+    one_line_error(capsys, ["retrieval-eval", "--corpus", str(bad_corpus), "--data", str(tmp_path / "x.json")],
+                   f"{bad_corpus}:2: malformed corpus line")
+    one_line_error(capsys, ["eval", *SYNTHETIC, "--retriever", "bm25", "--retriever-opt", f"corpus={bad_corpus}",
+                            "--out", str(tmp_path / "r")], f"{bad_corpus}:2: malformed corpus line")
+
+
+def test_missing_paths_are_named(tmp_path, capsys):
+    """Fails if a missing file or run directory ends in a FileNotFoundError traceback."""
+    missing = tmp_path / "nowhere"
+    one_line_error(capsys, ["report", str(missing)], f"{missing} is not a run directory")
+    one_line_error(capsys, ["retrieval-eval", "--corpus", str(missing), "--data", str(missing)], str(missing))
+
+
+def _finished_run(tmp_path, capsys) -> tuple[Path, list[str]]:
+    out = tmp_path / "run"
+    assert main(["eval", *SYNTHETIC, "--out", str(out)]) == 0
+    capsys.readouterr()
+    return out, (out / "results.jsonl").read_text().splitlines()
+
+
+def test_corrupt_middle_line_stops_resume_with_the_fix(tmp_path, capsys):
+    """Fails if resume accepts (or tracebacks on) a corrupt line before the last, or does not say
+    which line to delete; and if the deletion it advises does not let the attempt run again."""
+    out, lines = _finished_run(tmp_path, capsys)
+    results = out / "results.jsonl"
+    results.write_text("\n".join([lines[0][:-5], *lines[1:]]) + "\n")
+    one_line_error(capsys, ["eval", *SYNTHETIC, "--out", str(out)],
+                   f"{results}:1 is not valid JSON", "delete line 1", f"sed -i '1d' {results}")
+    results.write_text("\n".join([json.dumps({"key": "x"}), *lines[1:]]) + "\n")  # JSON, but not a record
+    one_line_error(capsys, ["eval", *SYNTHETIC, "--out", str(out)], f"{results}:1 is a record without attempt")
+    results.write_text("\n".join(lines[1:]) + "\n")
+    assert main(["eval", *SYNTHETIC, "--out", str(out)]) == 0
+    assert "1 now" in capsys.readouterr().out and len(results.read_text().splitlines()) == len(lines)
+
+
+def test_report_skips_a_corrupt_line_with_a_warning_and_counts_it(tmp_path, capsys):
+    """Fails if ``report`` stops at a corrupt middle line, or skips it silently (no warning, no count)."""
+    out, lines = _finished_run(tmp_path, capsys)
+    results = out / "results.jsonl"
+    results.write_text("\n".join([lines[0], "[1, 2]", *lines[1:]]) + "\n")
+    assert main(["report", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("dojo-prover report: warning: skipped ")
+    assert f"{results}:2 is a JSON list, not a record" in err[0]
+    report = (out / "report.md").read_text()
+    assert "| corrupt result lines skipped | 1 |" in report and f"| finished | {len(lines)} / " in report
+
+
+def test_config_mismatch_is_one_line(tmp_path, capsys):
+    """Fails if the configuration guard's message spans lines again."""
+    out, _ = _finished_run(tmp_path, capsys)
+    one_line_error(capsys, ["eval", *SYNTHETIC, "--timeout", "7", "--out", str(out)],
+                   "different configuration", "prover.options.timeout: saved 60.0, now 7.0", "another --out")
+
+
+def test_console_script_prints_no_traceback(tmp_path):
+    """Fails if the error handling lives only in a test path and not in ``python -m prover.cli``."""
+    proc = subprocess.run([sys.executable, "-m", "prover.cli", "eval", "--benchmark", "coq-stdlib:nosuch",
+                           "--out", str(tmp_path / "r")], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines() == [
+        "dojo-prover eval: error: --benchmark coq-stdlib:nosuch: unknown split 'nosuch'; "
+        "expected one of ('train', 'val', 'test')"]
+
+
+def test_bugs_are_not_bad_input():
+    """Fails if the CLI would hide a bug's KeyError or TypeError behind a one-line message."""
+    assert is_bad_input(UserError("x")) and is_bad_input(LookupError("unknown name"))
+    assert not any(is_bad_input(e) for e in (KeyError("k"), IndexError("i"), TypeError("t"), ValueError("v")))
