@@ -43,6 +43,14 @@ def raw(prelude: str, statement: str) -> CoqContext:
                       source_prefix=prelude, module=ADHOC_MODULE, trusted_prefix=False)
 
 
+@pytest.fixture
+def without_policy(monkeypatch):
+    """Verification with the tactic policy switched off and the tactics written as given: what the
+    kernel check alone must catch (defence in depth; the policy refuses these tactics up front)."""
+    monkeypatch.setattr(verify, "check_tactic", lambda tactic: None)
+    monkeypatch.setattr(verify, "render_proof", lambda proof: "\n".join(s.tactic for s in proof))
+
+
 def assumes(verdict, *names):
     assert not verdict.ok, verdict
     assert verdict.message.startswith("not proved (assumes "), verdict.message
@@ -52,10 +60,9 @@ def assumes(verdict, *names):
 
 # -- vector 1: the script must be exactly what was checked, and coqc must exit 0 -------------------
 
-def test_vector1_dotless_last_tactic_swallowing_qed_is_rejected_by_coqc_exit_status(env, monkeypatch):
-    """Fails if coqc's exit status is ignored: the renderer below writes the tactics as given, so the
-    last one reads ``intros Qed.``, the proof stays open, so the theorem's constant never exists."""
-    monkeypatch.setattr(verify, "render_proof", lambda proof: "\n".join(s.tactic for s in proof))
+def test_vector1_dotless_last_tactic_swallowing_qed_is_rejected_by_coqc_exit_status(env, without_policy):
+    """Fails if coqc's exit status is ignored: the tactics are written as given, so the last one
+    reads ``intros Qed.``, the proof stays open, so the theorem's constant never exists."""
     verdict = check(env, "Lemma bad : 0 = 1.", [], VECTOR_1)
     assert not verdict.ok and "coqc rejected the proof (exit 1)" in verdict.message, verdict
     assert "The reference dojo_" in verdict.message and "was not found" in verdict.message  # no Qed closed it
@@ -81,7 +88,7 @@ def test_script_that_aborts_and_proves_another_lemma_is_rejected(env, monkeypatc
     assert not verdict.ok and "coqc rejected the proof" in verdict.message and "dojo_" in verdict.message, verdict
 
 
-def test_transparent_abstract_using_the_theorem_name_cannot_stand_in(env):
+def test_transparent_abstract_using_the_theorem_name_cannot_stand_in(env, without_policy):
     """Fails if the check is about the user's name: the tactic makes a constant ``bad`` of its own."""
     verdict = check(env, "Lemma bad : nat -> True.", [], ["transparent_abstract (exact (fun _ => I)) using bad."])
     assert verdict.ok, verdict  # honest: the abstracted constant is kernel-checked, the theorem proved
@@ -236,8 +243,7 @@ def test_type_in_type_is_reported():
     ("Example e : 2 + 2 = 4.", ["reflexivity."]),
     ("Definition d : nat.", ["exact 0."]),
     ("Lemma (* a comment *) c : True.", ["exact I."]),
-    pytest.param("Theorem a : True.", ["auto"], marks=pytest.mark.xfail(
-        strict=True, reason="dot-less tactics need the one normalisation in render_proof (helper A's branch)")),
+    ("Theorem a : True.", ["auto"]),  # dot-less: the one normalisation adds the dot everywhere
 ])
 def test_honest_statements_of_every_kind_verify(env, statement, tactics):
     """Fails if renaming a Goal/Example/Definition statement to the nonce name breaks it."""
