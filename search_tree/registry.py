@@ -17,8 +17,10 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from search_tree.errors import UserError
 
-class RegistryError(LookupError):
+
+class RegistryError(UserError, LookupError):
     """A name that cannot be turned into a component; the one type a command line catches."""
 
 
