@@ -101,13 +101,22 @@ def test_megabytes_in_one_batch_flow_both_ways(coqtop):
 # -- the kind of a failure (vector 7) ---------------------------------------------------------
 
 @pytest.mark.timeout(60)
-def test_tactic_still_printing_at_timeout_is_timeout(env):
-    """Vector 7: messages flushed after the error block (``Error: Timeout!`` then ``<infomsg>...``).
+def test_tactic_still_printing_at_timeout_is_timeout(env, monkeypatch):
+    """Vector 7: a tactic blocked writing to a full pipe when ``Timeout`` fires (a reader slower
+    than coqtop, as on a loaded machine) gets its last messages flushed after the error block:
+    ``Error: Timeout!`` then ``<infomsg>yyy...``. That is still TIMEOUT.
 
     Fails if the error is read as "everything after the first ``Error:``", which then holds the
     late messages and is not ``Timeout!``.
     """
     with _open(env) as (session, init):
+        write = session.coqtop._write_some
+
+        def write_then_stall(fd):  # the driver stops reading for 2 s after writing
+            write(fd)
+            time.sleep(2)
+
+        monkeypatch.setattr(session.coqtop, "_write_some", write_then_stall)
         result = session.run_tac(init, f'let rec f := idtac "{BIG}"; f in f.')
         assert result == TacticError("Timeout! (the tactic ran past its time limit)", ErrorKind.TIMEOUT)
         assert isinstance(session.run_tac(init, "exact I."), ProofFinished)
