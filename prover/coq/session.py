@@ -15,6 +15,10 @@ tactic runs under Coq's ``Timeout`` and a wall-clock watchdog (see
   replayed, and the tactic that was running answers ``TacticError(kind=CRASH)``; states of the
   session stay valid and are replayed on demand the next time they are used (a coqtop found
   dead before a tactic is restarted first, and the tactic then runs normally);
+* a tactic whose output imitates coqtop's prompt answers ``TacticError(kind=ERROR)`` (coqtop is
+  kept: the driver re-synchronises on its sync mark); one that prints more than the driver's
+  reply cap answers ``ERROR`` (or ``TIMEOUT`` when Coq's ``Timeout`` stopped it); a tactic over
+  the driver's sentence cap is ``REFUSED`` (see :mod:`prover.coq.coqtop`);
 * only when a restart itself keeps failing does the session raise :class:`EnvironmentFailure`.
 """
 
@@ -36,7 +40,7 @@ from search_tree.protocol import (
 )
 
 from .context import CoqContext
-from .coqtop import Coqtop, CoqtopDied, Reply
+from .coqtop import MAX_ERROR_CHARS, MAX_REPLY_BYTES, Coqtop, CoqtopDied, ForgedReply, Reply, SentenceTooLong
 from .goals import MSG_SUBPROOF_DONE, GoalParseError, Outcome, ProofView, parse_view
 from .policy import CheckedTactic, RefusedTactic, check_tactic
 from .worker import Worker
@@ -131,6 +135,11 @@ class CoqSession:
                 return TacticError(str(exc), ErrorKind.CRASH)
             try:
                 return self._apply(state.id, checked, backto, opens_focus)
+            except SentenceTooLong as exc:
+                return TacticError(f"refused tactic {what}: {exc}", ErrorKind.REFUSED)
+            except ForgedReply as exc:  # coqtop is fine and its tip known; the tactic's output is not
+                self._set_chain(self._chain[: self._on_chain[state.id] + 1])
+                return TacticError(str(exc), ErrorKind.ERROR)
             except CoqtopDied as exc:
                 self._recover(exc)
                 return TacticError(f"coqtop died running {what} ({exc}); restarted", ErrorKind.CRASH)
@@ -295,6 +304,9 @@ def _failure(reply: Reply) -> TacticError | None:
         return TacticError("the tactic ran past the wall-clock watchdog and was interrupted", ErrorKind.TIMEOUT)
     if reply.ok:
         return None
-    if reply.error == "Timeout!":
+    if reply.timed_out:
         return TacticError("Timeout! (the tactic ran past its time limit)", ErrorKind.TIMEOUT)
-    return TacticError(reply.error or reply.output)
+    if reply.dropped:
+        return TacticError(f"the tactic printed more than {MAX_REPLY_BYTES} bytes; its reply is not read",
+                           ErrorKind.ERROR)
+    return TacticError(reply.error or reply.output[:MAX_ERROR_CHARS])

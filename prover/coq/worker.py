@@ -23,7 +23,7 @@ from .goals import (
     with_hypotheses,
 )
 
-BATCH_BYTES = 16_384  # pipelined input per write: small enough that coqtop never blocks us
+BATCH_BYTES = 16_384  # pipelined input per send_all: bounds the replies held at once (any size is safe to send)
 
 
 class Worker:
