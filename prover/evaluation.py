@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from prover.distributed import DistributedProver, Outcome, Task
-from prover.registry import ProverConfig, check_names, with_defaults
+from prover.registry import ENVIRONMENTS, ProverConfig, check_names, with_defaults
 from search_tree import Theorem
 
 FORMAT_VERSION = 1
@@ -203,6 +203,13 @@ def _git_commit() -> str | None:
         return None
 
 
+def environment_notes(config: ProverConfig) -> dict[str, Any]:
+    """What the environment reports about its options on this machine (``run_notes(options)`` of
+    its class, e.g. Coq's context additions left out because a library is not installed)."""
+    notes = getattr(ENVIRONMENTS.load(config.env.name), "run_notes", None)
+    return {} if notes is None else notes(config.env.options)
+
+
 def prepare_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> list[dict[str, Any]]:
     """Create or check ``out_dir`` and return the records already there (resume)."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -220,7 +227,7 @@ def prepare_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) 
                 f"{out_dir} holds a run with a different configuration; refusing to resume into it.\n  "
                 + "\n  ".join(differences[:10]) + "\nChoose another --out directory (or delete this one).")
     else:
-        full = {**wanted, "execution": {"workers": config.workers},
+        full = {**wanted, "execution": {"workers": config.workers, **environment_notes(config.prover)},
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "python": sys.version.split()[0], "git_commit": _git_commit()}
         _atomic_write(cfg_path, json.dumps(full, indent=2).encode())

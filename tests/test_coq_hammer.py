@@ -124,13 +124,17 @@ def test_leak_guard_withholds_hammer_from_modules_it_loads():
 
 
 def test_missing_coqhammer_is_left_out_with_one_warning(monkeypatch):
-    """Fails if a missing library crashes the environment or warns without naming the Debian package."""
+    """Fails if a missing library crashes the environment, warns without naming the Debian package,
+    or is not reported for the run's config."""
     monkeypatch.setitem(additions.ADDITIONS, "hammer",
                         Addition("hammer", ("From HammerMissingXyz Require Import Tactics.",), "libcoq-hammer"))
     with pytest.warns(RuntimeWarning, match=r"context addition 'hammer' left out: .*libcoq-hammer"):
         env = CoqEnvironment(additions=("hammer", "lia"))
     assert env.additions == ("lia",) and "libcoq-hammer" in env.missing_additions["hammer"]
     assert env.context(REV).additions == ("Require Import Lia.",)
+    # what a run's config.json records under "execution" (--env-opt additions=hammer,lia)
+    assert CoqEnvironment.run_notes({"additions": "hammer,lia"}) == {
+        "missing_additions": {"hammer": env.missing_additions["hammer"]}}
 
 
 def test_reconstruction_is_read_from_tagged_output_and_made_parseable():

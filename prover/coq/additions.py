@@ -72,6 +72,15 @@ def addition(name: str) -> Addition:
         raise AdditionError(f"unknown context addition {name!r} (known: {', '.join(ADDITIONS)})") from None
 
 
+def names(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Addition names from an option: a list, or one comma-separated string (``--env-opt
+    additions=hammer,lia``); :class:`AdditionError` for an unknown name."""
+    out = tuple(n.strip() for n in (value.split(",") if isinstance(value, str) else value or ()) if n.strip())
+    for name in out:
+        addition(name)
+    return out
+
+
 @dataclass(frozen=True)
 class Probe:
     """What Coq answered to an addition's sentences: the modules they load, or why it refused."""

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from search_tree.protocol import Proof, TacticState, Theorem, Verification
 
-from .additions import addition, annotate, available, offered, put_hammer_on_path, with_additions
+from .additions import addition, annotate, available, names, offered, put_hammer_on_path, with_additions
 from .context import CoqContext, adhoc_context, stdlib_context
 from .hammer import HammerSession, RewriteLog
 from .render import render_proof
@@ -58,7 +58,7 @@ class CoqEnvironment:
         elide_proofs: bool = True,
         max_idle: int = 1,
         verify_timeout: float = 600.0,
-        additions: tuple[str, ...] | list[str] = (),
+        additions: tuple[str, ...] | list[str] | str = (),
         hammer_timeout: float = 20.0,
         index=None,
     ) -> None:
@@ -66,11 +66,7 @@ class CoqEnvironment:
             raise ValueError(f"tactic_timeout must be positive, got {tactic_timeout!r}")
         if hammer_timeout <= 0:
             raise ValueError(f"hammer_timeout must be positive, got {hammer_timeout!r}")
-        if isinstance(additions, str):
-            additions = tuple(a for a in additions.split(",") if a)
-        for name in additions:
-            addition(name)  # an unknown name fails here, naming the known ones
-        self.additions, self.missing_additions = available(tuple(additions))
+        self.additions, self.missing_additions = available(names(additions))
         self.hammer_timeout = hammer_timeout
         if "hammer" in self.additions:
             put_hammer_on_path()
@@ -94,6 +90,12 @@ class CoqEnvironment:
         from .corpus import default_corpus_path
 
         return str(default_corpus_path())
+
+    @staticmethod
+    def run_notes(options: dict) -> dict:
+        """For a run's config.json: the requested context additions that are not installed here."""
+        missing = available(names(options.get("additions")))[1]
+        return {"missing_additions": missing} if missing else {}
 
     @property
     def index(self):
