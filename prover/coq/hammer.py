@@ -129,6 +129,9 @@ class HammerSession(CoqSession):
             self._hammered.add(state.key)
         self._replacement = None
         result = super().run_tac(state, tactic)
+        if hammer and isinstance(result, TacticError) and "Control.Timeout" in result.message:
+            # Coq's Timeout reaches hammer as an exception it reports as "CoqHammer bug: ... Control.Timeout"
+            result = TacticError(f"hammer ran past its time limit ({self.hammer_timeout:g}s)", ErrorKind.TIMEOUT)
         self._log(state, _norm(tactic), result, self._replacement if hammer else None)
         return result
 
