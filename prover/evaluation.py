@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from prover.distributed import DistributedProver, Outcome, Task, WorkerStartError
-from prover.registry import ProverConfig, check_names, with_defaults
+from prover.registry import ENVIRONMENTS, ProverConfig, check_names, with_defaults
 from search_tree import Theorem
 from search_tree.errors import UserError, one_line
 
@@ -259,6 +259,13 @@ def _git_commit() -> str | None:
         return None
 
 
+def environment_notes(config: ProverConfig) -> dict[str, Any]:
+    """What the environment reports about its options on this machine (``run_notes(options)`` of
+    its class, e.g. Coq's context additions left out because a library is not installed)."""
+    notes = getattr(ENVIRONMENTS.load(config.env.name), "run_notes", None)
+    return {} if notes is None else notes(config.env.options)
+
+
 def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> dict[str, Any] | None:
     """Check ``out_dir`` against the run asked for, writing nothing: None when it already holds
     this run (resume), else the configuration :func:`write_config` is to record."""
@@ -283,7 +290,7 @@ def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) ->
 
 def write_config(out_dir: Path, config: EvalConfig, wanted: dict[str, Any]) -> None:
     """Record a new run's configuration (after its components were built from it)."""
-    full = {**wanted, "execution": {"workers": config.workers},
+    full = {**wanted, "execution": {"workers": config.workers, **environment_notes(config.prover)},
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "python": sys.version.split()[0], "git_commit": _git_commit()}
     _atomic_write(out_dir / "config.json", json.dumps(full, indent=2).encode())

@@ -88,6 +88,7 @@ SEARCHES = Registry("search", {
 #: generators registered into it, so that one table answers for every generator name.
 GENERATORS.register("synthetic", "prover.synthetic:SyntheticGenerator")
 GENERATORS.register("automation", "prover.coq.automation:automation_generator")
+GENERATORS.register("coq_hammer", "generator.coq_hammer:HammerGenerator")
 
 
 def register_env(name: str, target: str) -> None:

@@ -102,6 +102,9 @@ class CoqContext:
     # functor arguments and declared modules of the open modules: Print Assumptions lists their
     # fields (``X.lt``) as axioms, though they are parameters of the library's own functors
     module_parameters: tuple[str, ...] = ()
+    # sentences added right before the statement (CoqHammer, Lia: :mod:`prover.coq.additions`);
+    # already in ``prefix`` and ``source_prefix``, listed here so that the printed proof names them
+    additions: tuple[str, ...] = ()
 
     @property
     def coqtop_args(self) -> tuple[str, ...]:

@@ -19,7 +19,9 @@ from contextlib import contextmanager
 
 from search_tree.protocol import Proof, TacticState, Theorem, Verification
 
+from .additions import addition, annotate, available, names, offered, put_hammer_on_path, with_additions
 from .context import CoqContext, adhoc_context, stdlib_context
+from .hammer import HammerSession, RewriteLog
 from .render import render_proof
 from .session import CoqSession
 from .verify import verify_proof
@@ -35,6 +37,14 @@ class CoqEnvironment:
     bounds each sentence of a file prefix; ``elide_proofs`` replays earlier lemmas of a file as
     ``Admitted`` when opening (see :func:`prover.coq.context.stdlib_context`); ``max_idle`` is how
     many idle coqtops are kept for reuse; ``verify_timeout`` bounds the final ``coqc`` check.
+
+    ``additions`` names context additions (:data:`prover.coq.additions.ADDITIONS`: ``"hammer"``,
+    ``"hammer-tactics"``, ``"lia"``...) loaded right before each theorem's statement unless the leak
+    guard refuses them for that theorem; they are part of every proof found (verified and printed
+    with it). One that Coq refuses (library not installed) is left out with a warning, and listed
+    in :attr:`missing_additions`. With ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
+    (half of them for the ATPs) and a found proof's ``hammer`` steps are rewritten to the
+    reconstruction tactics it printed (:mod:`prover.coq.hammer`).
     """
 
     name = "coq"
@@ -48,10 +58,19 @@ class CoqEnvironment:
         elide_proofs: bool = True,
         max_idle: int = 1,
         verify_timeout: float = 600.0,
+        additions: tuple[str, ...] | list[str] | str = (),
+        hammer_timeout: float = 20.0,
         index=None,
     ) -> None:
         if tactic_timeout <= 0:
             raise ValueError(f"tactic_timeout must be positive, got {tactic_timeout!r}")
+        if hammer_timeout <= 0:
+            raise ValueError(f"hammer_timeout must be positive, got {hammer_timeout!r}")
+        self.additions, self.missing_additions = available(names(additions))
+        self.hammer_timeout = hammer_timeout
+        if "hammer" in self.additions:
+            put_hammer_on_path()
+        self._logs: dict[tuple[str, str], RewriteLog] = {}
         self.tactic_timeout = tactic_timeout
         self.memory_limit_mb = memory_limit_mb
         self.max_restarts = max_restarts
@@ -72,6 +91,12 @@ class CoqEnvironment:
 
         return str(default_corpus_path())
 
+    @staticmethod
+    def run_notes(options: dict) -> dict:
+        """For a run's config.json: the requested context additions that are not installed here."""
+        missing = available(names(options.get("additions")))[1]
+        return {"missing_additions": missing} if missing else {}
+
     @property
     def index(self):
         """The stdlib index (:class:`prover.coq.stdlib.StdlibIndex`), loaded on first use."""
@@ -88,19 +113,33 @@ class CoqEnvironment:
     def context(self, theorem: Theorem) -> CoqContext:
         """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself."""
         if "prelude" in theorem.extra:
-            return adhoc_context(theorem)
+            return with_additions(adhoc_context(theorem), self._sentences(theorem))
         if "offset" not in theorem.extra:  # e.g. a Theorem read back from a results file
             found = self.index.theorem(theorem.extra.get("qualified_name") or theorem.full_name)
             if theorem.file_path and found.file_path != theorem.file_path:
                 raise ValueError(f"{theorem.full_name!r} is in {found.file_path}, not {theorem.file_path}")
             theorem = found
-        return stdlib_context(theorem, self.index, self.elide_proofs)
+        return with_additions(stdlib_context(theorem, self.index, self.elide_proofs), self._sentences(theorem))
+
+    def _sentences(self, theorem: Theorem) -> tuple[str, ...]:
+        """The sentences of the additions offered for ``theorem`` (leak guard applied)."""
+        out: list[str] = []
+        for name in offered(self.additions, theorem):
+            out.extend(addition(name).sentences)
+            if name == "hammer":
+                out.append(f"Set Hammer ATPLimit {max(1, int(self.hammer_timeout / 2))}.")
+        return tuple(out)
 
     @contextmanager
     def open(self, theorem: Theorem) -> Iterator[tuple[CoqSession, TacticState]]:
         context = self.context(theorem)
         worker = self._take(context)
-        session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
+        if "hammer" in offered(self.additions, theorem):
+            session: CoqSession = HammerSession(worker, context, self.tactic_timeout, self.max_restarts,
+                                                self.hammer_timeout)
+            self._logs = {(context.key, context.statement): session.log}  # verify follows the search
+        else:
+            session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
         ok = False
         try:
             init = session.start()
@@ -110,10 +149,18 @@ class CoqEnvironment:
             self._give_back(worker, reusable=ok)
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
-        return render_proof(proof)
+        return annotate(self.context(theorem), render_proof(proof))
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
-        return verify_proof(self.context(theorem), proof, self.index, self.verify_timeout)
+        """Re-check ``proof`` (:func:`prover.coq.verify.verify_proof`), its ``hammer`` steps first
+        rewritten to the reconstruction tactics they printed in this environment's last search."""
+        context = self.context(theorem)
+        log = self._logs.get((context.key, context.statement), RewriteLog())
+        try:
+            proof = log.rewrite(proof)
+        except ValueError as exc:
+            return Verification(False, str(exc), render_proof(proof))
+        return verify_proof(context, proof, self.index, self.verify_timeout)
 
     @property
     def coqtop_pids(self) -> list[int]:

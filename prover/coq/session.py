@@ -170,19 +170,30 @@ class CoqSession:
         """
         out = list(step.focusing)
         if step.tactic is not None:
-            out.append(f"Timeout {max(1, math.ceil(self.tactic_timeout * slack))} {step.tactic}")
+            out.append(f"Timeout {max(1, math.ceil(self._time_limit(step) * slack))} {step.tactic}")
         return out
 
-    def _watchdog(self, slack: float = 1.0) -> float:
+    def _watchdog(self, slack: float = 1.0, limit: float | None = None) -> float:
         """Wall-clock limit per reply: Coq's own Timeout plus slack for printing and scheduling."""
-        return math.ceil(self.tactic_timeout * slack) * 1.5 + 2.0
+        return math.ceil((self.tactic_timeout if limit is None else limit) * slack) * 1.5 + 2.0
+
+    def _time_limit(self, step: CheckedTactic) -> float:
+        """The time limit of one step (a hook: :class:`prover.coq.hammer.HammerSession` gives
+        ``hammer`` its own)."""
+        return self.tactic_timeout
+
+    def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:
+        """The step to remember for a new state (it is what replays re-run), given the replies to
+        the step's sentences; a hook: :class:`prover.coq.hammer.HammerSession` replaces ``hammer``
+        by the reconstruction tactic it printed, so that no replay calls an ATP again."""
+        return step
 
     def _apply(self, node_id: int, checked: CheckedTactic, backto: list[str], opens_focus: bool) -> TacticResult:
         node = self._nodes[node_id]
         sentences = self._sentences(checked)
         coqtop = self._worker.coqtop
         assert coqtop is not None
-        replies = coqtop.send_all(backto + sentences, self._watchdog())
+        replies = coqtop.send_all(backto + sentences, self._watchdog(limit=self._time_limit(checked)))
         if not all(r.ok for r in replies[:len(backto)]):
             raise CoqtopDied(f"BackTo {node.coq_id} failed: {replies[0].error}")
         self._set_chain(self._chain[: self._on_chain[node_id] + 1])  # later states are discarded
@@ -196,6 +207,10 @@ class CoqSession:
                 printed = parse_view(reply.output)
                 # printed nothing: unchanged, unless coqtop compared with an abandoned branch
                 view = printed if printed is not None else None if reply.stale_printer else view
+            recorded = self._recorded(checked, replies[len(backto):])
+            if isinstance(recorded, TacticError):
+                return recorded
+            checked = recorded
             if view is None:
                 coq_id, view = self._worker.show()
             depth = node.focus_depth + opens_focus

@@ -45,7 +45,9 @@ from pathlib import Path
 
 from search_tree.protocol import Proof, Verification, proof_tactics
 
+from .additions import annotate
 from .context import CoqContext, rename_statement, sealed_module
+from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .render import render_proof
 from .sentences import strip_comments
@@ -106,6 +108,9 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
     try:
         for tactic in proof_tactics(proof):
             check_tactic(tactic)
+            if calls_atp(tactic):
+                raise ValueError(f"{tactic!r} calls an external prover: a checked proof holds its reconstruction "
+                                 f"tactic instead (see prover.coq.hammer)")
         script = render_proof(proof)
     except (RefusedTactic, ValueError) as exc:
         return Verification(False, str(exc))
@@ -118,6 +123,7 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
             summary = _coqchk(context.module, Path(tmp) / f"{base}.vo", dirpath, deadline)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
+    script = annotate(context, script)  # the additions are part of the proof, printed with it
     axioms = _qualified(parse_assumptions(report), summary)
     own = context.module + "."
     trusted = stdlib_axioms(index)

@@ -1,0 +1,174 @@
+"""Context additions: libraries a search loads before a theorem's statement, e.g. CoqHammer or Lia.
+
+A tactic such as ``hauto`` or ``lia`` needs a library the theorem's own file may not load. An
+addition is a few sentences (``From Hammer Require Import Tactics.``) placed right before the
+statement, both in coqtop and in the text that :mod:`prover.coq.verify` compiles, so it is part
+of the proof: verified with it by coqc and coqchk, and printed with it (:func:`annotate`).
+
+Leak guard. An addition ``Require``s compiled stdlib modules (CoqHammer's ``Tactics`` loads
+~200 of them, ``Lists.List`` and ``ZArith`` among them). A stdlib theorem is opened inside its
+own file under the file's module name; if the addition loaded that module's compiled ``.vo``, the
+theorem and every later lemma of its file would be available as premises. What an addition loads
+is asked of Coq itself (``Print Libraries`` after the addition's sentences, once per process), so
+it is exact whatever the Require graph; an addition whose loaded set holds the theorem's module
+is not offered for that theorem (:func:`offered`), and :func:`guarded` counts the theorems that
+lose an addition so a benchmark can print how many it affects.
+
+Missing library: an addition whose sentences Coq refuses (CoqHammer not installed) is left out
+with one warning naming the Debian package (:func:`available`); the environment records it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import tempfile
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from search_tree.protocol import Theorem
+
+from .context import ADHOC_MODULE, CoqContext
+
+#: Where Debian's libcoq-hammer puts ``htimeout`` and ``predict``: CoqHammer runs ``htimeout``
+#: through the shell, so without this on PATH every ATP but E fails with "htimeout: not found".
+HAMMER_LIBEXEC = "/usr/libexec/coq-hammer"
+ANNOTATION = "(* context addition, before the statement: "
+
+
+@dataclass(frozen=True)
+class Addition:
+    """A named context addition: its sentences and the Debian package that provides it."""
+
+    name: str
+    sentences: tuple[str, ...]
+    package: str
+
+
+ADDITIONS: dict[str, Addition] = {a.name: a for a in (
+    # ``Hammer`` exports ``Tactics``; Z3 is off because Debian's z3 has no ``z3_tptp``, Vampire is not in Debian
+    Addition("hammer", ("From Hammer Require Import Hammer.", "Unset Hammer Z3.", "Unset Hammer Vampire."),
+             "libcoq-hammer"),
+    Addition("hammer-tactics", ("From Hammer Require Import Tactics.",), "libcoq-hammer"),
+    Addition("lia", ("Require Import Lia.",), "coq"),
+    Addition("lra", ("Require Import Lra.",), "coq"),
+    Addition("psatz", ("Require Import Psatz.",), "coq"),
+    Addition("field", ("Require Import Field.",), "coq"),
+)}
+
+
+class AdditionError(ValueError):
+    """An addition name that is not in :data:`ADDITIONS`."""
+
+
+def addition(name: str) -> Addition:
+    """The addition called ``name``; :class:`AdditionError` listing the known ones."""
+    try:
+        return ADDITIONS[name]
+    except KeyError:
+        raise AdditionError(f"unknown context addition {name!r} (known: {', '.join(ADDITIONS)})") from None
+
+
+def names(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Addition names from an option: a list, or one comma-separated string (``--env-opt
+    additions=hammer,lia``); :class:`AdditionError` for an unknown name."""
+    out = tuple(n.strip() for n in (value.split(",") if isinstance(value, str) else value or ()) if n.strip())
+    for name in out:
+        addition(name)
+    return out
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What Coq answered to an addition's sentences: the modules they load, or why it refused."""
+
+    loaded: frozenset[str]
+    error: str = ""
+
+
+@functools.lru_cache(maxsize=32)
+def probe(sentences: tuple[str, ...]) -> Probe:
+    """Run ``sentences`` then ``Print Libraries`` in coqc; the logical names of every library
+    loaded then (the Prelude's included), or the error if coqc refuses the sentences."""
+    with tempfile.TemporaryDirectory(prefix="dojo-coq-probe-") as tmp:
+        source = Path(tmp) / "Probe.v"
+        source.write_text("\n".join(sentences) + "\nPrint Libraries.\n")
+        try:
+            done = subprocess.run(["coqc", "-q", source.name], cwd=tmp, capture_output=True, text=True,
+                                  timeout=300, check=False, env=hammer_environ())
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Probe(frozenset(), f"coqc could not run the addition: {exc}")
+    if done.returncode != 0:
+        return Probe(frozenset(), " ".join((done.stderr or done.stdout).split())[:300])
+    at = done.stdout.find("Loaded library files:")
+    return Probe(frozenset(line.strip() for line in done.stdout[at:].splitlines()[1:] if line.startswith("  ")))
+
+
+def hammer_environ() -> dict[str, str]:
+    """This process's environment with :data:`HAMMER_LIBEXEC` on PATH (for coqc runs here)."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([HAMMER_LIBEXEC] + [p for p in env.get("PATH", "").split(os.pathsep)
+                                                       if p != HAMMER_LIBEXEC])
+    return env
+
+
+def put_hammer_on_path() -> None:
+    """Add :data:`HAMMER_LIBEXEC` to this process's PATH, which the coqtops it starts inherit."""
+    os.environ["PATH"] = hammer_environ()["PATH"]
+
+
+_warned: set[str] = set()
+
+
+def available(names: Iterable[str]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The additions among ``names`` that Coq accepts, and ``{name: why}`` for the others.
+
+    Each missing addition is warned about once per process, naming its Debian package."""
+    ok: list[str] = []
+    missing: dict[str, str] = {}
+    for name in names:
+        add = addition(name)
+        found = probe(add.sentences)
+        if found.error:
+            missing[name] = f"{add.sentences[0]!r} failed ({found.error}); install the Debian package {add.package}"
+            if name not in _warned:
+                _warned.add(name)
+                warnings.warn(f"context addition {name!r} left out: {missing[name]}", RuntimeWarning, stacklevel=2)
+        else:
+            ok.append(name)
+    return tuple(ok), missing
+
+
+def leaks(name: str, module: str) -> bool:
+    """Whether addition ``name`` loads the compiled copy of ``module`` (see the module docstring)."""
+    return module != ADHOC_MODULE and module in probe(addition(name).sentences).loaded
+
+
+def offered(names: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
+    """The additions among ``names`` that may be loaded for ``theorem`` (the leak guard)."""
+    module = theorem.extra.get("module", ADHOC_MODULE)
+    return tuple(n for n in names if not leaks(n, module))
+
+
+def guarded(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:
+    """The theorems that lose at least one of the additions ``names`` to the leak guard."""
+    names = tuple(names)
+    return [t for t in theorems if len(offered(names, t)) < len(names)]
+
+
+def with_additions(context: CoqContext, sentences: tuple[str, ...]) -> CoqContext:
+    """``context`` with ``sentences`` right before the statement, for coqtop and for coqc alike."""
+    if not sentences:
+        return context
+    return replace(context, prefix=context.prefix + sentences,
+                   source_prefix=context.source_prefix.rstrip() + "\n" + "\n".join(sentences) + "\n",
+                   additions=context.additions + sentences)
+
+
+def annotate(context: CoqContext, script: str) -> str:
+    """``script`` preceded by one comment line per addition, so that the printed proof says what
+    must stand before the statement for it to check (the comments are inert inside ``Proof.``)."""
+    return "".join(f"{ANNOTATION}{s} *)\n" for s in context.additions) + script

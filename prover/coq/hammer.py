@@ -1,0 +1,163 @@
+"""CoqHammer's ``hammer`` inside a search: its own time limit, once per state, rewritten for the proof.
+
+``hammer`` asks external ATPs (E, CVC4) for the premises a goal needs and then reconstructs a
+proof with CoqHammer's own tactics, printing e.g.::
+
+    Replace the hammer tactic with:
+    	srun eauto use: rev_involutive.
+
+:class:`HammerSession` runs it under :attr:`hammer_timeout` instead of the tactic timeout, at
+most once per state (a second try on an equal state is refused), and remembers the printed
+reconstruction tactic as the step that led to the new state, so replaying that state never calls
+an ATP. It logs every transition it made (:class:`RewriteLog`), and :meth:`RewriteLog.rewrite`
+turns a found proof's ``hammer`` steps into their reconstruction tactics by walking the proof
+along those transitions (state keys, so states the search merged are found too). The final check
+(:func:`prover.coq.verify.verify_proof`) refuses any proof that still calls ``hammer``: what
+coqc and coqchk check needs no ATP.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from search_tree.protocol import ErrorKind, Proof, ProofStep, TacticError, TacticResult, TacticState, proof_tactics
+
+from .coqtop import Reply
+from .policy import CheckedTactic, RefusedTactic, check_tactic
+from .session import CoqSession
+from .worker import Worker
+
+#: tactics that call an external prover; never part of a checked proof
+ATP_TACTICS = frozenset({"hammer"})
+# coqtop -emacs wraps the message in <infomsg> tags: the tactic ends at the first "." before a tag or a space
+_REPLACE = re.compile(r"Replace the hammer tactic with:\s*(?P<tactic>[^<]+?\.)(?=\s|<|$)")
+_FIRST = re.compile(r"\s*([A-Za-z_][\w']*)")
+
+
+def calls_atp(tactic: str) -> bool:
+    """Whether ``tactic`` is one of :data:`ATP_TACTICS` (by its first word)."""
+    m = _FIRST.match(tactic)
+    return m is not None and m.group(1) in ATP_TACTICS
+
+
+# ``srun T use: ...`` as CoqHammer 1.3.2 prints it does not parse (``eauto use`` is read as one
+# tactic: "Syntax error: [ltac_use_default] expected"); ``srun (T) use: ...`` is the same tactic
+_SRUN = re.compile(r"srun\s+(?P<tac>.+?)(?P<rest>\s+(?:use|unfold|inv|ctrs|cases):.*|\.)$")
+
+
+def reconstruction(output: str) -> str | None:
+    """The tactic that ``hammer``'s output says to replace it with (``srun``'s argument put in
+    parentheses so that it parses), or None."""
+    m = _REPLACE.search(output)
+    if m is None:
+        return None
+    tactic = " ".join(m.group("tactic").split())
+    srun = _SRUN.match(tactic)
+    if srun is not None and not srun.group("tac").startswith("("):
+        tactic = f"srun ({srun.group('tac')}){srun.group('rest')}"
+    return tactic
+
+
+def _norm(tactic: str) -> str:
+    return " ".join(tactic.split())
+
+
+@dataclass(frozen=True)
+class _Move:
+    key: str  # the key of the state reached ("" when the step finished the proof or the focus)
+    replacement: str | None = None  # the reconstruction tactic, for a hammer step
+
+
+@dataclass
+class RewriteLog:
+    """The transitions of one session, to rewrite a proof's ``hammer`` steps afterwards."""
+
+    root: str = ""
+    moves: dict[tuple[str, str], _Move] = field(default_factory=dict)
+
+    def rewrite(self, proof: Proof) -> Proof:
+        """``proof`` with every ``hammer`` step replaced by the reconstruction tactic it printed;
+        ValueError naming the step when the log has none (the proof was not found here)."""
+        if not any(calls_atp(t) for t in proof_tactics(proof)):
+            return proof
+        return self._rewrite(proof, self.root)
+
+    def _rewrite(self, proof: Proof, key: str | None) -> Proof:
+        out: list[ProofStep] = []
+        for step in proof:
+            move = self.moves.get((key, _norm(step.tactic))) if key is not None else None
+            tactic = step.tactic
+            if calls_atp(step.tactic):
+                if move is None or move.replacement is None:
+                    raise ValueError(f"{step.tactic!r} has no recorded reconstruction tactic at this point of the "
+                                     f"proof (a hammer step is only kept when this environment's search ran it)")
+                tactic = move.replacement
+            key = None if move is None else move.key
+            branches = tuple(self._rewrite(branch, self._focused(key, i)) for i, branch in enumerate(step.branches))
+            out.append(ProofStep(tactic, branches))
+        return tuple(out)
+
+    def _focused(self, key: str | None, goal: int) -> str | None:
+        move = self.moves.get((key, f"focus {goal}")) if key is not None else None
+        return None if move is None else move.key
+
+
+class HammerSession(CoqSession):
+    """A :class:`CoqSession` where ``hammer`` has its own time limit, runs once per state and is
+    recorded as its reconstruction tactic (module docstring)."""
+
+    def __init__(self, worker: Worker, context, tactic_timeout: float, max_restarts: int,
+                 hammer_timeout: float) -> None:
+        super().__init__(worker, context, tactic_timeout, max_restarts)
+        self.hammer_timeout = hammer_timeout
+        self.log = RewriteLog()
+        self._hammered: set[str] = set()  # keys of the states hammer was tried on
+        self._replacement: str | None = None
+
+    def start(self) -> TacticState:
+        state = super().start()
+        self.log.root = state.key
+        return state
+
+    def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
+        hammer = calls_atp(tactic)
+        if hammer:
+            if state.key in self._hammered:
+                return TacticError("hammer was already tried on this state (it runs at most once per state)",
+                                   ErrorKind.REFUSED)
+            self._hammered.add(state.key)
+        self._replacement = None
+        result = super().run_tac(state, tactic)
+        if hammer and isinstance(result, TacticError) and "Control.Timeout" in result.message:
+            # Coq's Timeout reaches hammer as an exception it reports as "CoqHammer bug: ... Control.Timeout"
+            result = TacticError(f"hammer ran past its time limit ({self.hammer_timeout:g}s)", ErrorKind.TIMEOUT)
+        self._log(state, _norm(tactic), result, self._replacement if hammer else None)
+        return result
+
+    def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
+        result = super().focus(state, goal_index)
+        self._log(state, f"focus {goal_index}", result, None)
+        return result
+
+    def _log(self, state: TacticState, what: str, result: TacticResult, replacement: str | None) -> None:
+        if isinstance(result, TacticError):
+            return
+        key = result.key if isinstance(result, TacticState) else ""
+        self.log.moves[(state.key, what)] = _Move(key, replacement)
+
+    def _time_limit(self, step: CheckedTactic) -> float:
+        return self.hammer_timeout if step.tactic is not None and calls_atp(step.tactic) else self.tactic_timeout
+
+    def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:
+        if step.tactic is None or not calls_atp(step.tactic):
+            return step
+        found = reconstruction("\n".join(r.output for r in replies))
+        if found is None:
+            return TacticError("hammer succeeded but printed no reconstruction tactic", ErrorKind.ERROR)
+        try:
+            checked = check_tactic(found)
+        except RefusedTactic as exc:
+            return TacticError(f"hammer's reconstruction tactic is refused: {exc}", ErrorKind.REFUSED)
+        self._replacement = found
+        return CheckedTactic(step.focusing, checked.tactic)

@@ -1,0 +1,148 @@
+"""CoqHammer inside the search, against real coqtop/coqc/coqchk and Debian's libcoq-hammer."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from generator.coq_hammer import HammerGenerator
+from prover.coq import additions
+from prover.coq.additions import Addition, guarded, offered
+from prover.coq.context import adhoc_context, adhoc_theorem
+from prover.coq.env import CoqEnvironment
+from prover.coq.verify import verify_proof
+from search_tree import ErrorKind, ProofFinished, TacticError, linear_proof
+
+HAMMER_TACTICS = additions.probe(additions.ADDITIONS["hammer-tactics"].sentences)
+pytestmark = [
+    pytest.mark.coq,
+    pytest.mark.skipif(shutil.which("coqtop") is None, reason="coqtop not on PATH (scripts/setup.sh installs Coq)"),
+    pytest.mark.skipif(bool(HAMMER_TACTICS.error), reason=f"CoqHammer not loadable: {HAMMER_TACTICS.error}"),
+]
+REV = adhoc_theorem("Lemma rr : forall (A : Type) (l : list A), rev (rev l) = l.", ["Require Import List."])
+ATPS = ("eprover", "cvc4", "z3", "vampire", "predict")
+
+
+def atp_processes() -> list[int]:
+    """Pids of live (not zombie) ATP processes of this machine started by our own processes."""
+    mine = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name, state = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2]
+        if name in ATPS and state != "Z" and _descends_from(int(pid), os.getpid()):
+            mine.add(int(pid))
+    return sorted(mine)
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            return False
+        pid = int(stat[stat.rindex(")") + 2:].split()[1])
+    return False
+
+
+def test_hauto_with_premises_is_proved_and_verified_with_its_context_addition():
+    """``hauto use: rev_involutive`` proves an ad-hoc lemma; the verified text and the printed script
+    carry the addition. Fails if the addition is not compiled with the proof (coqc: hauto unknown)
+    or not printed with it."""
+    with CoqEnvironment(tactic_timeout=10, additions=("hammer-tactics",)) as env:
+        with env.open(REV) as (session, state):
+            result = session.run_tac(state, "hauto use: rev_involutive.")
+        assert isinstance(result, ProofFinished), result
+        verdict = env.verify(REV, linear_proof(["hauto use: rev_involutive."]))
+    assert verdict.ok, verdict.message
+    assert verdict.script.splitlines() == [
+        "(* context addition, before the statement: From Hammer Require Import Tactics. *)",
+        "hauto use: rev_involutive."]
+
+
+def test_nonexistent_premise_is_a_tactic_error():
+    """Fails if a ``use:`` premise that does not exist crashes the session instead of erroring."""
+    with CoqEnvironment(tactic_timeout=10, additions=("hammer-tactics",)) as env:
+        with env.open(REV) as (session, state):
+            result = session.run_tac(state, "sauto use: no_such_lemma_xyz.")
+            assert isinstance(result, TacticError) and result.kind == ErrorKind.ERROR
+            assert "no_such_lemma_xyz was not found" in result.message
+            assert isinstance(session.run_tac(state, "sauto use: rev_involutive."), ProofFinished)
+
+
+def test_verification_refuses_a_proof_that_still_calls_hammer():
+    """Fails if verify_proof lets ``hammer`` (an ATP call) reach coqc."""
+    context = additions.with_additions(adhoc_context(REV), additions.ADDITIONS["hammer"].sentences)
+    verdict = verify_proof(context, linear_proof(["hammer."]), index=None)
+    assert not verdict.ok and "calls an external prover" in verdict.message
+
+
+@pytest.mark.skipif(not (shutil.which("eprover") or shutil.which("cvc4")),
+                    reason="no ATP installed (apt-get install eprover cvc4)")
+def test_hammer_proof_is_rewritten_atp_free_and_no_atp_survives():
+    """``hammer`` proves rev (rev l) = l; the proof checked by coqc/coqchk is its reconstruction
+    tactic, hammer runs once per state, and no ATP process outlives the environment. Fails if the
+    hammer step is verified as is (refused), if the printed reconstruction is not parsed from
+    coqtop's tagged output, or if closing the environment leaves an ATP running."""
+    with CoqEnvironment(tactic_timeout=5, additions=("hammer",), hammer_timeout=120) as env:
+        with env.open(REV) as (session, state):
+            assert isinstance(session.run_tac(state, "hammer."), ProofFinished)
+            again = session.run_tac(state, "hammer.")
+            assert isinstance(again, TacticError) and again.kind == ErrorKind.REFUSED
+            assert "at most once per state" in again.message
+        verdict = env.verify(REV, linear_proof(["hammer."]))
+        assert verdict.ok, verdict.message
+        body = verdict.script.splitlines()[-1]
+        assert "hammer" not in body and "use: rev_involutive" in body, verdict.script
+    assert atp_processes() == []
+
+
+def test_leak_guard_withholds_hammer_from_modules_it_loads():
+    """Coq.Lists.List is loaded by CoqHammer's Tactics: a theorem of it gets no addition in its
+    context and no hammer actions; a theorem of a module Hammer does not load keeps both. Fails if
+    the guard is skipped (the List theorem would see its own compiled copy)."""
+    assert "Coq.Lists.List" in HAMMER_TACTICS.loaded
+    with CoqEnvironment(additions=("hammer",)) as env:
+        inside = env.theorem("Coq.Lists.List.app_nil_r")
+        outside = env.theorem("Coq.Sorting.Permutation.Permutation_app_comm")
+        assert env.context(inside).additions == ()
+        assert "From Hammer Require Import Hammer." in env.context(outside).additions
+        assert offered(("hammer",), inside) == () and offered(("hammer",), outside) == ("hammer",)
+        assert guarded(("hammer",), [inside, outside]) == [inside]
+    generator = HammerGenerator()
+    state = type("S", (), {"key": "k", "pp": "", "goals": ()})()
+    assert generator.generate(state, inside, 10) == []
+    assert [t for t, _ in generator.generate(state, outside, 10)] == ["sauto.", "hauto.", "qauto.", "hammer."]
+
+
+def test_missing_coqhammer_is_left_out_with_one_warning(monkeypatch):
+    """Fails if a missing library crashes the environment, warns without naming the Debian package,
+    or is not reported for the run's config."""
+    monkeypatch.setitem(additions.ADDITIONS, "hammer",
+                        Addition("hammer", ("From HammerMissingXyz Require Import Tactics.",), "libcoq-hammer"))
+    with pytest.warns(RuntimeWarning, match=r"context addition 'hammer' left out: .*libcoq-hammer"):
+        env = CoqEnvironment(additions=("hammer", "lia"))
+    assert env.additions == ("lia",) and "libcoq-hammer" in env.missing_additions["hammer"]
+    assert env.context(REV).additions == ("Require Import Lia.",)
+    # what a run's config.json records under "execution" (--env-opt additions=hammer,lia)
+    assert CoqEnvironment.run_notes({"additions": "hammer,lia"}) == {
+        "missing_additions": {"hammer": env.missing_additions["hammer"]}}
+
+
+def test_reconstruction_is_read_from_tagged_output_and_made_parseable():
+    """Fails if the <infomsg> tag leaks into the tactic or ``srun T use:`` is kept unparenthesised
+    (coqc: "Syntax error: [ltac_use_default] expected")."""
+    from prover.coq.hammer import reconstruction
+
+    printed = "Replace the hammer tactic with:\n\tsrun eauto use: rev_involutive.</infomsg> No more goals."
+    assert reconstruction(printed) == "srun (eauto) use: rev_involutive."
+    assert reconstruction("Replace the hammer tactic with:\n\thauto use: Nat.add_comm, f.\n") == "hauto use: Nat.add_comm, f."
+    assert reconstruction("Eprover succeeded") is None
