@@ -38,7 +38,7 @@ TACTIC_NAME = re.compile(
     rf"{_PREFIX}(?:Ltac2?\s+(?:mutable\s+|rec\s+)?(?P<ltac>{IDENT})|Tactic\s+Notation(?:\s*\([^)]*\))?\s*\"(?P<notation>{IDENT})\""
     rf"|Create\s+HintDb\s+(?P<db>{IDENT}))"
 )
-_WITH_CLAUSE = re.compile(rf"with\s+(?:Definition|Module)\s+[\w.']+\s*:=\s*[\w.']+")
+_WITH_CLAUSE = re.compile(r"with\s+(?:Definition|Module)\s+[\w.']+\s*:=\s*[\w.']+")
 
 _OPEN, _CLOSE = re.compile(r"[(\[{]|\bmatch\b"), re.compile(r"[)\]}]|\bend\b")
 # `let`, `let fix`, `let cofix`, `fix`, `cofix`: each binds with exactly one `:=` of its own
