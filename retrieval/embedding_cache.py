@@ -153,10 +153,12 @@ class EmbeddingCache:
         return manifest
 
     def _open(self, shape: tuple[int, int]) -> np.memmap:
-        array = np.load(self.vectors_file, mmap_mode="r+")
+        # read-only first: mode "r" raises on a short file, where "r+" would zero-extend it silently
+        array = np.load(self.vectors_file, mmap_mode="r")
         if array.shape != shape or array.dtype != np.float32:
             raise ValueError(f"holds {array.dtype} {array.shape}, expected float32 {shape}")
-        return array
+        del array
+        return np.load(self.vectors_file, mmap_mode="r+")
 
     def _write_manifest(self, manifest: dict) -> None:
         tmp = self.manifest_file.with_suffix(".tmp")
