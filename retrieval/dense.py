@@ -89,7 +89,12 @@ def model_fingerprint(model: str) -> str:
 
 
 class DenseRetriever(Retriever):
-    """PS-2: encoder + FAISS index over premise texts (see the module docstring)."""
+    """PS-2: encoder + FAISS index over premise texts (see the module docstring).
+
+    ``use_cache``: read and write the embedding cache; by default only when the encoder is loaded
+    here from ``model``, True to vouch that a given ``encoder`` is what ``model`` holds.
+    ``chunk_size``: premises encoded between two commits to the cache (what a kill can lose).
+    """
 
     name = "ps2"
 
@@ -103,7 +108,7 @@ class DenseRetriever(Retriever):
         hnsw_m: int = 32,
         ef_search: int = 128,
         cache_dir: str | Path | None = None,
-        use_cache: bool = True,
+        use_cache: bool | None = None,
         batch_size: int = 128,
         max_seq_length: int | None = None,
         device: str | None = None,
@@ -122,8 +127,9 @@ class DenseRetriever(Retriever):
         self.batch_size, self.show_progress = batch_size, show_progress
         self.query_threads = query_threads
         self.chunk_size = chunk_size
-        # a trained-in-memory encoder is not what the model path holds: never reuse its cache
-        self.use_cache = use_cache and encoder is None
+        # by default a given encoder is not trusted to be what the model path holds (it may be
+        # trained in memory): its vectors are neither cached nor read from the cache
+        self.use_cache = encoder is None if use_cache is None else use_cache
         root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.cache = EmbeddingCache(root, {
             "corpus_fingerprint": corpus.fingerprint, "corpus_source": corpus.source,

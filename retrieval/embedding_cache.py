@@ -120,7 +120,6 @@ class EmbeddingCache:
                 self._write_manifest({**manifest, "done": sorted(done)})
 
             encode_into(array, texts, encode, chunks, todo, progress, commit)
-            del array
         return np.load(self.vectors_file, mmap_mode="r")
 
     @contextmanager
