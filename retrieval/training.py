@@ -15,10 +15,14 @@ Checkpoints are sentence-transformers directories (``<out>/epoch-N`` and ``<out>
 ``DenseRetriever(corpus, model=path)`` loads as they are; metrics go to ``<out>/metrics.csv`` via
 Lightning's CSV logger.
 
-Command line::
+Runs are resumable: ``<out>/last.ckpt`` is written as training goes and picked up by the same
+command, and ``--max-time`` is a wall-clock budget over all resumes. The same command runs on an
+accelerator (``--accelerator auto`` picks it).
 
-    python -m retrieval.training --corpus corpus.jsonl --traced train.json --proofs proofs.jsonl \
-        --exclude val.json minif2f.jsonl proofnet.jsonl --out runs/ps2 --max-steps 200
+Command line (a 60-minute CPU budget on the whole Coq train split)::
+
+    python -m retrieval.training --corpus corpus.jsonl --traced train.json \
+        --exclude val.json test.json --out runs/ps2-coq --max-steps -1 --max-time 00:01:00:00
 """
 
 from __future__ import annotations
@@ -30,16 +34,14 @@ from pathlib import Path
 from typing import Sequence
 
 import lightning as L
+from lightning.pytorch.callbacks import ModelCheckpoint
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from retrieval.corpus import Corpus
 from retrieval.dense import PASSAGE_PREFIX, QUERY_PREFIX, default_model_path, load_encoder
-from retrieval.training_data import (
-    PremiseDataModule, TrainingPair, evaluation_theorem_names, pairs_from_proofs, pairs_from_traced,
-)
-from retrieval.evaluation import load_traced
+from retrieval.training_data import PremiseDataModule, TrainingPair, evaluation_theorem_names, load_pairs
 
 
 class DenseRetrieverModule(L.LightningModule):
@@ -91,13 +93,25 @@ class HardNegativeMiner(L.Callback):
         self.pool = np.asarray(sorted(set(pool)), dtype=np.int64)
         self.ranks, self.mine_every, self.batch_size = ranks, mine_every, batch_size
 
+        self.mined: dict[int, list[int]] = {}
+
+    def state_dict(self) -> dict:
+        """The mined negatives go into ``last.ckpt``, so that a resumed run trains on them."""
+        return {"mined": self.mined}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.mined = dict(state["mined"])
+
+    def on_train_start(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
+        trainer.datamodule.train_set.hard_negatives = self.mined
+
     def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
         if (trainer.current_epoch + 1) % self.mine_every or 0 < trainer.max_steps <= trainer.global_step:
             return  # not a mining epoch, or training ends here and the negatives would go unused
         dm: PremiseDataModule = trainer.datamodule
-        mined = mine_hard_negatives(module, dm, self.pool, self.ranks, self.batch_size)
-        dm.train_set.hard_negatives = mined
-        module.log("mined_queries", float(len(mined)))
+        self.mined = mine_hard_negatives(module, dm, self.pool, self.ranks, self.batch_size)
+        dm.train_set.hard_negatives = self.mined
+        module.log("mined_queries", float(len(self.mined)))
 
 
 @torch.no_grad()
@@ -141,11 +155,15 @@ def train_dense(corpus: Corpus, pairs: Sequence[TrainingPair], out_dir: str | Pa
                 max_steps: int = 200, max_epochs: int = 1000, batch_size: int = 16, num_negatives: int = 1,
                 lr: float = 2e-5, tau: float = 0.05, mine_every: int = 1, mine_ranks: tuple[int, int] = (30, 100),
                 mining_pool: int | None = 20000, seed: int = 0, accelerator: str = "auto",
-                progress: bool = True) -> Path:
+                progress: bool = True, max_time: str | None = None, checkpoint_every: int = 50) -> Path:
     """Train PS-2 on ``pairs``; return the directory of the final sentence-transformers checkpoint.
 
     ``mining_pool``: how many premises (positives always included, the rest sampled) the miner
-    ranks; None ranks the whole corpus.
+    ranks; None ranks the whole corpus. ``max_time`` (``"DD:HH:MM:SS"``): the wall-clock budget,
+    counted across resumes (Lightning's timer state is in the checkpoint). ``<out>/last.ckpt`` is
+    written every ``checkpoint_every`` steps and at each epoch's end (also when the budget stops a
+    run mid-epoch); when it exists, training resumes from it: weights, optimiser, scheduler, step,
+    elapsed time and mined negatives (the data order of the interrupted epoch is drawn afresh).
     """
     L.seed_everything(seed, workers=True)
     out = Path(out_dir)
@@ -157,14 +175,16 @@ def train_dense(corpus: Corpus, pairs: Sequence[TrainingPair], out_dir: str | Pa
     else:
         others = random.Random(seed).sample(range(len(corpus)), min(len(corpus), mining_pool))
         pool = positives | set(others)
+    last = ModelCheckpoint(dirpath=str(out), save_last=True, save_top_k=0, every_n_train_steps=checkpoint_every,
+                           save_on_train_epoch_end=True)
     trainer = L.Trainer(
-        max_steps=max_steps, max_epochs=max_epochs, accelerator=accelerator, devices=1,
+        max_steps=max_steps, max_epochs=max_epochs, max_time=max_time, accelerator=accelerator, devices=1,
         logger=L.pytorch.loggers.CSVLogger(str(out), name="", version=""),
-        callbacks=[HardNegativeMiner(pool, mine_ranks, mine_every), SaveSentenceTransformer(out)],
-        enable_checkpointing=False, enable_progress_bar=progress, log_every_n_steps=1,
-        enable_model_summary=False, default_root_dir=str(out),
+        callbacks=[HardNegativeMiner(pool, mine_ranks, mine_every), SaveSentenceTransformer(out), last],
+        enable_progress_bar=progress, log_every_n_steps=1, enable_model_summary=False, default_root_dir=str(out),
     )
-    trainer.fit(module, datamodule=dm)
+    resume = out / "last.ckpt"
+    trainer.fit(module, datamodule=dm, ckpt_path=str(resume) if resume.exists() else None)
     return out / "final"
 
 
@@ -176,27 +196,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exclude", nargs="*", default=[], help="evaluation files whose theorems are never trained on")
     parser.add_argument("--out", required=True)
     parser.add_argument("--model", default=None)
-    parser.add_argument("--max-steps", type=int, default=200)
+    parser.add_argument("--max-steps", type=int, default=200, help="-1: no step limit (then --max-time bounds it)")
+    parser.add_argument("--max-epochs", type=int, default=1000)
+    parser.add_argument("--max-time", default=None, help='wall-clock budget "DD:HH:MM:SS", across resumes')
+    parser.add_argument("--checkpoint-every", type=int, default=50, help="steps between last.ckpt writes")
+    parser.add_argument("--accelerator", default="auto", help="Lightning accelerator: auto, cpu, gpu")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--num-negatives", type=int, default=1)
     parser.add_argument("--lr", type=float, default=2e-5)
     parser.add_argument("--limit", type=int, default=None, help="train on a random sample of this many pairs")
-    parser.add_argument("--mining-pool", type=int, default=20000)
+    parser.add_argument("--mining-pool", type=int, default=20000, help="0: the whole corpus")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     corpus = Corpus.from_jsonl(args.corpus)
     exclude = evaluation_theorem_names(args.exclude)
-    pairs: list[TrainingPair] = []
-    for path in args.traced:
-        pairs += pairs_from_traced(load_traced(path), corpus, exclude)
-    for path in args.proofs:
-        pairs += pairs_from_proofs(path, corpus, exclude)
+    if not args.traced and not args.proofs:
+        parser.error("no training data: give --traced and/or --proofs files")
+    pairs = [pair for path in [*args.traced, *args.proofs] for pair in load_pairs(path, corpus, exclude)]
     if args.limit is not None and args.limit < len(pairs):
         pairs = random.Random(args.seed).sample(pairs, args.limit)
     print(f"{len(pairs)} training pairs ({len(exclude)} evaluation theorems excluded)")
-    final = train_dense(corpus, pairs, args.out, args.model, args.max_steps, batch_size=args.batch_size,
-                        num_negatives=args.num_negatives, lr=args.lr, mining_pool=args.mining_pool, seed=args.seed)
+    final = train_dense(corpus, pairs, args.out, args.model, args.max_steps, args.max_epochs,
+                        batch_size=args.batch_size, num_negatives=args.num_negatives, lr=args.lr,
+                        mining_pool=args.mining_pool or None, seed=args.seed, accelerator=args.accelerator,
+                        max_time=args.max_time, checkpoint_every=args.checkpoint_every)
     print(f"checkpoint: {final}")
     return 0
 

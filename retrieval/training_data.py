@@ -98,6 +98,30 @@ def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: set[str] = froz
     return pairs
 
 
+def load_pairs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset()) -> list[TrainingPair]:
+    """Training pairs from a traced JSON file or a ``proofs.jsonl`` file (told apart by its first
+    record's fields); ``ValueError`` naming the file and why when it yields none."""
+    records = load_traced(path)
+    if not records:
+        raise ValueError(f"{path}: no training pairs: the file holds no records")
+    traced = "traced_tactics" in records[0]
+    pairs = pairs_from_traced(records, corpus, exclude) if traced else pairs_from_proofs(path, corpus, exclude)
+    if pairs:
+        return pairs
+    kept = [r for r in records if (r.get("full_name") or r.get("name")) not in exclude]
+    if not kept:
+        why = f"all {len(records)} theorems are excluded as evaluation theorems"
+    else:
+        if traced:
+            named = [n for r in kept for t in r.get("traced_tactics", []) for n in annotated_premises(t)]
+        else:
+            named = [n for r in kept for n in _IDENT.findall(r.get("proof", ""))]
+        why = (f"no tactic or proof of its {len(kept)} non-excluded theorems names a premise" if not named else
+               f"none of the {len(named)} premise names used by its {len(kept)} non-excluded theorems "
+               f"resolves in the corpus {corpus.source}")
+    raise ValueError(f"{path}: no training pairs: {why}")
+
+
 class PremiseDataset(torch.utils.data.Dataset):
     """Items ``(query, positive, negatives)`` as premise indices; one positive drawn per access.
 

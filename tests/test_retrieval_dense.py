@@ -50,7 +50,7 @@ def test_ps2_hnsw_and_cache_reuse(corpus, tmp_path, encoder):
     from retrieval.dense import default_model_path
 
     first = DenseRetriever(corpus, index="hnsw", cache_dir=tmp_path / "cache", show_progress=False)
-    index_file = first.cache_path / "index.faiss"
+    index_file = first.cache_path / "index-hnsw32.faiss"
     assert index_file.exists() and first.cache_path.parent == tmp_path / "cache"
     mtime = index_file.stat().st_mtime_ns
     again = DenseRetriever(corpus, model=default_model_path(), index="hnsw", cache_dir=tmp_path / "cache",
@@ -58,7 +58,8 @@ def test_ps2_hnsw_and_cache_reuse(corpus, tmp_path, encoder):
     assert again.cache_path == first.cache_path
     assert index_file.stat().st_mtime_ns == mtime  # read, not rebuilt
     flat = DenseRetriever(corpus, index="flat", cache_dir=tmp_path / "cache", show_progress=False)
-    assert flat.cache_path != first.cache_path  # another index kind is another cache entry
+    assert flat.cache_path == first.cache_path  # one set of vectors, one index file per kind
+    assert (flat.cache_path / "index-flat.faiss").exists() and index_file.stat().st_mtime_ns == mtime
     assert names(again.retrieve(FROB_GOAL, FROB_FILE, 5)) == names(first.retrieve(FROB_GOAL, FROB_FILE, 5))
 
 

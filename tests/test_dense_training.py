@@ -1,0 +1,103 @@
+"""The PS-2 Lightning recipe end to end on tiny data: resume from last.ckpt, the time budget, and
+training files that yield no usable pairs. Real MiniLM, real Lightning, CPU."""
+
+import json
+
+import pytest
+
+pytest.importorskip("sentence_transformers")
+
+import torch  # noqa: E402
+
+from retrieval.training import DenseRetrieverModule, HardNegativeMiner, main, train_dense  # noqa: E402
+from retrieval.training_data import TrainingPair, load_pairs  # noqa: E402
+from retrieval_fixtures import small_corpus, write_corpus  # noqa: E402
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return small_corpus(tmp_path)
+
+
+def tiny_pairs(corpus):
+    frob = corpus.index_of("frob_add")
+    return [TrainingPair(f"⊢ Foo.frob (x{i} + y) = Foo.frob x{i} + Foo.frob y", (frob,)) for i in range(4)] + [
+        TrainingPair("⊢ a * b = b * a", (corpus.index_of("mul_comm'"),)),
+        TrainingPair("⊢ n * 1 = n", (corpus.index_of("mul_one'"),))]
+
+
+def train(corpus, out, **kw):
+    return train_dense(corpus, tiny_pairs(corpus), out, batch_size=3, lr=5e-5, mine_ranks=(1, 5), mining_pool=None,
+                       accelerator="cpu", progress=False, checkpoint_every=1, **kw)
+
+
+def test_training_resumes_from_last_ckpt_with_its_mined_negatives(corpus, tmp_path, monkeypatch):
+    """A run stopped at step 3 (after one mining epoch) and restarted with max_steps=5 trains steps
+    4 and 5 only, on the negatives mined before the stop.
+
+    Fails if last.ckpt is not written, if the second run starts from scratch (5 steps), or if
+    the miner's negatives are not saved in and restored from the checkpoint."""
+    out = tmp_path / "run"
+    train(corpus, out, max_steps=3)
+    ckpt = torch.load(out / "last.ckpt", weights_only=False)
+    assert ckpt["global_step"] == 3
+    (state,) = [v for k, v in ckpt["callbacks"].items() if k.startswith("HardNegativeMiner")]
+    assert state["mined"]  # epoch 0 ended at step 2 and mined
+
+    steps, seen = [], []
+    original_step = DenseRetrieverModule.training_step
+    monkeypatch.setattr(DenseRetrieverModule, "training_step",
+                        lambda self, batch, i: (steps.append(self.global_step), original_step(self, batch, i))[1])
+    original_start = HardNegativeMiner.on_train_start
+    monkeypatch.setattr(HardNegativeMiner, "on_train_start",
+                        lambda self, trainer, module: (original_start(self, trainer, module),
+                                                       seen.append(dict(trainer.datamodule.train_set.hard_negatives))))
+    final = train(corpus, out, max_steps=5)
+    assert steps == [3, 4]
+    assert seen == [state["mined"]]
+    assert torch.load(out / "last.ckpt", weights_only=False)["global_step"] == 5
+    assert (final / "modules.json").exists()
+
+
+def test_time_budget_stops_training_and_leaves_a_resumable_checkpoint(corpus, tmp_path):
+    """With max_time one second and no step limit, training stops on time and writes last.ckpt
+    and the final model. Fails if max_time is not passed to the Trainer (it would run 10,000 steps)."""
+    out = tmp_path / "run"
+    final = train(corpus, out, max_steps=10_000, max_time="00:00:00:01")
+    ckpt = torch.load(out / "last.ckpt", weights_only=False)
+    assert 0 < ckpt["global_step"] < 10_000
+    assert (final / "modules.json").exists()
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_training_files_without_usable_pairs_are_errors_naming_file_and_reason(corpus, tmp_path):
+    """Fails if a file that yields no pairs is accepted silently or the message omits the cause."""
+    traced = tmp_path / "train.json"
+    traced.write_text(json.dumps([{"full_name": "t1", "traced_tactics": [
+        {"state_before": "⊢ x", "annotated_tactic": ["", [{"full_name": "Std.missing"}]]}]}]))
+    with pytest.raises(ValueError, match=rf"{traced}: no training pairs: none of the 1 premise names used by its "
+                                         r"1 non-excluded theorems resolves in the corpus"):
+        load_pairs(traced, corpus)
+    with pytest.raises(ValueError, match=rf"{traced}: no training pairs: all 1 theorems are excluded"):
+        load_pairs(traced, corpus, exclude={"t1"})
+    proofs = write_jsonl(tmp_path / "proofs.jsonl", [{"full_name": "a", "statement": "s", "proof": ":= 1 + 2"}])
+    with pytest.raises(ValueError, match=rf"{proofs}: no training pairs: no tactic or proof of its 1 non-excluded "
+                                         r"theorems names a premise"):
+        load_pairs(proofs, corpus)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(ValueError, match=rf"{empty}: no training pairs: the file holds no records"):
+        load_pairs(empty, corpus)
+    good = write_jsonl(tmp_path / "good.jsonl", [{"full_name": "Foo.x", "statement": "s", "proof": "frob"}])
+    assert load_pairs(good, corpus) == [TrainingPair("s", (corpus.index_of("Foo.frob"),), "Foo.x")]
+
+
+def test_command_line_refuses_to_train_on_nothing(tmp_path, capsys):
+    """Fails if the CLI starts a run with neither --traced nor --proofs."""
+    with pytest.raises(SystemExit):
+        main(["--corpus", str(write_corpus(tmp_path)), "--out", str(tmp_path / "run")])
+    assert "no training data: give --traced and/or --proofs files" in capsys.readouterr().err
