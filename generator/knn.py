@@ -74,22 +74,27 @@ class BM25StateIndex:
 
         self._bm25 = bm25s.BM25()
         self._bm25.index([tokenize(t) for t in texts], show_progress=False)
-        self._size = len(texts)
 
     def search(self, queries: list[str], k: int, masks: Sequence[Any] | None = None) -> list[list[tuple[int, float]]]:
-        k = min(k, self._size)
         masks = masks if masks is not None else [None] * len(queries)
-        out: list[list[tuple[int, float]]] = [[] for _ in queries]
-        # bm25s takes one mask per call: group the queries that share one (the states of one theorem)
-        groups: dict[int, tuple[Any, list[int]]] = {}
-        for i, m in enumerate(masks):
-            groups.setdefault(id(m), (m, []))[1].append(i)
-        for mask, members in groups.values():
-            docs, scores = self._bm25.retrieve([tokenize(queries[i]) for i in members], k=k, show_progress=False,
-                                               weight_mask=mask)
-            for i, row_d, row_s in zip(members, docs, scores):
-                out[i] = [(int(d), float(s)) for d, s in zip(row_d, row_s) if s > 0]
-        return out
+        return [self._top(tokenize(q), k, m) for q, m in zip(queries, masks, strict=True)]
+
+    def _top(self, tokens: list[str], k: int, mask: Any) -> list[tuple[int, float]]:
+        """Top ``k`` positive scores inside ``mask``, ties by index. Selecting among the positive
+        scores only (not with bm25s's ``weight_mask``, whose top-k partitions every zeroed score)
+        keeps a masked query as fast as an unmasked one."""
+        import numpy as np
+
+        if not tokens:
+            return []
+        scores = self._bm25.get_scores(tokens)
+        if mask is not None:
+            scores = scores * mask
+        cand = np.flatnonzero(scores > 0)
+        if len(cand) > k:
+            cand = cand[np.argpartition(-scores[cand], k - 1)[:k]]
+        order = cand[np.lexsort((cand, -scores[cand]))]
+        return [(int(i), float(scores[i])) for i in order]
 
 
 class DenseStateIndex:
