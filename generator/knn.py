@@ -12,22 +12,44 @@ proposes the tactics that were used there. We do the same over traced proofs in 
    mapping built so far, so ``h : a < b`` matches after ``a`` and ``b`` were mapped), then by
    position counted from the most recent hypothesis;
 4. score: ``p(tactic) ∝ Σ exp(sim_i / τ)`` over the neighbours ``i`` proposing it, with
-   ``sim_i = score_i / max_j score_j`` in [0, 1] (BM25 scores have no fixed scale), returned as
-   log-probabilities.
+   ``sim_i = score_i / max_j score_j + locality_i``: similarity in [0, 1] (BM25 scores have no fixed
+   scale) plus a bonus for nearer proofs, returned as log-probabilities.
+
+Online and leak-free (issue 13). Tactician learns from every proof that precedes the theorem in the
+library, earlier proofs of its own file included, and that is what makes it strong: Blaauwbroek,
+Urban and Geuvers report that the online k-NN proves far more than the same model trained once
+offline. We get the same by indexing the *whole* traced library and searching, for each query,
+only among the tactics of proofs accessible from the theorem being proved (``context``): its
+file's transitive imports and the earlier lemmas of its own file, never its own proof nor anything
+after it (:mod:`generator.accessible`, the retrievers' premise rule). The split then decides only
+which theorems are evaluated, not what the index may hold, and no split leaks.
+
+Nearer proofs first. Tactician's database is the sequence of tactics in the order Coq checked them,
+and its k-NN prefers the most recently added of similar candidates: a file's own lemmas are about
+its own definitions and written in its own style. We keep that preference as a bounded additive
+bonus: a neighbour from an earlier lemma of the theorem's own file gets
+``locality · decay**d`` (``d``: how many traced theorems of the file lie between the two), so
+with ``τ = 0.1`` the lemma just before weighs ``e`` times as much at equal similarity and the bonus
+fades over a few dozen lemmas; similarity still dominates.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from generator.accessible import AccessibleProofs, ProofOwner
 from generator.base import Suggestion, TacticGenerator
 from generator.state_parsing import hypotheses_of, identifiers, rename_identifiers
 from generator.traced import TacticExample, examples, load_theorems
+from retrieval.corpus import Corpus
 from search_tree.protocol import Hypothesis, TacticState, Theorem
+
+_log = logging.getLogger(__name__)
 
 _TOKEN = re.compile(r"[^\W\d]\w*|\d+|[^\w\s]", re.UNICODE)
 
@@ -38,9 +60,10 @@ def tokenize(text: str) -> list[str]:
 
 
 class StateIndex(Protocol):
-    """Nearest indexed states of each query, as ``[(example_index, score)]``, best first."""
+    """Nearest indexed states of each query, as ``[(example_index, score)]``, best first; with
+    ``masks`` (one boolean array or None per query) only examples inside the query's mask."""
 
-    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]: ...
+    def search(self, queries: list[str], k: int, masks: Sequence[Any] | None = None) -> list[list[tuple[int, float]]]: ...
 
 
 class BM25StateIndex:
@@ -51,12 +74,27 @@ class BM25StateIndex:
 
         self._bm25 = bm25s.BM25()
         self._bm25.index([tokenize(t) for t in texts], show_progress=False)
-        self._size = len(texts)
 
-    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
-        k = min(k, self._size)
-        docs, scores = self._bm25.retrieve([tokenize(q) for q in queries], k=k, show_progress=False)
-        return [[(int(d), float(s)) for d, s in zip(row_d, row_s) if s > 0] for row_d, row_s in zip(docs, scores)]
+    def search(self, queries: list[str], k: int, masks: Sequence[Any] | None = None) -> list[list[tuple[int, float]]]:
+        masks = masks if masks is not None else [None] * len(queries)
+        return [self._top(tokenize(q), k, m) for q, m in zip(queries, masks, strict=True)]
+
+    def _top(self, tokens: list[str], k: int, mask: Any) -> list[tuple[int, float]]:
+        """Top ``k`` positive scores inside ``mask``, ties by index. Selecting among the positive
+        scores only (not with bm25s's ``weight_mask``, whose top-k partitions every zeroed score)
+        keeps a masked query as fast as an unmasked one."""
+        import numpy as np
+
+        if not tokens:
+            return []
+        scores = self._bm25.get_scores(tokens)
+        if mask is not None:
+            scores = scores * mask
+        cand = np.flatnonzero(scores > 0)
+        if len(cand) > k:
+            cand = cand[np.argpartition(-scores[cand], k - 1)[:k]]
+        order = cand[np.lexsort((cand, -scores[cand]))]
+        return [(int(i), float(scores[i])) for i in order]
 
 
 class DenseStateIndex:
@@ -73,13 +111,15 @@ class DenseStateIndex:
     def _normalise(self, m: Any) -> Any:
         return m / self._np.maximum(self._np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
-    def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+    def search(self, queries: list[str], k: int, masks: Sequence[Any] | None = None) -> list[list[tuple[int, float]]]:
         np = self._np
         q = self._normalise(np.asarray(self._encode(queries), dtype=np.float32))
         sims = q @ self._matrix.T
         k = min(k, sims.shape[1])
         out = []
-        for row in sims:
+        for row, mask in zip(sims, masks if masks is not None else [None] * len(queries)):
+            if mask is not None:
+                row = np.where(mask, row, 0.0)
             top = np.argpartition(-row, k - 1)[:k]
             top = top[np.argsort(-row[top])]
             out.append([(int(i), float(row[i])) for i in top if row[i] > 0])
@@ -131,7 +171,11 @@ _FOCUSING_MARK = re.compile(r"[-+*]+|[{}]|·")
 
 
 class KNNGenerator(TacticGenerator):
-    """Proposes the tactics of the nearest traced states (see the module docstring)."""
+    """Proposes the tactics of the nearest accessible traced states (see the module docstring).
+
+    ``corpus`` (a :class:`~retrieval.corpus.Corpus` over the traced files) supplies the import
+    closure; without one only the same-file rule masks (:mod:`generator.accessible`).
+    """
 
     def __init__(
         self,
@@ -139,24 +183,34 @@ class KNNGenerator(TacticGenerator):
         k: int = 32,
         temperature: float = 0.1,
         index: StateIndex | None = None,
+        corpus: Corpus | None = None,
+        locality: float = 0.1,
+        decay: float = 0.9,
     ) -> None:
         # A bare bullet or brace in a trace is focusing, not an action: search does its own focusing.
         usable = [e for e in examples if not _FOCUSING_MARK.fullmatch(e.tactic.strip())]
         if not usable:
             raise ValueError("KNNGenerator needs at least one traced tactic (bare bullets and braces do not count)")
+        if locality < 0 or not 0 < decay <= 1:
+            raise ValueError(f"locality must be >= 0 and decay in (0, 1], got locality={locality}, decay={decay}")
         self.examples = usable
         self.k = k
         self.temperature = temperature
+        self.locality = locality
+        self.decay = decay
         self.index = index if index is not None else BM25StateIndex([e.state for e in self.examples])
+        self.accessible = AccessibleProofs([ProofOwner(e.file_path, e.start, e.theorem) for e in self.examples], corpus)
         self._hyps: dict[int, tuple[Hypothesis, ...]] = {}
 
     @classmethod
     def from_traced(
         cls, paths: str | Path | Sequence[str | Path], similarity: str = "bm25", encoder: str | None = None,
-        retriever: Any | None = None, **options: Any,
+        retriever: Any | None = None, corpus: str | Path | Corpus | None = None, **options: Any,
     ) -> KNNGenerator:
         """Index the traced files (or directories) named; ``similarity``: ``bm25`` or ``dense``.
 
+        ``corpus``: the premise corpus whose imports decide accessibility; by default the
+        ``corpus.jsonl`` the tracer writes beside its split files (:func:`traced_corpus`).
         ``retriever`` is accepted so that registries may pass one to every generator; kNN proposes
         traced tactics as they are and uses no premises.
         """
@@ -165,14 +219,19 @@ class KNNGenerator(TacticGenerator):
             options["index"] = DenseStateIndex([e.state for e in exs], sentence_encoder(encoder))
         elif similarity != "bm25":
             raise ValueError(f"unknown similarity {similarity!r}: bm25 or dense")
-        return cls(exs, **options)
+        return cls(exs, corpus=traced_corpus(paths, corpus), **options)
 
     def _source_hypotheses(self, i: int) -> tuple[Hypothesis, ...]:
         if i not in self._hyps:
             self._hyps[i] = hypotheses_of(self.examples[i].state)
         return self._hyps[i]
 
-    def _suggest(self, state: TacticState, neighbours: list[tuple[int, float]], num_samples: int) -> list[Suggestion]:
+    def _bonus(self, i: int, context: Theorem) -> float:
+        d = self.accessible.same_file_distance(i, context) if self.locality else None
+        return 0.0 if d is None else self.locality * self.decay ** d
+
+    def _suggest(self, state: TacticState, context: Theorem, neighbours: list[tuple[int, float]],
+                 num_samples: int) -> list[Suggestion]:
         if not neighbours:
             return []
         top = max(s for _, s in neighbours)
@@ -180,10 +239,16 @@ class KNNGenerator(TacticGenerator):
         mass: dict[str, float] = {}
         for i, score in neighbours:
             tactic = adapt_hypothesis_names(self.examples[i].tactic, self._source_hypotheses(i), current)
-            mass[tactic] = mass.get(tactic, 0.0) + math.exp((score / top - 1.0) / self.temperature)
+            sim = score / top + self._bonus(i, context)
+            mass[tactic] = mass.get(tactic, 0.0) + math.exp((sim - 1.0) / self.temperature)
         total = sum(mass.values())
         ranked = sorted(((t, math.log(m / total)) for t, m in mass.items()), key=lambda s: -s[1])
         return ranked[:num_samples]
+
+    def neighbours(self, states: list[TacticState], contexts: list[Theorem]) -> list[list[tuple[int, float]]]:
+        """The ``k`` nearest accessible examples of each state, ``[(example index, score)]``."""
+        masks = [self.accessible.mask(c) for c in contexts]
+        return self.index.search([s.pp for s in states], self.k, masks)
 
     def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
         return self.batch_generate([state], [context], num_samples)[0]
@@ -191,5 +256,21 @@ class KNNGenerator(TacticGenerator):
     def batch_generate(
         self, states: list[TacticState], contexts: list[Theorem], num_samples: int
     ) -> list[list[Suggestion]]:
-        results = self.index.search([s.pp for s in states], self.k)
-        return [self._suggest(s, nbrs, num_samples) for s, nbrs in zip(states, results, strict=True)]
+        results = self.neighbours(states, contexts)
+        return [self._suggest(s, c, nbrs, num_samples) for s, c, nbrs in zip(states, contexts, results, strict=True)]
+
+
+def traced_corpus(paths: str | Path | Sequence[str | Path], corpus: str | Path | Corpus | None = None) -> Corpus | None:
+    """The corpus deciding accessibility for traces at ``paths``: ``corpus`` itself (a path is
+    loaded), else the ``corpus.jsonl`` beside the first traced path, else None with a warning
+    (then only the same-file rule masks, and files that import the theorem's file are visible)."""
+    if isinstance(corpus, Corpus):
+        return corpus
+    if corpus is not None:
+        return Corpus.from_jsonl(corpus)
+    first = Path(paths if isinstance(paths, (str, Path)) else next(iter(paths)))
+    beside = (first if first.is_dir() else first.parent) / "corpus.jsonl"
+    if beside.exists():
+        return Corpus.from_jsonl(beside)
+    _log.warning("no corpus.jsonl beside %s: traced proofs are masked by the same-file rule only, not by imports", first)
+    return None

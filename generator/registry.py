@@ -7,6 +7,7 @@
 ``fixed``     :class:`generator.fixed.FixedTacticGenerator` (``tactics=[...]``)
 ``template``  :class:`generator.template.TemplateGenerator` (``templates="coq"``, ``retriever=``)
 ``knn``       :meth:`generator.knn.KNNGenerator.from_traced` (``paths=`` traced JSON files)
+``proofs``    :meth:`generator.proof_retrieval.ProofRetrievalGenerator.from_traced` (``paths=``)
 ``hf``        :class:`generator.hf.HFGenerator` (``model=`` a local checkpoint directory)
 ``openai``    :class:`generator.openai_compat.OpenAICompletionGenerator` (``base_url=``, ``model=``)
 ``fused``     :class:`generator.fused.FusedGenerator`; ``members=[{"name": ..., "weight": ...,
@@ -26,6 +27,7 @@ GENERATORS = Registry("generator", {
     "fixed": "generator.fixed:FixedTacticGenerator",
     "template": "generator.template:TemplateGenerator",
     "knn": "generator.knn:KNNGenerator.from_traced",
+    "proofs": "generator.proof_retrieval:ProofRetrievalGenerator.from_traced",
     "hf": "generator.hf:HFGenerator",
     "openai": "generator.openai_compat:OpenAICompletionGenerator",
     "fused": "generator.registry:_build_fused",

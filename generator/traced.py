@@ -50,6 +50,7 @@ class TacticExample:
     state_after: str
     premises: tuple[TracedPremise, ...]
     remaining_steps: int
+    start: tuple[int, int] | None = None  # the theorem's position in its file: what may see it (generator.accessible)
 
 
 def iter_traced_files(paths: str | Path | Iterable[str | Path]) -> Iterator[Path]:
@@ -108,7 +109,7 @@ def theorem_examples(theorem: dict, code_of: dict[str, str] | None = None) -> li
         out.append(TacticExample(
             theorem=theorem.get("full_name", ""), file_path=theorem.get("file_path", ""), index=i,
             state=tt["state_before"], tactic=tt["tactic"], state_after=tt.get("state_after", ""),
-            premises=premises, remaining_steps=left,
+            premises=premises, remaining_steps=left, start=tuple(theorem["start"]) if theorem.get("start") else None,
         ))
     return out
 

@@ -169,7 +169,7 @@ def test_knn_proposes_tactic_of_nearest_state_with_renamed_hypotheses(tmp_path):
 def test_knn_never_proposes_bare_bullets_or_braces():
     state = "  n : nat\n  ============================\n  n + 0 = n"
     def example(tactic):
-        return TacticExample("t", "F.v", 0, state, tactic, state, (), 1)
+        return TacticExample("earlier", "F.v", 0, state, tactic, state, (), 1)
     gen = KNNGenerator([example("-"), example("{"), example("·"), example("lia.")], k=4)
     assert [t for t, _ in gen.generate(TacticState(state, 0), THM, 4)] == ["lia."]
     with pytest.raises(ValueError, match="bullets"):
@@ -348,10 +348,13 @@ def test_hf_generator_prepends_retrieved_premises_as_in_training(tiny_checkpoint
 def test_pass_rate_script_runs_search_per_generator(tmp_path, capsys):
     from benchmarks.generator_pass_rate import main
 
-    traces = write(tmp_path / "train.json", [theorem("t0", [tactic("intros.", "s0", "s1"), tactic("auto.", "s1", "no goals")])])
+    proof = [tactic("intros.", "s0", "s1"), tactic("auto.", "s1", "no goals")]
+    traces = write(tmp_path / "test.json", [theorem("t0", proof)])
+    # kNN learns from another theorem's proof: it never sees the proof of the theorem it proves
+    train = write(tmp_path / "train.json", [dict(theorem("t_lib", proof), file_path="Lib.v")])
     graph = {"s0": {"intros.": "s1"}, "s1": {"auto.": "proved"}}
     main(["--env", "scripted_env:ScriptedEnv", "--env-option", f"graph={json.dumps(graph)}", "--theorems", str(traces),
-          "--generators", "template,knn", "--train-traces", str(traces), "--timeout", "10",
+          "--generators", "template,knn", "--train-traces", str(train), "--timeout", "10",
           "--out", str(tmp_path / "results.jsonl")])
     table = capsys.readouterr().out
     assert "| template | 1/1 | 1.000 |" in table and "| knn | 1/1 | 1.000 |" in table
@@ -359,7 +362,7 @@ def test_pass_rate_script_runs_search_per_generator(tmp_path, capsys):
     assert [(r["generator"], r["proof"]) for r in results] == [("template", ["intros.", "auto."]),
                                                                ("knn", ["intros.", "auto."])]
     main(["--env", "scripted_env:ScriptedEnv", "--env-option", f"graph={json.dumps(graph)}", "--theorems", str(traces),
-          "--generators", "knn", "--train-traces", str(traces), "--search", "mcts", "--value", "heuristic",
+          "--generators", "knn", "--train-traces", str(train), "--search", "mcts", "--value", "heuristic",
           "--timeout", "10"])
     assert "| knn | 1/1 | 1.000 |" in capsys.readouterr().out
 

@@ -131,10 +131,12 @@ def test_pass_rate_script_runs_mcts_with_the_trained_value(trained, tmp_path, ca
     """
     from benchmarks.generator_pass_rate import main
 
-    traces = write(tmp_path / "train.json", [theorem("t0", [tactic("intros.", "s0", "s1"), tactic("lia.", "s1", "no goals")])])
+    proof = [tactic("intros.", "s0", "s1"), tactic("lia.", "s1", "no goals")]
+    traces = write(tmp_path / "test.json", [theorem("t0", proof)])
+    train = write(tmp_path / "train.json", [dict(theorem("t_lib", proof), file_path="Lib.v")])  # not t0's own proof
     graph = {"s0": {"intros.": "s1"}, "s1": {"lia.": "proved"}}
     main(["--env", "scripted_env:ScriptedEnv", "--env-option", f"graph={json.dumps(graph)}", "--theorems", str(traces),
-          "--generators", "knn", "--train-traces", str(traces), "--search", "mcts", "--value", "learned",
+          "--generators", "knn", "--train-traces", str(train), "--search", "mcts", "--value", "learned",
           "--checkpoint", str(trained["root"] / "run" / "hf"), "--timeout", "20"])
     assert "| knn | 1/1 | 1.000 |" in capsys.readouterr().out
 

@@ -1,0 +1,139 @@
+"""Online kNN over really traced stdlib files: only proofs accessible from the theorem are proposed.
+
+Files traced (real coqtop, ``prover.coq.tracer``): ``Sets/Relations_2_facts.v`` imports
+``Sets/Relations_1_facts.v``; ``Sets/Relations_3_facts.v`` imports ``Relations_2_facts.v`` (a later
+file); ``Sets/Constructive_sets.v`` is not imported by either of the first two.
+"""
+
+import shutil
+
+import pytest
+
+from search_tree.protocol import TacticState, Theorem
+
+pytestmark = [pytest.mark.coq, pytest.mark.skipif(shutil.which("coqtop") is None, reason="coqtop not on PATH")]
+
+OWN = "Sets/Relations_2_facts.v"
+IMPORTED = "Sets/Relations_1_facts.v"
+LATER = "Sets/Relations_3_facts.v"
+UNRELATED = "Sets/Constructive_sets.v"
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    from prover.coq.stdlib import load_index
+    from prover.coq.tracer import ensure_traced
+
+    cache = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DOJO_PROVER_CACHE", str(cache))
+        out = cache / "traced"
+        summary = ensure_traced([IMPORTED, OWN, LATER, UNRELATED], out_dir=out, progress=False)
+        assert summary.failed == []
+        yield load_index(progress=False), out
+
+
+@pytest.fixture(scope="module")
+def knn(traced):
+    from generator.knn import KNNGenerator
+
+    _, out = traced
+    # every split: the index holds the whole traced library, the test file's proofs included
+    return KNNGenerator.from_traced([out / "train.json", out / "val.json", out / "test.json"], k=64)
+
+
+def theorems_of(index, path):
+    return [t for t in index.theorems([path])]
+
+
+def test_mask_is_exactly_imports_and_earlier_lemmas(traced, knn):
+    """Fails if the theorem's own proof, a later lemma of its file, a later file importing it or a
+    file it does not import gets through (checked: the position ignored, ``cut = len(own)``; every
+    corpus file taken for the import closure), or if an imported file or an earlier lemma is hidden."""
+    index, _ = traced
+    theorems = theorems_of(index, OWN)
+    assert len(theorems) >= 5
+    for k, thm in enumerate(theorems):
+        mask = knn.accessible.mask(thm)
+        seen = {(knn.examples[i].file_path, knn.examples[i].theorem) for i in range(len(knn.examples)) if mask[i]}
+        earlier = {(OWN, t.full_name) for t in theorems[:k]}
+        imported = {(e.file_path, e.theorem) for e in knn.examples if e.file_path == IMPORTED}
+        assert seen == (earlier | imported) & {(e.file_path, e.theorem) for e in knn.examples}, thm.full_name
+
+
+def test_own_and_later_proofs_are_never_proposed(traced, knn):
+    """Fails if search ignores the mask (checked: ``index.search`` called without ``masks``); the
+    last lines show that an unmasked search does find the theorem's own state first."""
+    index, _ = traced
+    theorems = theorems_of(index, OWN)
+    hidden = {e.theorem for e in knn.examples if e.file_path == OWN}
+    for k, thm in enumerate(theorems):
+        own = [e for e in knn.examples if e.file_path == OWN and e.theorem == thm.full_name]
+        later = {t.full_name for t in theorems[k:]}
+        for ex in own:
+            for i, _ in knn.neighbours([TacticState(ex.state, 0)], [thm])[0]:
+                e = knn.examples[i]
+                assert e.file_path in (OWN, IMPORTED), (thm.full_name, e.file_path)
+                assert not (e.file_path == OWN and e.theorem in later), (thm.full_name, e.theorem)
+    # the check above can fail: without a context the nearest state of a proof is its own
+    ex = next(e for e in knn.examples if e.file_path == OWN and e.theorem in hidden)
+    i, _ = knn.neighbours([TacticState(ex.state, 0)], [Theorem("elsewhere")])[0][0]
+    assert knn.examples[i].state == ex.state
+
+
+def test_earlier_lemmas_of_the_same_file_are_proposed(traced, knn):
+    """Fails if the same-file rule hides everything of the file (checked: ``mask[own] = False``),
+    which would lose the online gain: a later lemma given an earlier lemma's state gets its tactic."""
+    index, _ = traced
+    theorems = theorems_of(index, OWN)
+    last = theorems[-1]
+    earlier = next(e for e in knn.examples if e.file_path == OWN and e.theorem == theorems[0].full_name)
+    proposed = [t for t, _ in knn.generate(TacticState(earlier.state, 0), last, 8)]
+    assert proposed[0] == earlier.tactic
+    nbrs = knn.neighbours([TacticState(earlier.state, 0)], [last])[0]
+    assert (OWN, theorems[0].full_name) in {(knn.examples[i].file_path, knn.examples[i].theorem) for i, _ in nbrs}
+
+
+def test_files_not_imported_are_never_proposed(traced, knn):
+    """Fails if a file outside the import closure is searched: a state of ``Constructive_sets.v``
+    asked from ``Relations_1_facts.v`` (which does not import it) finds nothing of it."""
+    index, _ = traced
+    thm = theorems_of(index, IMPORTED)[-1]
+    foreign = next(e for e in knn.examples if e.file_path == UNRELATED)
+    files = {knn.examples[i].file_path for i, _ in knn.neighbours([TacticState(foreign.state, 0)], [thm])[0]}
+    assert files <= {IMPORTED}
+    assert foreign.file_path in {knn.examples[i].file_path for i, _ in
+                                 knn.neighbours([TacticState(foreign.state, 0)], [Theorem("elsewhere")])[0]}
+
+
+def test_nearer_lemmas_of_the_file_weigh_more():
+    """Fails if the locality bonus is dropped (checked: ``_bonus`` returning 0): two earlier lemmas
+    with the same state propose different tactics, and the one just before the theorem wins."""
+    from generator.knn import KNNGenerator
+    from generator.traced import TacticExample
+
+    state = "  n : nat\n  ============================\n  n + 0 = n"
+    exs = [TacticExample(name, "F.v", 0, state, tac, "no goals", (), 1, start=(line, 1))
+           for name, tac, line in [("far", "lia.", 10), ("near", "auto.", 20)]]
+    gen = KNNGenerator(exs, k=4)
+    here = Theorem("t", file_path="F.v", position=(30, 1))
+    (best, p_best), (other, p_other) = gen.generate(TacticState(state, 0), here, 4)
+    assert (best, other) == ("auto.", "lia.") and p_best > p_other
+    flat = KNNGenerator(exs, k=4, locality=0.0)
+    scores = dict(flat.generate(TacticState(state, 0), here, 4))
+    assert scores["auto."] == pytest.approx(scores["lia."])
+    with pytest.raises(ValueError, match="decay in"):
+        KNNGenerator(exs, decay=0.0)
+
+
+def test_own_proof_hidden_even_where_positions_disagree():
+    """Fails if the own-name rule is dropped (checked: ``mask[same] = False`` removed): a context
+    without a position, or placed after its traced copy (traces of another library version), must
+    still not see the theorem's own proof; a namesake in another traced file stays visible."""
+    from generator.accessible import AccessibleProofs, ProofOwner
+
+    owners = [ProofOwner("F.v", (5, 1), "t"), ProofOwner("F.v", (9, 1), "u"), ProofOwner("G.v", (1, 1), "t")]
+    acc = AccessibleProofs(owners)
+    assert acc.mask(Theorem("t", file_path="F.v")).tolist() == [False, True, True]
+    assert acc.mask(Theorem("t", file_path="F.v", position=(7, 1))).tolist() == [False, False, True]
+    assert acc.mask(Theorem("t")).tolist() == [False, True, False]  # no file: every namesake is hidden
