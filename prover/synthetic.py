@@ -97,8 +97,8 @@ class SyntheticWorld:
 
     seed: int = 0
     max_depth: int = 4  # solution-tree depth at which every goal closes
-    p_close: float = 0.45  # the solution closes the goal (never at the theorem itself) ...
-    p_split: float = 0.25  # ... or splits it; else it leads to one new goal
+    p_close: float = 0.45  # the solution closes the goal (the theorem's own: splits it) ...
+    p_split: float = 0.25  # ... or splits it (0: every proof is linear); else it leads to one new goal
     p_evar: float = 0.2  # a split's goals share an evar
     p_error: float = 0.5  # a wrong tactic fails ...
     p_noop: float = 0.1  # ... or changes nothing; otherwise it leads into a detour
@@ -127,7 +127,8 @@ class SyntheticWorld:
         r = rng.random()
         if depth >= self.max_depth or (depth > 0 and r < self.p_close):
             return tactic, []
-        if r < self.p_close + self.p_split:
+        # The theorem itself never closes: its close share splits it, unless the world is linear.
+        if r < self.p_close + self.p_split and self.p_split > 0:
             marker = "?" if rng.random() < self.p_evar else ""
             return tactic, [f"{path}.{i}{marker}" for i in range(rng.choice((2, 2, 3)))]
         return tactic, [f"{path}.0"]

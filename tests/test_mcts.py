@@ -500,7 +500,7 @@ def test_synthetic_environment_checks_structured_proofs():
 
     env = SyntheticEnvironment()
     prover = MCTSProver(SyntheticGenerator(temperature=0.0), max_env_calls=300, num_sampled_tactics=16)
-    results = [prover.search(env, t) for t in synthetic_theorems(12)]
+    results = [prover.search(env, t) for t in synthetic_theorems(20)]  # the first split proof is synthetic_0015
     split = [r for r in results if r.status == Status.PROVED and r.proof[-1].branches
              and len(set(r.proof[-1].branches)) > 1]
     assert split  # some proofs split goals, and were re-checked branch by branch
