@@ -1,12 +1,14 @@
 """Coq tactic templates for :class:`generator.template.TemplateGenerator`: every Coq template set.
 
 All sets share one list of automation tactics, :data:`AUTOMATION`, with one log-prior (nats) per
-tactic, so a tactic is ranked the same way wherever it is proposed. The priors order a
-best-first search: cheap closing tactics first, structural steps next, expensive automation
-last; the closing tactics' order agrees with how often each closes a training-split goal alone
-(``python benchmarks/automation_closing.py``, ``benchmarks/results/automation_closing.md``). The
-slot templates (on quantified variables, hypotheses and retrieved premises) follow, the premise
-ones with a rank discount on top. :meth:`TemplateSet.fit_priors` re-estimates priors from traced
+tactic, so a tactic is ranked the same way wherever it is proposed. The priors are the former
+baseline's hand-set best-first scores (cheap closing tactics first, structural steps next,
+expensive automation last), kept because a measurement on the training split does not favour
+another order: ``python benchmarks/automation_closing.py`` counts how often each tactic closes a
+short training-split goal alone, and at its sample size those counts are too small to rank the
+closing tactics (``benchmarks/results/automation_closing.md``). The slot templates (on
+quantified variables, hypotheses and retrieved premises) follow, the premise ones with a rank
+discount on top. :meth:`TemplateSet.fit_priors` re-estimates priors from traced
 Coq proofs: :data:`FITTED` (``templates="coq:FITTED"``) has them fitted on the traced stdlib's
 training split (``generator/data/coq_template_priors.json``, ``python -m
 benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
@@ -41,9 +43,8 @@ PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.js
 #: The Coq automation tactics, one list for every Coq template set, with one log-prior each (nats),
 #: in decreasing order: cheap closing tactics first, then structural steps, then the expensive
 #: automation, so that best-first search tries a state's likely finishers before it branches;
-#: ``intro x; ...`` acts on the first quantified variable or premise. The priors of the closing
-#: tactics agree with how often each closes a training-split goal alone
-#: (``benchmarks/automation_closing.py``; ``benchmarks/results/automation_closing.md``).
+#: ``intro x; ...`` acts on the first quantified variable or premise. The first 20 and their
+#: priors are the former baseline's, the rest come from the former template list, after them.
 AUTOMATION: tuple[tuple[str, float], ...] = (
     ("intros.", -0.5),
     ("reflexivity.", -1.0),

@@ -163,6 +163,22 @@ def _goal_text(theorem: str, path: str) -> str:
     return theorem + path
 
 
+def render_bullets(proof: Proof) -> str:
+    """One tactic a line, each branch of a split as a ``-`` bullet indented under its tactic: the
+    rendering of a backend whose language has no syntax of its own (also the scripted test one's)."""
+    def lines(steps: tuple[ProofStep, ...], depth: int) -> list[str]:
+        out = []
+        for step in steps:
+            out.append("  " * depth + step.tactic)
+            for branch in step.branches:
+                sub = lines(branch, depth + 1)
+                sub[0] = "  " * depth + "- " + sub[0].lstrip()
+                out.extend(sub)
+        return out
+
+    return "\n".join(lines(proof, 0))
+
+
 class _Session:
     """Goal lists of one theorem, by state id; every state of the session stays usable."""
 
@@ -236,18 +252,7 @@ class SyntheticEnvironment:
         yield session, session.state(("",))
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
-        """One tactic a line, each branch of a split as a ``-`` bullet indented under its tactic."""
-        def lines(steps: tuple[ProofStep, ...], depth: int) -> list[str]:
-            out = []
-            for step in steps:
-                out.append("  " * depth + step.tactic)
-                for branch in step.branches:
-                    sub = lines(branch, depth + 1)
-                    sub[0] = "  " * depth + "- " + sub[0].lstrip()
-                    out.extend(sub)
-            return out
-
-        return "\n".join(lines(proof, 0))
+        return render_bullets(proof)
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
         """Replays ``proof`` against the world, branch by branch, as a fresh prover would."""
