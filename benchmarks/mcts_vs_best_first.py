@@ -9,8 +9,8 @@ budget of environment calls (``--max-env-calls``; MCTS's focus calls count towar
 search wall time spent outside the environment, the generator and the value function (target:
 under 10%).
 
-``--env scripted`` runs the synthetic environment of :mod:`benchmarks.synthetic` (random proof
-trees with splits, evars, detours and simulated latencies): it measures the search, not a prover.
+``--env scripted`` runs the synthetic backend of :mod:`prover.synthetic` (random proof
+trees with splits, evars, detours and simulated latencies; its generator greedy): it measures the search, not a prover.
 ``--env coq`` runs a stable sample (:func:`benchmarks.registry.stable_sample`) of a Coq standard
 library split through ``prover.coq.env.CoqEnvironment`` (which focuses goals for MCTS with ``n: {``)
 with the scored baseline generator of :mod:`prover.coq.automation` (``--generator fixed``: the
@@ -44,11 +44,12 @@ COQ_TACTICS = [
 
 
 def scripted_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], TacticGenerator]:
-    from benchmarks.synthetic import SyntheticConfig, SyntheticEnv, SyntheticGenerator
+    from prover.synthetic import SyntheticEnvironment, SyntheticGenerator, SyntheticWorld, synthetic_theorems
 
-    config = SyntheticConfig(seed=args.seed, env_latency=args.env_latency, gen_latency=args.gen_latency)
-    env = SyntheticEnv(config)
-    return env, env.world.theorems(args.theorems), SyntheticGenerator(env)
+    world = SyntheticWorld(seed=args.seed)
+    env = SyntheticEnvironment(world, latency=args.env_latency)
+    generator = SyntheticGenerator(world, temperature=0.0, latency=args.gen_latency)
+    return env, synthetic_theorems(args.theorems), generator
 
 
 def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], TacticGenerator]:

@@ -76,4 +76,6 @@ def load_synthetic(split: str) -> list[Theorem]:
         count = int(split)
     except ValueError:
         raise UnknownBenchmark(f"synthetic benchmarks are named synthetic:N, not synthetic:{split}") from None
-    return [Theorem(f"synthetic_{i:04d}") for i in range(count)]
+    from prover.synthetic import synthetic_theorems
+
+    return synthetic_theorems(count)

@@ -1,19 +1,26 @@
-"""Coq tactic templates for :class:`generator.template.TemplateGenerator`.
+"""Coq tactic templates for :class:`generator.template.TemplateGenerator`: every Coq template set.
 
-Log-priors are hand-set, in nats, by a simple rule: decision procedures and automation that
-either close the goal or fail fast come first (``auto``, ``lia``, ``congruence``, ...), then
-structural steps that always make progress (``intros``, ``split``, ``simpl``), then case analysis
-and induction, then premise instantiations (whose rank discount is added on top). They are a
-starting point, not a measurement: :meth:`TemplateSet.fit_priors` re-estimates them from traced
-Coq proofs. :data:`FITTED` (``templates="coq:FITTED"``) has the priors fitted on the traced stdlib's
+All sets share one list of automation tactics, :data:`AUTOMATION`, with one log-prior (nats) per
+tactic, so a tactic is ranked the same way wherever it is proposed. The priors are the former
+baseline's hand-set best-first scores (cheap closing tactics first, structural steps next,
+expensive automation last), kept because a measurement on the training split does not favour
+another order: ``python benchmarks/automation_closing.py`` counts how often each tactic closes a
+short training-split goal alone, and at its sample size those counts are too small to rank the
+closing tactics (``benchmarks/results/automation_closing.md``). The slot templates (on
+quantified variables, hypotheses and retrieved premises) follow, the premise ones with a rank
+discount on top. :meth:`TemplateSet.fit_priors` re-estimates priors from traced
+Coq proofs: :data:`FITTED` (``templates="coq:FITTED"``) has them fitted on the traced stdlib's
 training split (``generator/data/coq_template_priors.json``, ``python -m
 benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
-rate (2 vs 3 of 40 test theorems, CHANGELOG.md, "stop 9"): frequency in human proofs
-puts ``apply H.`` and ``intros.`` first and cheap closing automation last.
+rate (2 vs 3 of 40 test theorems, CHANGELOG.md, "stop 9"): frequency in human proofs puts
+``apply H.`` and ``intros.`` first and cheap closing automation last.
 
-:data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline that ``dojo-prover prove`` and
-``demo`` run without a model (:mod:`prover.coq.automation`): its own fixed list with hand-set
-best-first scores, used unnormalised, plus case analysis and induction on every hypothesis.
+The sets: :data:`TEMPLATES` (``templates="coq"``) is :data:`AUTOMATION` and the slot templates,
+normalised per state; :data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline that
+``dojo-prover prove`` and ``demo`` run without a model (:mod:`prover.coq.automation`):
+:data:`AUTOMATION` used unnormalised as best-first scores, plus case analysis and induction on
+every hypothesis; :data:`HAMMER` and :data:`FITTED` are :data:`TEMPLATES` with more tactics or
+other priors.
 
 Every tactic is one sentence ending in ``.``, as the Coq backend requires. ``lia`` needs
 ``Require Import Lia`` in the theorem's context and fails harmlessly without it. CoqHammer's
@@ -33,34 +40,41 @@ from generator.template import Template, TemplateSet
 #: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
 PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.json"
 
-_AUTOMATION = [
-    ("auto.", -1.0),
-    ("reflexivity.", -1.2),
-    ("intros.", -1.2),
-    ("lia.", -1.5),
-    ("trivial.", -1.8),
-    ("easy.", -1.8),
+#: The Coq automation tactics, one list for every Coq template set, with one log-prior each (nats),
+#: in decreasing order: cheap closing tactics first, then structural steps, then the expensive
+#: automation, so that best-first search tries a state's likely finishers before it branches;
+#: ``intro x; ...`` acts on the first quantified variable or premise. The first 20 and their
+#: priors are the former baseline's, the rest come from the former template list, after them.
+AUTOMATION: tuple[tuple[str, float], ...] = (
+    ("intros.", -0.5),
+    ("reflexivity.", -1.0),
+    ("assumption.", -1.1),
+    ("trivial.", -1.2),
+    ("auto.", -1.3),
+    ("easy.", -1.4),
+    ("split.", -1.6),
+    ("simpl.", -1.8),
+    ("lia.", -1.9),
     ("congruence.", -2.0),
-    ("intuition.", -2.0),
-    ("assumption.", -2.2),
-    ("discriminate.", -2.2),
-    ("split.", -2.2),
-    ("simpl.", -2.3),
-    ("firstorder.", -2.5),
-    ("tauto.", -2.5),
-    ("eauto.", -2.5),
-    ("constructor.", -2.7),
-    ("subst.", -2.8),
-    ("symmetry.", -3.0),
+    ("discriminate.", -2.1),
+    ("intuition.", -2.2),
+    ("constructor.", -2.3),
+    ("intro x; induction x; simpl; auto.", -2.4),
+    ("intro x; destruct x; simpl; auto.", -2.5),
+    ("subst.", -2.6),
+    ("eauto.", -2.7),
+    ("firstorder.", -2.8),
     ("left.", -3.0),
     ("right.", -3.0),
-    ("f_equal.", -3.0),
-    ("exfalso.", -3.2),
-    ("simpl in *.", -3.2),
+    ("tauto.", -3.1),
+    ("intros; simpl; auto.", -3.1),
     ("auto with arith.", -3.2),
-    ("intros; simpl; auto.", -3.0),
+    ("symmetry.", -3.2),
+    ("f_equal.", -3.2),
+    ("simpl in *.", -3.3),
+    ("exfalso.", -3.4),
     ("eexists.", -3.5),
-]
+)
 
 _ON_VARIABLE = [
     ("induction {var}.", -2.0),
@@ -87,37 +101,11 @@ _ON_PREMISE = [
 
 TEMPLATES = TemplateSet(
     backend="coq",
-    templates=tuple(Template(t, p) for t, p in _AUTOMATION + _ON_VARIABLE + _ON_HYPOTHESIS + _ON_PREMISE),
+    templates=tuple(Template(t, p) for t, p in [*AUTOMATION, *_ON_VARIABLE, *_ON_HYPOTHESIS, *_ON_PREMISE]),
     quantifiers=("forall",),
 )
 
 HAMMER = TEMPLATES.with_templates([Template("sauto.", -2.5), Template("hauto.", -2.8)])
-
-#: The baseline's fixed tactics (tactic, score) in decreasing order: cheap closing tactics first,
-#: then structural steps, then the expensive automation, so that best-first search tries a state's
-#: likely finishers before it branches; ``intro x; ...`` acts on the first quantified variable.
-BASELINE_TACTICS: tuple[tuple[str, float], ...] = (
-    ("intros.", -0.5),
-    ("reflexivity.", -1.0),
-    ("assumption.", -1.1),
-    ("trivial.", -1.2),
-    ("auto.", -1.3),
-    ("easy.", -1.4),
-    ("split.", -1.6),
-    ("simpl.", -1.8),
-    ("lia.", -1.9),
-    ("congruence.", -2.0),
-    ("discriminate.", -2.1),
-    ("intuition.", -2.2),
-    ("constructor.", -2.3),
-    ("intro x; induction x; simpl; auto.", -2.4),
-    ("intro x; destruct x; simpl; auto.", -2.5),
-    ("subst.", -2.6),
-    ("eauto.", -2.7),
-    ("firstorder.", -2.8),
-    ("left.", -3.0),
-    ("right.", -3.0),
-)
 
 #: Case analysis and induction on each of the first goal's hypotheses (most recent first).
 _BASELINE_ON_LOCAL = (Template("destruct {local}; simpl; auto.", -2.45),
@@ -125,10 +113,10 @@ _BASELINE_ON_LOCAL = (Template("destruct {local}; simpl; auto.", -2.45),
 
 
 def baseline_templates(tactics: list[str] | None = None) -> TemplateSet:
-    """The Coq baseline as a template set: :data:`BASELINE_TACTICS` (or ``tactics``, scored
+    """The Coq baseline as a template set: :data:`AUTOMATION` (or ``tactics``, scored
     ``-0.1, -0.2, ...`` in the order given) plus case analysis and induction on hypotheses. Its
     scores are used as written (``normalise=False``): they were set as best-first scores."""
-    fixed = BASELINE_TACTICS if not tactics else tuple((t, -0.1 * (i + 1)) for i, t in enumerate(tactics))
+    fixed = AUTOMATION if not tactics else tuple((t, -0.1 * (i + 1)) for i, t in enumerate(tactics))
     return TemplateSet("coq", tuple(Template(t, p) for t, p in fixed) + _BASELINE_ON_LOCAL,
                        quantifiers=("forall",), normalise=False)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
+from prover.synthetic import render_bullets
 from search_tree import (
     EnvironmentFailure,
     ErrorKind,
@@ -88,7 +89,7 @@ class ScriptedEnv:
         yield session, session.state(self.init)
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
-        return "\n".join(_render(proof, 0))
+        return render_bullets(proof)
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
         """Replays a proof from the start; each branch must prove its goal by itself."""
@@ -118,14 +119,3 @@ class ScriptedEnv:
                 return None
             name = outcome
         return "goals remain"
-
-
-def _render(proof: Proof, depth: int) -> list[str]:
-    lines = []
-    for step in proof:
-        lines.append("  " * depth + step.tactic)
-        for branch in step.branches:
-            sub = _render(branch, depth + 1)
-            sub[0] = "  " * depth + "- " + sub[0].lstrip()
-            lines.extend(sub)
-    return lines

@@ -496,11 +496,11 @@ def test_benchmark_runs_both_provers_on_the_synthetic_environment(capsys):
 
 
 def test_synthetic_environment_checks_structured_proofs():
-    from benchmarks.synthetic import SyntheticConfig, SyntheticEnv, SyntheticGenerator
+    from prover.synthetic import SyntheticEnvironment, SyntheticGenerator, synthetic_theorems
 
-    env = SyntheticEnv(SyntheticConfig(env_latency=0, gen_latency=0))
-    prover = MCTSProver(SyntheticGenerator(env), max_env_calls=300, num_sampled_tactics=16)
-    results = [prover.search(env, t) for t in env.world.theorems(12)]
+    env = SyntheticEnvironment()
+    prover = MCTSProver(SyntheticGenerator(temperature=0.0), max_env_calls=300, num_sampled_tactics=16)
+    results = [prover.search(env, t) for t in synthetic_theorems(20)]  # the first split proof is synthetic_0015
     split = [r for r in results if r.status == Status.PROVED and r.proof[-1].branches
              and len(set(r.proof[-1].branches)) > 1]
     assert split  # some proofs split goals, and were re-checked branch by branch

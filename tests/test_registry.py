@@ -61,11 +61,24 @@ STATE = TacticState("pp", 0, (Goal(tuple(Hypothesis(n, t) for n, t in [("n", "na
 def test_the_baseline_is_a_template_set_with_its_old_scores():
     """Fails if the baseline's scores are normalised (its best-first depth penalty would change),
     if ``{local}`` skips data or propositional hypotheses, or if the rank penalty is not 0.1: the
-    expected list is what the former BaselineGenerator returned for this state."""
-    got = automation_generator().generate(STATE, Theorem("t"), 28)
+    expected list is what the former BaselineGenerator returned for this state, plus the 8 tactics of
+    the one Coq list (``AUTOMATION``) that only the template set had."""
+    got = automation_generator().generate(STATE, Theorem("t"), 36)
     assert got[:3] == [("intros.", -0.5), ("reflexivity.", -1.0), ("assumption.", -1.1)]
     assert [s for s in got if "{" not in s[0] and (" H;" in s[0] or " n;" in s[0])] == [
         ("destruct H; simpl; auto.", -2.45), ("induction H; simpl; auto.", -2.5),
         ("destruct n; simpl; auto.", -2.45 - 0.1), ("induction n; simpl; auto.", -2.5 - 0.1)]
-    assert len(got) == 24 and baseline_prover().num_sampled_tactics == 28
+    assert len(got) == 32 and baseline_prover().num_sampled_tactics == 36
     assert load_templates("coq:BASELINE").normalise is False
+
+
+def test_every_coq_template_set_takes_the_one_automation_list_with_its_priors():
+    """Fails if a Coq set keeps its own copy of the automation tactics or their priors (the former
+    ``_AUTOMATION`` and ``BASELINE_TACTICS`` shared 18 tactics with different priors)."""
+    from generator.coq_templates import AUTOMATION
+
+    for name in ("coq", "coq:BASELINE", "coq:HAMMER", "coq:FITTED"):
+        fixed = {t.text: t.log_prior for t in load_templates(name).templates if t.slot is None}
+        assert set(dict(AUTOMATION)) <= set(fixed), name
+        if name != "coq:FITTED":  # its priors are fitted, its tactics the same
+            assert {t: fixed[t] for t, _ in AUTOMATION} == dict(AUTOMATION), name

@@ -33,15 +33,14 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.registry import stable_sample
     from prover.coq.automation import baseline_prover
     from prover.coq.env import CoqEnvironment
-    from prover.coq.stdlib import stdlib_theorems
+    from prover.coq.split import short_theorems
     from search_tree import Status
 
     if args.limit < 1 or args.timeout <= 0 or args.tactic_timeout <= 0:
         raise UserError("--limit, --timeout and --tactic-timeout must be positive")
     started = time.monotonic()
     with CoqEnvironment(tactic_timeout=args.tactic_timeout) as env:
-        short = [t for t in stdlib_theorems(args.split, env.index)
-                 if _proof_length(env.index, t) <= args.max_proof_sentences]
+        short = short_theorems(args.split, args.max_proof_sentences, env.index)
         theorems = stable_sample(short, args.limit)
         print(f"Coq stdlib, {args.split} split: {len(short)} lemmas with library proofs of at most "
               f"{args.max_proof_sentences} sentences; attempting {len(theorems)} of them "
@@ -60,10 +59,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"proved {len(proved)} of {len(theorems)} lemmas in {time.monotonic() - started:.0f}s; "
           f"every proof re-checked by coqc with no axioms beyond the stdlib's")
     return 0
-
-
-def _proof_length(index, theorem) -> int:
-    """Sentences of the library's own proof of ``theorem`` (``Proof.`` included)."""
-    entry = next(e for e in index.file(theorem.file_path).theorems if e.offset == theorem.extra["offset"])
-    return len(entry.proof)
-

@@ -51,3 +51,16 @@ def stdlib_theorems(split: str | None = None, index: StdlibIndex | None = None) 
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
     wanted = set(load_split()[split])
     return index.theorems([p for p in index.files if p in wanted])
+
+
+def short_theorems(split: str, max_sentences: int, index: StdlibIndex | None = None) -> list[Theorem]:
+    """The theorems of ``split`` whose library proof has at most ``max_sentences`` sentences
+    (``Proof.`` included): the population that the demo and cheap measurements draw from."""
+    index = index or load_index()
+    return [t for t in stdlib_theorems(split, index) if _proof_length(index, t) <= max_sentences]
+
+
+def _proof_length(index: StdlibIndex, theorem: Theorem) -> int:
+    """Sentences of the library's own proof of ``theorem`` (``Proof.`` included)."""
+    entry = next(e for e in index.file(theorem.file_path).theorems if e.offset == theorem.extra["offset"])
+    return len(entry.proof)
