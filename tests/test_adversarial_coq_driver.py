@@ -222,9 +222,10 @@ def test_sentence_that_swallows_the_sync_mark_kills_coqtop(coqtop):
 
 @pytest.mark.timeout(60)
 def test_sentence_over_the_cap_is_refused_before_sending(env, coqtop):
-    """A 1 MB tactic is REFUSED by the session, nothing reaches coqtop, the session goes on.
+    """A sentence over the driver's cap is never written; a 1 MB tactic is REFUSED by the session
+    (the policy's length limit comes first), nothing reaches coqtop, and the session goes on.
 
-    Fails if the driver writes it (coqtop would parse and echo a megabyte per error).
+    Fails if the driver writes an over-long sentence (coqtop would parse and echo a megabyte per error).
     """
     sent = coqtop.sentences_sent
     with pytest.raises(SentenceTooLong, match=f"at most {MAX_SENTENCE_BYTES}"):
@@ -232,7 +233,7 @@ def test_sentence_over_the_cap_is_refused_before_sending(env, coqtop):
     assert coqtop.sentences_sent == sent and coqtop.send("Check I.").ok
     with _open(env) as (session, init):
         refused = session.run_tac(init, f'idtac "{"x" * 1_000_000}".')
-        assert refused.kind == ErrorKind.REFUSED and "bytes" in refused.message, refused.message[:200]
+        assert refused.kind == ErrorKind.REFUSED and "characters long" in refused.message, refused.message[-200:]
         assert isinstance(session.run_tac(init, "exact I."), ProofFinished)
 
 
