@@ -7,6 +7,7 @@ limits), so each test takes well under a minute on two cores.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -17,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import resume_soak
+from benchmarks.registry import load_benchmark
 from prover.coq.env import CoqEnvironment
+from prover.evaluation import theorem_key
 from prover.coq.stdlib import stdlib_theorems
 from search_tree import ProofFinished, TacticState
 
@@ -75,3 +79,29 @@ def test_demo_prints_its_count_and_proofs_that_coq_accepts():
             assert (theorem.file_path.endswith(path), theorem.position[0]) == (True, int(line))
             script = "\n".join(text[4:] for text in indented.splitlines())
             assert isinstance(replay(env, theorem, script), ProofFinished), f"{name}:\n{script}"
+
+
+def test_eval_coq_with_two_workers_killed_by_sigkill_resumes_without_loss_or_duplicate(tmp_path):
+    """``benchmarks/resume_soak.py``'s run (``eval --env coq --workers 2``, 2 attempts) on 4 lemmas:
+    SIGKILL to its whole process group after its first result, then a resumed run to the end.
+
+    Fails if resuming re-runs attempts already on disk (a duplicate line, or a recorded outcome
+    replaced: seen with ``_run_locked`` ignoring ``done``) or skips attempts not yet done (a lost
+    (theorem, attempt)).
+    """
+    args = argparse.Namespace(env="coq", workers=2, limit=4, timeout=5.0, latency=0.0)
+    out = tmp_path / "run"
+    expected = {(theorem_key(t), a) for t in load_benchmark("coq-stdlib:test", args.limit) for a in range(2)}
+    assert len(expected) == 8
+    proc = resume_soak.start(out, args)
+    resume_soak.wait_for_lines(out, 1, proc)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before, duplicates = resume_soak.outcomes(out)
+    assert 1 <= len(before) < len(expected) and duplicates == 0, before
+    final = resume_soak.start(out, args)
+    assert final.wait(timeout=300) == 0
+    after, duplicates = resume_soak.outcomes(out)
+    assert (set(after), duplicates) == (expected, 0)
+    assert {k: after[k] for k in before} == before  # what the killed run recorded stands
