@@ -1,7 +1,7 @@
 """Resume soak: SIGKILL a whole evaluation run (its process group) three times at random points,
 resume it each time, and check that its final results equal an uninterrupted run's.
 
-    python benchmarks/resume_soak.py [--workers 2] [--limit 12] [--seed 0]
+    python benchmarks/resume_soak.py [--workers 2] [--limit 12] [--seed 0] [--timeout 60]
 
 The run is ``dojo-prover eval`` in a subprocess with its own process group (Ray's processes
 included when ``--workers`` > 1). Checked: the same set of (theorem, attempt) as the reference
@@ -36,7 +36,7 @@ def eval_command(out: Path, args: argparse.Namespace) -> list[str]:
                 if args.env == "coq" else
                 ["--env", "synthetic", "--env-opt", f"latency={args.latency}", "--benchmark", "synthetic:1000",
                  "--generator", "synthetic"])
-    return [sys.executable, "-m", "prover.cli", "eval", *env_args, "--limit", str(args.limit), "--timeout", "60",
+    return [sys.executable, "-m", "prover.cli", "eval", *env_args, "--limit", str(args.limit), "--timeout", str(args.timeout),
             "--max-expansions", "12", "--attempts", "2", "--workers", str(args.workers), "--no-progress",
             "--out", str(out)]
 
@@ -66,6 +66,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--latency", type=float, default=0.01)
+    parser.add_argument("--timeout", type=float, default=60.0, help="search seconds per attempt")
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill times")
     add_results_flag(parser)

@@ -112,11 +112,12 @@ class Retriever(ABC):
         """Accessibility mask for ``context`` (None: every premise is accessible).
 
         The theorem being proved is never its own premise, even when the corpus (taken from
-        another version of the library) places it earlier than the context says.
+        another version of the library) places it earlier than the context says; a premise of
+        another file with the same name stays accessible.
         """
         ctx = RetrievalContext.of(context)
         mask = self.corpus.accessible_mask(ctx.file_path, ctx.position) if ctx.file_path else None
-        own = self.corpus.index_of(ctx.theorem_name) if ctx.theorem_name else None
+        own = self.corpus.declared_in(ctx.theorem_name, ctx.file_path) if ctx.theorem_name else None
         if own is not None:
             mask = np.ones(len(self.corpus), dtype=bool) if mask is None else mask
             mask[own] = False

@@ -117,6 +117,14 @@ class Corpus:
         """Position of the premise named ``full_name`` in :attr:`premises`, or None."""
         return self._index.get(full_name)
 
+    def declared_in(self, full_name: str, path: str) -> int | None:
+        """Position of the premise ``full_name`` declared in file ``path`` (by name alone when
+        ``path`` is not a corpus file); names repeat across files, so the file decides which."""
+        f = self._files.get(path)
+        if f is None:
+            return self.index_of(full_name)
+        return next((i for i in range(f.first, f.stop) if self.premises[i].full_name == full_name), None)
+
     @property
     def files(self) -> list[str]:
         return list(self._files)

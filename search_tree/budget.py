@@ -31,7 +31,8 @@ class Budget:
     """Limits of one search; ``None`` means unlimited. Checked after every tactic.
 
     ``max_expansions`` counts generator calls; ``max_env_calls`` counts calls into the prover
-    (tactics and focusing); ``max_simulations`` and ``max_nodes`` (proof-state nodes, AND nodes
+    (tactics and focusing) and is never overrun: MCTS checks a split's focus calls against it
+    before making them (:meth:`Meter.affords`); ``max_simulations`` and ``max_nodes`` (proof-state nodes, AND nodes
     included) apply to MCTS, which counts them; best-first search ignores both.
     """
 
@@ -122,6 +123,15 @@ class Meter:
         costs = list(value.value(states, theorem))
         self.value_time += time.monotonic() - t0
         return costs
+
+    def affords(self, env_calls: int) -> bool:
+        """Whether ``env_calls`` more calls into the prover stay within ``max_env_calls``.
+
+        A split focuses every goal in a row, without a budget check in between; asking first keeps
+        the published equal-calls comparison honest (no search spends more than its budget).
+        """
+        limit = self.budget.max_env_calls
+        return limit is None or self.env_calls + env_calls <= limit
 
     def exhausted(self) -> str | None:
         """The name of the first exhausted limit, or None while budget remains."""

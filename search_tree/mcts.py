@@ -112,6 +112,7 @@ class MCTSSearch:
         self.can_focus = config.split_goals and isinstance(session, FocusingSession)
         self.theorem: Theorem | None = None
         self.root: OrNode | None = None
+        self.stopped: str | None = None  # a budget found short in mid-simulation (a split's focus calls)
         self.counts = {"or_nodes": 0, "and_nodes": 0, "max_depth": 0, "filtered_tactics": 0,
                        "merged_tactics": 0, "cycles": 0, "failed_tactics": 0}
 
@@ -123,7 +124,7 @@ class MCTSSearch:
         try:
             self.root = self._new_or_nodes([self.init_state], parent=None, depth=0)[0]
             while self.root.status == Status.OPEN:
-                reason = self.meter.exhausted()
+                reason = self.stopped or self.meter.exhausted()
                 if reason:
                     stop_reason = reason
                     break
@@ -243,6 +244,10 @@ class MCTSSearch:
             self._kill(node, edge, "merged")
             return
         if self.can_focus and result.num_goals > 1 and not result.has_evars:
+            if not self.meter.affords(result.num_goals):
+                # a split is not started unless all its focus calls fit: the search stops OPEN here
+                self.stopped = "max_env_calls"
+                return
             child = self._new_and_node(node, result)
             if child is None:
                 self._kill(node, edge, "cycle")

@@ -95,7 +95,11 @@ def test_coq_in_two_actors_agrees_with_in_process_and_close_leaves_no_coqtop():
 
 
 def test_actor_killed_mid_proof_is_retried_and_the_run_finishes():
-    """Fails if a killed actor's theorem is lost (not retried on a fresh actor) or the run hangs."""
+    """Fails if a killed actor's theorem is lost (not retried on a fresh actor) or the run hangs.
+
+    Seen failing (``retries == 0``, the victim FAILED) with ``worker_died`` dropped from the retry
+    condition in ``DistributedProver._iter_ray``.
+    """
     ths = theorems()
     victim = ths[0]
     with DistributedProver(config(), 2) as prover:

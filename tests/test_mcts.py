@@ -361,10 +361,27 @@ def test_focus_calls_count_towards_max_env_calls():
     capped = mcts(tactics, max_env_calls=10).search(env, THM)
     assert capped.status == Status.OPEN and capped.stop_reason == "max_env_calls"
     assert (capped.num_env_calls, len(env.calls), len(env.focus_calls)) == (10, 8, 2)
-    # the budget is checked after each tactic, so a split's focus calls may overrun it by its goals
+
+
+@pytest.mark.parametrize("budget", range(1, 31))
+def test_max_env_calls_is_never_overrun_by_a_split(budget):
+    """The 7th tactic call opens the two-goal state; its two focus calls are made only if both fit.
+
+    Fails if ``_run_edge`` splits without asking ``Meter.affords`` first (budgets 7 and 8 then
+    make 9 calls), or if a split short of budget is skipped without stopping the search (the same
+    tactic is then re-run until the budget runs out: 8 tactic calls at budget 8).
+    """
     env = ScriptedEnv(SPLIT_GRAPH, goals=SPLIT_GOALS)
-    overrun = mcts(tactics, max_env_calls=7).search(env, THM)
-    assert (overrun.num_env_calls, len(env.calls), len(env.focus_calls)) == (9, 7, 2)
+    result = mcts(["intro", "split", "a", "b", "c"], max_env_calls=budget).search(env, THM)
+    assert result.num_env_calls == len(env.calls) + len(env.focus_calls) <= budget
+    if budget >= 26:
+        assert result.status == Status.PROVED and result.num_env_calls == 26
+        return
+    assert result.status == Status.OPEN and result.stop_reason == "max_env_calls"
+    if budget in (7, 8):  # the split does not fit: stopped right after the tactic that opened it
+        assert (len(env.calls), env.focus_calls) == (7, [])
+    else:
+        assert result.num_env_calls == budget
 
 
 def test_wall_time_budget():
