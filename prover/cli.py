@@ -32,7 +32,7 @@ COMMANDS: dict[str, str] = {
     "prove": "prover.commands.prove",
     "retrieval-eval": "prover.commands.retrieval_eval",
     "watch": "prover.commands.watch",
-    
+    "interact": "prover.commands.interact",
 }
 
 
