@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,12 +59,32 @@ class Run:
         return out
 
     def events(self, record: dict[str, Any]) -> list[dict[str, Any]]:
-        if not record.get("log"):
-            return []
-        path = self.path / record["log"]
-        if not path.exists():
-            return []
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        """The action log of ``record``; a corrupt line is left out with a warning (see :func:`read_events`)."""
+        events, problems = self.read_events(record)
+        for problem in problems:
+            warnings.warn(problem, stacklevel=2)
+        return events
+
+    def read_events(self, record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """The action log of ``record`` and one message per line that is not a JSON event (left out,
+        so that a damaged log still shows the rest of its search)."""
+        path = self.path / record["log"] if record.get("log") else None
+        if path is None or not path.exists():
+            return [], []
+        events, problems = [], []
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(f"{path}:{number} is not valid JSON ({exc}); that event is left out")
+                continue
+            if isinstance(event, dict):
+                events.append(event)
+            else:
+                problems.append(f"{path}:{number} is a JSON {type(event).__name__}, not an event; left out")
+        return events, problems
 
 
 def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:

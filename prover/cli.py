@@ -31,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "trace": "prover.commands.trace",
     "prove": "prover.commands.prove",
     "retrieval-eval": "prover.commands.retrieval_eval",
+    "watch": "prover.commands.watch",
+    "interact": "prover.commands.interact",
 }
 
 

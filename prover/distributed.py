@@ -23,7 +23,7 @@ import re
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,6 +195,7 @@ class DistributedProver:
         cpus_per_worker: float = 1.0,
         gpus_per_worker: float = 0.0,
         ray_address: str | None = None,
+        on_start: Callable[[Task, int], None] | None = None,
     ) -> None:
         if num_workers < 1:
             raise ValueError("num_workers must be at least 1")
@@ -206,6 +207,7 @@ class DistributedProver:
         self.cpus_per_worker = cpus_per_worker
         self.gpus_per_worker = gpus_per_worker
         self.ray_address = ray_address
+        self.on_start = on_start  # told (task, worker slot) as each task is handed to a worker
         self._local: ProverWorker | None = None
         self._actors: list[Any] = []
         self._owns_ray = False
@@ -298,6 +300,8 @@ class DistributedProver:
         for task in tasks:
             retries = 0
             self._in_flight[0] = (0, 0, task, time.monotonic())
+            if self.on_start is not None:
+                self.on_start(task, 0)
             result, events = self._local.prove(task)
             while _needs_retry(result) and retries < self.max_retries:
                 retries += 1
@@ -353,6 +357,8 @@ class DistributedProver:
                     idx, task = pending.popleft()
                     ref = self._actors[slot].prove.remote(task)
                     inflight[ref] = (slot, idx, task, time.monotonic())
+                    if self.on_start is not None:
+                        self.on_start(task, slot)
                 ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
                 if not ready:
                     self._kill_overdue()

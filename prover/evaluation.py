@@ -4,6 +4,7 @@ Layout of a run directory::
 
     config.json      everything resolved: components and options, benchmark, theorem keys, attempts
     results.jsonl    one line per finished (theorem, attempt), appended as each finishes
+    starts.jsonl     one line per (theorem, attempt, worker) handed to a worker, for ``dojo-prover watch``
     logs/            one action log per (theorem, attempt): every search event, JSON lines
     report.md, plots/, trees/    written by ``dojo-prover report``
     .lock            held (flock) by the running evaluation, so a second writer is refused
@@ -341,8 +342,14 @@ def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress
     stats = RunProgress(total=len(theorems) * config.attempts, done_before=len(done))
     results = ResultsFile(out / "results.jsonl")
     t0 = time.monotonic()
+    starts = ResultsFile(out / "starts.jsonl")
+
+    def started(task: Task, worker: int) -> None:
+        starts.append({"key": theorem_key(task.theorem), "attempt": task.attempt, "worker": worker,
+                       "started_at": round(time.time(), 3)})
+
     with DistributedProver(config.prover, config.workers, record_events=config.record_events,
-                           task_timeout=config.task_timeout()) as dp:
+                           task_timeout=config.task_timeout(), on_start=started) as dp:
         _start_workers(dp, out)
         if new_config is not None:
             write_config(out, config, new_config)

@@ -1,16 +1,13 @@
 """Turn a run directory into ``report.md`` with plots and a tree view of one search.
 
 Written files: ``report.md``; ``plots/pass_vs_time.png``, ``plots/pass_vs_env_calls.png``,
-``plots/proof_length.png``; ``trees/<log>.dot`` (Graphviz) and ``trees/<log>.html`` (a
-self-contained, collapsible view that needs no Graphviz). The tree is rebuilt from the action log
-alone (``tactic`` events with their source and resulting state), so any search algorithm that
-emits events through :class:`search_tree.Meter` gets one.
+``plots/proof_length.png``; ``trees/<log>.html`` for the most instructive searches (see
+:mod:`prover.views.tree_html`: self-contained, collapsible). The trees are rebuilt from the action
+logs alone, so any search algorithm that emits events through :class:`search_tree.Meter` gets one.
 """
 
 from __future__ import annotations
 
-import html
-import json
 import warnings
 from collections import defaultdict
 from pathlib import Path
@@ -23,6 +20,7 @@ from prover.analysis import (
     pass_rate_by_budget,
     search_statistics,
 )
+from prover.views.tree_html import write_instructive_trees
 
 _STAT_LABELS = {
     "searches": "searches (theorem × attempt)",
@@ -56,70 +54,6 @@ def pass_table(run: Run) -> list[tuple[int, float, int]]:
     """(k, pass@k, theorems counted) for k = 1, 2, 4, ... up to the number of attempts."""
     ks = sorted({1, run.attempts} | {2**i for i in range(1, 10) if 2**i < run.attempts})
     return [(k, *benchmark_pass_at_k(run, k)) for k in ks]
-
-
-def tree_of(events: list[dict[str, Any]],
-            proof: list[str] | None) -> tuple[int, dict[int, list[dict]], set[tuple[int, str]]]:
-    """The root state id (the first expanded), children of every state id, and the
-    (state, tactic) edges that lie on the proof."""
-    children: dict[int, list[dict]] = defaultdict(list)
-    for e in events:
-        if e.get("event") == "tactic":
-            children[e["state"]].append(e)
-    root = next((e["state"] for e in events if e.get("event") in ("expand", "tactic")), 0)
-    on_proof: set[tuple[int, str]] = set()
-    state = root
-    for tactic in proof or []:
-        step = next((e for e in children.get(state, []) if e["tactic"] == tactic), None)
-        if step is None:
-            break
-        on_proof.add((state, tactic))
-        if step["next_state"] is None:
-            break
-        state = step["next_state"]
-    return root, children, on_proof
-
-
-def tree_dot(events: list[dict[str, Any]], proof: list[str] | None, title: str) -> str:
-    _, children, on_proof = tree_of(events, proof)
-    lines = [f"digraph search {{\n  label={json.dumps(title)};\n  node [shape=box, fontname=monospace];"]
-    leaf = 0
-    for state, steps in sorted(children.items()):
-        lines.append(f'  s{state} [label="{state}"];')
-        for e in steps:
-            style = ', color=forestgreen, penwidth=2' if (state, e["tactic"]) in on_proof else ""
-            if e["next_state"] is not None:
-                target = f"s{e['next_state']}"
-            else:
-                leaf += 1
-                target = f"x{leaf}"
-                colour = "palegreen" if e["outcome"] == "proved" else "mistyrose"
-                lines.append(f'  {target} [label="{e["outcome"]}", shape=ellipse, style=filled, fillcolor={colour}];')
-            lines.append(f"  s{state} -> {target} [label={json.dumps(e['tactic'])}{style}];")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def tree_html(events: list[dict[str, Any]], proof: list[str] | None, title: str) -> str:
-    root, children, on_proof = tree_of(events, proof)
-
-    def render(state: int, seen: frozenset[int]) -> str:
-        items = []
-        for e in children.get(state, []):
-            mark = " class='proof'" if (state, e["tactic"]) in on_proof else ""
-            label = f"<code>{html.escape(e['tactic'])}</code> → {html.escape(e['outcome'])} ({1000 * e['seconds']:.1f} ms)"
-            nxt = e["next_state"]
-            if nxt is not None and nxt in children and nxt not in seen:
-                items.append(f"<li{mark}><details open><summary>{label} state {nxt}</summary>"
-                             f"{render(nxt, seen | {nxt})}</details></li>")
-            else:
-                items.append(f"<li{mark}>{label}{'' if nxt is None else f' state {nxt}'}</li>")
-        return "<ul>" + "".join(items) + "</ul>"
-
-    style = "body{font-family:sans-serif} code{background:#eee} li.proof>*,li.proof{color:#060;font-weight:bold}"
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>"
-            f"<p>Proof path in bold green.</p>state {root}{render(root, frozenset({root}))}</body></html>\n")
 
 
 def _plots(run: Run, out: Path) -> list[str]:
@@ -162,14 +96,6 @@ def _plots(run: Run, out: Path) -> list[str]:
     return written
 
 
-def _showcase(run: Run) -> dict[str, Any] | None:
-    """The search to draw: the largest proved one, else the largest one, among those with a log."""
-    logged = [r for r in run.records if r.get("log")]
-    proved = [r for r in logged if r["status"] == "proved"]
-    pool = proved or logged
-    return max(pool, key=lambda r: r["result"]["num_nodes"]) if pool else None
-
-
 def write_report(run_dir: str | Path) -> Path:
     """Write ``report.md`` (and its plots and tree) into the run directory; returns its path.
     Corrupt lines of ``results.jsonl`` are skipped with a warning each and counted in the report."""
@@ -204,20 +130,7 @@ def write_report(run_dir: str | Path) -> Path:
 
     lines += ["## Plots", ""]
     lines += [f"![{p}]({p})" for p in _plots(run, out)]
-    shown = _showcase(run)
-    if shown is not None:
-        (out / "trees").mkdir(exist_ok=True)
-        stem = Path(shown["log"]).stem
-        events = run.events(shown)
-        title = f"{shown['key']} (attempt {shown['attempt']}, {shown['status']})"
-        (out / "trees" / f"{stem}.dot").write_text(tree_dot(events, shown["result"]["proof"], title))
-        (out / "trees" / f"{stem}.html").write_text(tree_html(events, shown["result"]["proof"], title))
-        summary = (f"{title}: {shown['result']['num_nodes']} nodes, {shown['result']['num_env_calls']} "
-                   f"environment calls. Tree: [trees/{stem}.html](trees/{stem}.html) "
-                   f"(`dot -Tsvg trees/{stem}.dot` for a drawing).")
-        lines += ["", "## One search", "", summary]
-        if shown["result"]["proof"]:
-            lines += ["", "```", *shown["result"]["proof"], "```"]
+    lines += write_instructive_trees(run, out)
     failures = [r for r in run.records if r["result"]["stop_reason"].startswith(("worker_", "environment_failure"))]
     if failures:
         lines += ["", "## Failures of workers or environments", "", "| theorem | attempt | reason |", "|---|---|---|"]

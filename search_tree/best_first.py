@@ -120,8 +120,8 @@ class BestFirstSearch:
         self.meter.expansions += 1
         self.meter.emit("expand", state=node.state.id, depth=node.depth, priority=self.priority(node))
         for tactic, logprob in suggestions:
-            result, seconds = self.meter.run_tac(self.session, node.state, tactic)
-            child = self._child(node, result, node.cumulative_logprob + logprob)
+            result, seconds = self.meter.run_tac(self.session, node.state, tactic, logprob=round(logprob, 4))
+            child = self._child(node, tactic, result, node.cumulative_logprob + logprob)
             if child is not None:
                 node.add_edge(Edge(tactic, node, child, logprob, seconds))
             if isinstance(result, ProofFinished):
@@ -132,7 +132,7 @@ class BestFirstSearch:
         node.mark_expanded()
         return None
 
-    def _child(self, parent: InternalNode, result, cumulative_logprob: float) -> Node | None:
+    def _child(self, parent: InternalNode, tactic: str, result, cumulative_logprob: float) -> Node | None:
         """The node a tactic result leads to (merged with an equal state), or None for a cycle."""
         if isinstance(result, ProofFinished):
             self.num_leaves += 1
@@ -147,7 +147,7 @@ class BestFirstSearch:
             self._push(node)
             return node
         if existing.is_ancestor_or_self(parent):
-            self.meter.emit("cycle", state=parent.state.id, to=existing.state.id)
+            self.meter.emit("cycle", state=parent.state.id, tactic=tactic, to=existing.state.id)
             return None
         if cumulative_logprob > existing.cumulative_logprob and not existing.is_expanded:
             existing.cumulative_logprob, existing.depth = cumulative_logprob, parent.depth + 1

@@ -69,6 +69,8 @@ class Meter:
         self.expansions = 0
         self.simulations = 0
         self.nodes = 0
+        self._described: set[int] = set()  # state ids the log already holds
+        self._first_of_key: dict[str, int] = {}  # state key -> the first id logged with it
 
     @property
     def elapsed(self) -> float:
@@ -78,12 +80,33 @@ class Meter:
         if self.on_event is not None:
             self.on_event({"event": event, "t": round(self.elapsed, 4), **fields})
 
-    def run_tac(self, session: Session, state: TacticState, tactic: str) -> tuple[TacticResult, float]:
+    def describe(self, state: TacticState) -> None:
+        """Log ``state`` once (a ``state`` event): its goals, or ``same_as`` the first state logged
+        with its key (the search merges them). A tree view rebuilt from the log alone can then show
+        what every node was about and tell a merge from a new state, which ids alone cannot (a
+        backend may give every tactic result a fresh id)."""
+        if self.on_event is None or state.id in self._described:
+            return
+        self._described.add(state.id)
+        first = self._first_of_key.setdefault(state.key, state.id)
+        if first != state.id:
+            self.emit("state", state=state.id, same_as=first)
+            return
+        self.emit("state", state=state.id, goals=[
+            {"name": g.name, "hypotheses": [[h.name, h.type] for h in g.hypotheses], "target": g.target}
+            for g in state.goals])
+
+    def run_tac(self, session: Session, state: TacticState, tactic: str,
+                **numbers: float) -> tuple[TacticResult, float]:
+        """Run ``tactic``; ``numbers`` (the search's own: a log-probability, a prior) go into its event."""
+        self.describe(state)
         t0 = time.monotonic()
         result = session.run_tac(state, tactic)
         dt = time.monotonic() - t0
         self.env_time += dt
         self.env_calls += 1
+        if isinstance(result, TacticState):
+            self.describe(result)
         self.emit(
             "tactic",
             state=state.id,
@@ -92,6 +115,7 @@ class Meter:
             next_state=result.id if isinstance(result, TacticState) else None,
             message=result.message if isinstance(result, (TacticError, ProofGivenUp)) else None,
             seconds=round(dt, 5),
+            **numbers,
         )
         return result, dt
 
@@ -112,6 +136,8 @@ class Meter:
         self.env_time += dt
         self.env_calls += 1
         self.focus_calls += 1
+        if isinstance(result, TacticState):
+            self.describe(result)
         self.emit("focus", state=state.id, goal=goal_index, outcome=outcome_name(result),
                   next_state=result.id if isinstance(result, TacticState) else None, seconds=round(dt, 5))
         return result

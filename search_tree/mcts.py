@@ -217,13 +217,15 @@ class MCTSSearch:
         if new == 0:
             node.exhausted = True
         self.meter.emit("expand", state=node.state.id, depth=node.depth, visits=node.visits,
-                        new_tactics=new, tactics=len(node.edges))
+                        value=round(node.value(cfg.gamma), 4), new_tactics=new, tactics=len(node.edges))
         node.refresh()
 
     # -- expansion and evaluation -----------------------------------------------------------------
 
     def _run_edge(self, node: OrNode, edge: TacticEdge) -> None:
-        result, _ = self.meter.run_tac(self.session, node.state, edge.tactic)
+        live_mass = sum(e.mass for e in node.edges if e.live)
+        prior = edge.mass / live_mass if live_mass > 0 else 1.0
+        result, _ = self.meter.run_tac(self.session, node.state, edge.tactic, prior=round(prior, 4))
         if isinstance(result, ProofFinished):
             edge.child = leaf = ProvedLeaf(node)
             node.refresh()

@@ -197,8 +197,8 @@ def test_events_are_reported():
     events = []
     prover(["a"]).search(env, THM, on_event=events.append)
     kinds = [e["event"] for e in events]
-    assert kinds == ["generate", "expand", "tactic", "verify"]
-    assert events[2]["tactic"] == "a" and events[2]["outcome"] == "proved"
+    assert kinds == ["generate", "expand", "state", "tactic", "verify"]  # the state's goals come first
+    assert events[3]["tactic"] == "a" and events[3]["outcome"] == "proved" and events[3]["logprob"] == 0.0
 
 
 def test_core_packages_do_not_import_heavy_libraries():

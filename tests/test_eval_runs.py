@@ -175,9 +175,10 @@ def test_report_from_a_real_run(reference):
     assert stats["median_env_latency_ms"] is not None and stats["mean_proof_steps"] >= 1
     for name in ("pass_vs_time", "pass_vs_env_calls", "proof_length"):
         assert (reference / "plots" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
-    dot = next((reference / "trees").glob("*.dot")).read_text()
-    assert dot.startswith("digraph") and "forestgreen" in dot  # the proof path is marked
-    assert "<details" in next((reference / "trees").glob("*.html")).read_text()
+    longest = max((r for r in run.records if r["status"] == "proved"), key=lambda r: len(r["result"]["proof"]))
+    page = (reference / "trees" / f"{Path(longest['log']).stem}.html").read_text()
+    assert "<details" in page and page.count("class='step proof'") == len(longest["result"]["proof"])
+    assert "## Searches to open" in text and len(list((reference / "trees").glob("*.html"))) == 3
 
 
 def test_action_logs_hold_every_tactic_of_the_search(reference):

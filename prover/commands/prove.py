@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if args.prelude and not args.statement:
         raise UserError("--prelude needs --statement")
     with CoqEnvironment(tactic_timeout=args.tactic_timeout) as env:
-        theorem = _statement_theorem(env, args) if args.statement else env.theorem(args.theorem)
+        theorem = statement_theorem(env, args) if args.statement else env.theorem(args.theorem)
         where = f"{theorem.file_path}:{theorem.position[0]}" if theorem.position else "(statement given)"
         print(f"proving {theorem.full_name} from {where} ...", flush=True)
         started = time.monotonic()
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     return 1
 
 
-def _statement_theorem(env, args: argparse.Namespace):
+def statement_theorem(env, args: argparse.Namespace):
     """The theorem ``--statement`` states after ``--prelude``, opened once in coqtop so that a
     statement or prelude Coq rejects is bad input named here, not a failure deep in the search."""
     from prover.coq.context import adhoc_theorem

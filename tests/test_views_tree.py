@@ -1,0 +1,104 @@
+"""Tree pages rebuilt from the action log of a real Coq search, and opened in headless Chromium."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from generator import FixedTacticGenerator
+from prover.coq.context import adhoc_theorem
+from prover.coq.env import CoqEnvironment
+from prover.proof_search import BestFirstSearchProver
+from prover.views.tree import build_tree
+from prover.views.tree_html import tree_page
+from search_tree import Status
+
+SYM = adhoc_theorem("Lemma sym_demo : forall n m : nat, n = m -> m = n.")
+# intros and "intros n m H" reach the same state (a merge); idtac is a no-op (a cycle); the
+# nonsense is a Coq error; revert H leads off the proof path; symmetry then exact H is the proof.
+TACTICS = ["intros.", "intros n m H.", "idtac.", "revert H.", "symmetry.", "nonsense_tactic.", "exact H."]
+
+
+@pytest.fixture(scope="module")
+def search():
+    events: list[dict] = []
+    with CoqEnvironment(tactic_timeout=2) as env:
+        result = BestFirstSearchProver(FixedTacticGenerator(TACTICS), timeout=60, num_sampled_tactics=8).search(
+            env, SYM, on_event=events.append)
+    assert result.status == Status.PROVED
+    return events, [step.tactic for step in result.proof]
+
+
+def _steps(tree):
+    return {(node.id, step.tactic): step for node in tree.nodes.values() for step in node.steps}
+
+
+def test_edges_get_their_outcome_kinds_and_nodes_their_goals(search):
+    """Fails if a no-op tactic is shown as a new state (the old "→ state" view), if a state equal
+    to one met before is not told apart as merged, or if the log lacks the goals (Meter.describe)."""
+    events, proof = search
+    tree = build_tree(events, proof)
+    steps = _steps(tree)
+    root = tree.root
+    assert steps[(root, "idtac.")].kind == "cycle" and steps[(root, "idtac.")].target == root
+    intro = steps[(root, "intros.")]
+    assert intro.kind == "new" and steps[(root, "intros n m H.")].kind == "merged"
+    assert steps[(root, "intros n m H.")].target == intro.target
+    assert steps[(root, "nonsense_tactic.")].kind == "error"
+    assert "nonsense_tactic" in steps[(root, "nonsense_tactic.")].message
+    after = tree.nodes[intro.target]
+    assert [h[0] for h in after.goals[0]["hypotheses"]] == ["n", "m", "H"]
+    assert after.goals[0]["target"] == "m = n"
+    assert steps[(root, "intros.")].numbers["logprob"] == pytest.approx(math.log(1 / len(TACTICS)), abs=1e-3)
+    assert tree.nodes[root].numbers == {"priority": 0.0}
+    assert [s.tactic for s in steps.values() if s.on_proof] == proof == ["symmetry.", "exact H."]  # symmetry intros
+
+
+def test_a_corrupt_event_is_left_out_with_a_warning(search):
+    """Fails if a malformed event aborts the whole tree instead of being reported and skipped."""
+    events, proof = search
+    tree = build_tree([*events[:3], {"event": "tactic", "state": 1}, *events[3:]], proof, ["log.jsonl:9 bad"])
+    assert tree.proof_length() == len(proof) == 2
+    assert tree.problems[0] == "log.jsonl:9 bad" and re.search(r"event 4 .* malformed \(KeyError", tree.problems[1])
+    assert "warning: log.jsonl:9 bad" in tree_page(tree, "t")
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed (scripts/setup.sh installs it)")
+def test_page_renders_goals_and_a_collapsed_state_opens_in_chromium(search, tmp_path):
+    """Opens the page in headless Chromium (``--dump-dom``: the DOM after the inline script ran) at
+    ``#s<id>`` (what a merged edge's link does) and at ``#find=TEXT`` (the search box). Fails if the
+    goals are not in the page, if states off the proof path are not collapsed, or if the search
+    script does not open and mark the collapsed state holding the text (e.g. ``reveal`` broken)."""
+    events, proof = search
+    tree = build_tree(events, proof)
+    page = tmp_path / "tree.html"
+    page.write_text(tree_page(tree, "sym_demo"))
+    target = _steps(tree)[(_steps(tree)[(tree.root, "intros.")].target, "revert H.")].target  # off the proof
+
+    def dom(fragment: str) -> str:
+        out = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                              f"file://{page}#{fragment}"], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout
+
+    def wrapper_open(text: str) -> bool:
+        """Whether the <details> holding state ``target`` is open in ``text``."""
+        match = re.search(r"<details( open(=\"\")?)?><summary[^>]*>(?:(?!<details).)*?</summary><div class=\"node\" "
+                          rf"id=\"s{target}\"", text, re.S)
+        assert match, f"state {target} not found in the DOM"
+        return match.group(1) is not None
+
+    plain = dom("nothing")
+    assert "H : n = m" in plain and "m = n" in plain
+    assert not wrapper_open(plain)
+    assert wrapper_open(dom(f"s{target}"))  # a link's target (Chromium also opens these by itself)
+    found = dom("find=revert%20H.")  # the search box's script, driven from the address
+    assert wrapper_open(found) and re.search(r'<summary class="hit"><code>revert H\.</code>', found)

@@ -1,0 +1,123 @@
+"""``dojo-prover watch`` on a finished run and on one that a second process is writing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.registry import load_benchmark
+from prover.analysis import load_run
+from prover.cli import main
+from prover.evaluation import EvalConfig, run_evaluation
+from prover.registry import ComponentSpec, ProverConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    out = tmp_path_factory.mktemp("finished")
+    config = EvalConfig(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first", {"max_expansions": 12}),
+                                     ComponentSpec("synthetic")), "synthetic:30", limit=8, attempts=2)
+    run_evaluation(config, load_benchmark("synthetic:30", 8), out, progress=False)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def wide(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps at the terminal width; keep rows on one line
+
+
+def _listing(path: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(path)): (p.stat().st_mtime_ns, p.stat().st_size) for p in path.rglob("*")}
+
+
+def test_watch_shows_a_finished_run_and_writes_nothing(finished, capsys):
+    """Fails if the counts, the pass rate or the latest proofs are not those of the run's results,
+    or if watching changes anything in the run directory."""
+    before = _listing(finished)
+    assert main(["watch", str(finished), "--once"]) == 0
+    out = capsys.readouterr().out
+    run = load_run(finished)
+    proved = [r for r in run.records if r["status"] == "proved"]
+    assert f"finished 16/16  proved {len(proved)}  failed 0  open {16 - len(proved)}  left 0" in out
+    assert f"pass rate {len(proved) / 16:.1%}  (complete)" in out and "(none running)" in out
+    assert " ".join(proved[-1]["result"]["proof"]) in out
+    assert _listing(finished) == before
+
+
+def test_a_corrupt_result_line_is_a_warning_and_the_rest_is_shown(finished, tmp_path, capsys):
+    """Fails if one damaged line hides the run (an error) or goes unmentioned."""
+    copy = tmp_path / "run"
+    copy.mkdir()
+    (copy / "config.json").write_bytes((finished / "config.json").read_bytes())
+    lines = (finished / "results.jsonl").read_text().splitlines()
+    (copy / "results.jsonl").write_text("\n".join([lines[0], "{oops", *lines[1:]]) + "\n")
+    assert main(["watch", str(copy), "--once"]) == 0
+    out = capsys.readouterr().out
+    assert "finished 16/16" in out and f"warning: skipped {copy}/results.jsonl:2 is not valid JSON" in out
+
+
+@pytest.mark.parametrize("path, message", [("missing", "no such run directory"),
+                                           (".", "is not a run directory of `dojo-prover eval`")])
+def test_not_a_run_is_one_line(tmp_path, capsys, path, message):
+    """Fails if a wrong directory gives a traceback or a multi-line error."""
+    assert main(["watch", str(tmp_path / path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("dojo-prover watch: error: ") and message in err
+
+
+WRITER = textwrap.dedent("""
+    import json, sys, time
+    from pathlib import Path
+    from prover.evaluation import ResultsFile
+    source, live, half, go = (Path(p) for p in sys.argv[1:])
+    records = [json.loads(l) for l in (source / "results.jsonl").read_text().splitlines()]
+    (live / "config.json").write_bytes((source / "config.json").read_bytes())
+    results, starts = ResultsFile(live / "results.jsonl"), ResultsFile(live / "starts.jsonl")
+    for i, r in enumerate(records):
+        starts.append({"key": r["key"], "attempt": r["attempt"], "worker": 1, "started_at": time.time()})
+        if i == len(records) // 2:
+            half.touch()
+            while not go.exists():
+                time.sleep(0.05)
+        time.sleep(0.02)
+        results.append(r)
+""")
+
+
+def test_watch_follows_a_run_that_another_process_writes(finished, tmp_path, capsys):
+    """A second process appends the results of a run one by one (the evaluation's own writer).
+    Fails if a frame mid-run does not show the results so far and the worker's current theorem,
+    or if following does not end, complete, once the last result is written."""
+    live, half, go = tmp_path / "live", tmp_path / "half", tmp_path / "go"
+    live.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(finished), str(live), str(half), str(go)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not half.exists():
+            assert time.monotonic() < deadline and writer.poll() is None, "the writer did not get half way"
+            time.sleep(0.05)
+        follower = subprocess.Popen([sys.executable, "-m", "prover.cli", "watch", str(live), "--interval", "0.2"],
+                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert main(["watch", str(live), "--once"]) == 0
+        middle = capsys.readouterr().out
+        current = load_run(finished).records[8]
+        assert "finished 8/16" in middle and "left 8" in middle and "(complete)" not in middle
+        assert f"│ 1      │ {current['key']} │ {current['attempt']}       │" in middle
+        go.touch()
+        assert writer.wait(60) == 0
+        out, err = follower.communicate(timeout=60)
+        assert follower.returncode == 0, err
+        assert "finished 16/16" in out and "(complete)" in out
+    finally:
+        for process in (writer,):
+            if process.poll() is None:
+                process.kill()
