@@ -16,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .index import CoqIndex, load_index
 from .project import CoqProject
 
 COQC_TIMEOUT = 1800.0  # seconds per file: more means a hang, reported as that file's failure
@@ -157,3 +158,11 @@ def build_project(project: CoqProject, files: list[str] | None = None, jobs: int
         bar.close()
     report.seconds = time.monotonic() - t0
     return report
+
+
+def project_index(project: CoqProject, jobs: int = 2, progress: bool = True, rebuild: bool = False) -> CoqIndex:
+    """The project's index after bringing its ``.vo`` up to date: what every job that opens its
+    theorems uses (coqtop loads the ``.vo`` of the files a theorem's file requires). Files coqc
+    rejects are in :attr:`CoqIndex.failed` with coqc's message, their theorems left out."""
+    report = build_project(project, jobs=jobs, progress=progress)
+    return load_index(project, rebuild=rebuild, progress=progress, failed=report.failed)

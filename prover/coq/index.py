@@ -73,7 +73,7 @@ class CoqIndex:
         """
         found = self._by_name.get(name, [])
         if len(found) == 1:
-            return to_theorem(*found[0])
+            return to_theorem(*found[0], self._ref)
         if found:
             options = sorted(f"{f.module}.{t.full_name}" for f, t in found)
             raise TheoremNotFound(f"theorem name {name!r} is ambiguous in {self._what}; use one of {options}")
