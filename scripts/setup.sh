@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
 # Installs everything dojo-prover needs on a fresh Debian machine: Coq (+ CoqHammer), the pinned
 # Python requirements and the package itself (editable). Safe to run again: it skips what is there.
+# --with-libraries also installs the Debian Coq library the README evaluates (AAC_tactics, as
+# `coq-lib:AAC_tactics`: sources and .vo under $(coqc -where)/user-contrib/AAC_tactics).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+WITH_LIBRARIES=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-libraries) WITH_LIBRARIES=1 ;;
+    *) echo "setup.sh: unknown argument $arg (known: --with-libraries)" >&2; exit 2 ;;
+  esac
+done
 # CoqHammer with the ATPs Debian provides: E and CVC4 (Debian's z3 lacks the z3_tptp front-end hammer calls)
 if ! command -v coqtop >/dev/null || ! dpkg -s libcoq-hammer eprover cvc4 >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq coq libcoq-hammer eprover cvc4 z3 >/dev/null
+fi
+if [ "$WITH_LIBRARIES" = 1 ] && ! dpkg -s libcoq-aac-tactics >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libcoq-aac-tactics >/dev/null
 fi
 python3 -m pip install -q --root-user-action=ignore -r requirements.txt
 python3 -m pip install -q --root-user-action=ignore --no-deps -e .
