@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 
 from search_tree import Theorem
-from search_tree.registry import NotInstalled, Registry, RegistryError
+from search_tree.registry import NotInstalled, Registry, RegistryError, load_target
 
 BENCHMARKS = Registry("benchmark family", {
     "minif2f": "benchmarks.datasets:load_minif2f",  # minif2f:valid, minif2f:test
@@ -28,6 +28,8 @@ BENCHMARKS = Registry("benchmark family", {
     "leandojo-sample": "benchmarks.datasets:load_leandojo_sample",  # leandojo-sample:val
     "leandojo": "benchmarks.datasets:load_leandojo_benchmark",  # leandojo:random/test, ...
     "coq-stdlib": "prover.coq.stdlib:stdlib_theorems",  # coq-stdlib:train|val|test
+    "coq-project": "prover.coq.split:coq_project_benchmark",  # coq-project:PATH[:train|val|test]
+    "coq-lib": "prover.coq.split:coq_lib_benchmark",  # coq-lib:NAME[:train|val|test]
     "synthetic": "benchmarks.registry:load_synthetic",  # synthetic:N
 })
 
@@ -56,9 +58,13 @@ def stable_sample(theorems: Sequence[Theorem], limit: int | None = None) -> list
 
 
 def load_benchmark(name: str, limit: int | None = None) -> list[Theorem]:
-    """The theorems of ``family:split``; ``limit`` takes a stable sample (see the module docstring)."""
+    """The theorems of ``family:split``, or of a JSON/JSONL file listing Coq theorems (project,
+    file, name: :func:`prover.coq.split.listed_theorems`); ``limit`` takes a stable sample (see
+    the module docstring)."""
     from benchmarks.datasets import DatasetError
 
+    if name.endswith((".json", ".jsonl")):
+        return stable_sample(load_target("prover.coq.split:listed_theorems")(name), limit)
     family, _, split = name.partition(":")
     try:
         loader: Callable[[str], list[Theorem]] = BENCHMARKS.load(family)

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "train-policy": "prover.commands.train_policy",
     "trace": "prover.commands.trace",
     "prove": "prover.commands.prove",
+    "fill-admitted": "prover.commands.fill_admitted",
     "retrieval-eval": "prover.commands.retrieval_eval",
     "watch": "prover.commands.watch",
     "interact": "prover.commands.interact",

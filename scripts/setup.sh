@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # Installs everything dojo-prover needs on a fresh Debian machine: Coq (+ CoqHammer), the pinned
 # Python requirements and the package itself (editable). Safe to run again: it skips what is there.
+# --with-libraries also installs the Debian Coq library the README evaluates (AAC_tactics, as
+# `coq-lib:AAC_tactics`: sources and .vo under $(coqc -where)/user-contrib/AAC_tactics).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+LIBRARIES=""
+for arg in "$@"; do
+  case "$arg" in
+    --with-libraries) LIBRARIES="libcoq-aac-tactics" ;;
+    *) echo "setup.sh: unknown argument $arg (known: --with-libraries)" >&2; exit 2 ;;
+  esac
+done
 # Debian packages: Coq; CoqHammer with the ATPs Debian provides (E and CVC4; Debian's z3 lacks the
 # z3_tptp front-end hammer calls); tmux and chromium, with which the tests drive `interact` in a real
 # terminal and open tree pages in a browser.
-PACKAGES="coq libcoq-hammer eprover cvc4 z3 tmux chromium"
+PACKAGES="coq libcoq-hammer eprover cvc4 z3 tmux chromium $LIBRARIES"
 if ! dpkg -s $PACKAGES >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -27,12 +27,16 @@ def parse_options(pairs: list[str] | None, flag: str = "option") -> dict[str, An
     return out
 
 
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments shared by ``eval`` and ``ablate``: what to prove, with what, under which budget."""
+def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -> None:
+    """Arguments shared by ``eval``, ``ablate`` and (without ``--benchmark``/``--limit``, it picks its
+    own theorems) ``fill-admitted``: what to prove, with what, under which budget."""
     parser.add_argument("--env", default="coq", help="environment registry name (coq, leandojo, synthetic)")
     parser.add_argument("--env-opt", action="append", metavar="KEY=VALUE", help="environment option (repeatable)")
-    parser.add_argument("--benchmark", required=True, help="family:split, e.g. coq-stdlib:test, minif2f:valid")
-    parser.add_argument("--limit", type=int, help="a stable sample of this many theorems")
+    if benchmark:
+        parser.add_argument("--benchmark", required=True,
+                            help="family:split (coq-stdlib:test, coq-project:PATH:test, coq-lib:NAME, minif2f:valid) "
+                                 "or a JSON/JSONL file of {project, file, name} objects")
+        parser.add_argument("--limit", type=int, help="a stable sample of this many theorems")
     parser.add_argument("--search", default="best_first", help="search registry name (best_first, mcts)")
     parser.add_argument("--search-opt", action="append", metavar="KEY=VALUE", help="search option (repeatable)")
     parser.add_argument("--generator", default="fixed", help="generator registry name")

@@ -1,7 +1,8 @@
 """Trace a library into LeanDojo-format data: premises (corpus.jsonl) and per-split traced theorems.
 
-Only ``--env coq`` (the Coq standard library) is available here; tracing a Lean repository is
-LeanDojo's own job. The output layout is described in ``prover/coq/tracer.py`` and docs/coq.md.
+Only ``--env coq`` is available here: the Coq standard library, or any Coq project with
+``--project`` (a directory with a ``_CoqProject`` or ``--flags``, or ``coq-lib:NAME``); tracing a
+Lean repository is LeanDojo's own job. The output layout is described in ``prover/coq/tracer.py`` and docs/coq.md.
 """
 
 from __future__ import annotations
@@ -19,14 +20,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="stdlib files to trace, as globs over paths under theories/ (e.g. 'Arith/*.v'); default: all")
     parser.add_argument("--out", type=Path, help="output directory (default: the cache directory, see `traced_data_dir()`)")
     parser.add_argument("--workers", type=int, default=1, help="coqtop processes in parallel (default: 1)")
-    parser.add_argument("--rebuild-index", action="store_true", help="rescan the stdlib sources instead of using the cached index")
+    parser.add_argument("--rebuild-index", action="store_true", help="rescan the sources instead of using the cached index")
+    parser.add_argument("--project", default="coq-stdlib",
+                        help="a Coq project directory, coq-lib:NAME or coq-stdlib (default); --files are then paths in it")
+    parser.add_argument("--flags", help="load-path flags for a project without a _CoqProject, e.g. '-Q theories Foo'")
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.coq.stdlib import load_index
+    import shlex
+
+    from prover.coq.build import project_index
+    from prover.coq.project import load_project
     from prover.coq.tracer import ensure_traced
 
-    index = load_index(rebuild=args.rebuild_index)
+    project = load_project(args.project, tuple(shlex.split(args.flags)) if args.flags else None)
+    index = project_index(project, rebuild=args.rebuild_index)
     files = None
     if args.files:
         files = []
@@ -37,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
             files.extend(p for p in matched if p not in files)
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
-    s = ensure_traced(files, out_dir=args.out, workers=args.workers)
+    s = ensure_traced(files, out_dir=args.out, workers=args.workers, project=project)
     share = s.annotated_tactics / s.tactics if s.tactics else 0.0
     print(f"traced data in {s.out_dir}")
     print(f"files: {s.files} requested, {s.traced} traced now, {len(s.failed)} failed (all traced so far in the directory below)")

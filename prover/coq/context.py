@@ -83,7 +83,7 @@ class CoqContext:
     ``key`` identifies the file: two contexts with the same key have prefixes that are prefixes of
     one another, so a coqtop that replayed one can move to the other with ``BackTo`` and a little
     more replay. ``prefix`` is what coqtop runs before the statement (proofs of earlier lemmas may
-    be elided, see :func:`stdlib_context`); ``source_prefix`` is the file's real text before the
+    be elided, see :func:`file_context`); ``source_prefix`` is the file's real text before the
     statement (with the signatures of the modules still open dropped, see :func:`_unsealed`),
     which :mod:`prover.coq.verify` compiles. ``module`` is the logical module name
     (``Coq.Arith.PeanoNat``) under which both run; ``name`` the theorem's short name as its file
@@ -105,10 +105,17 @@ class CoqContext:
     # sentences added right before the statement (CoqHammer, Lia: :mod:`prover.coq.additions`);
     # already in ``prefix`` and ``source_prefix``, listed here so that the printed proof names them
     additions: tuple[str, ...] = ()
+    # the project's -Q/-R/-I flags (for coqtop, coqc and coqchk) and its -arg options (coqtop and
+    # coqc only): given when the processes start, since coqtop cannot take load paths later
+    load_path: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    # a project's file: the axioms of the project's other files count only where the theorem uses
+    # them (see prover.coq.verify), since coqchk lists those of every library loaded
+    project_file: bool = False
 
     @property
     def coqtop_args(self) -> tuple[str, ...]:
-        return ("-top", self.module) + (("-noinit",) if self.noinit else ())
+        return self.load_path + self.options + ("-top", self.module) + (("-noinit",) if self.noinit else ())
 
 
 def theorem_name(statement: str) -> str:
@@ -255,8 +262,12 @@ def adhoc_context(theorem: Theorem) -> CoqContext:
                       trusted_prefix=False)
 
 
-def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqContext:
-    """The context of a stdlib theorem from the index (:mod:`prover.coq.stdlib`).
+def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqContext:
+    """The context of a theorem of a project's file from the project's index (:mod:`prover.coq.index`).
+
+    The project (the stdlib, an installed library, a user's project) decides the load-path flags,
+    whether the file is compiled without the Prelude, and whether the axioms its text declares are
+    the library's own (only the stdlib's are, see :mod:`prover.coq.verify`).
 
     With ``elide_proofs``, earlier lemmas of the file that end in ``Qed`` and are not inside a
     section are sent to coqtop as their statement plus ``Admitted.``: opaque proofs cannot change
@@ -297,14 +308,19 @@ def stdlib_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqCon
         if start in admitted_after:
             prefix.append("Admitted.")
     stop = next(e for s, e in source.sentences if s == offset)
+    project = index.project
     return CoqContext(
-        key="stdlib:" + source.path,
+        key=f"{'stdlib' if project.is_stdlib else project.key}:{source.path}",
         name=theorem_name(text[offset:stop]),
         statement=text[offset:stop],
         prefix=tuple(prefix),
         source_prefix="".join(checked) + text[done:offset],
         module=source.module,
-        noinit=source.path.startswith("Init/"),
+        noinit=project.noinit(source.path),
+        trusted_prefix=project.is_stdlib,
+        project_file=not project.is_stdlib,
+        load_path=project.load_args,
+        options=project.options,
         closing=tuple(f"End {name}." for name, _ in reversed(blocks)),
         module_parameters=tuple(p for _, params in blocks for p in params),
     )

@@ -2,6 +2,7 @@
 
     env = CoqEnvironment(tactic_timeout=5)
     theorem = env.theorem("Nat.le_0_l")                       # from the stdlib index
+    # or CoqEnvironment(project="path/to/project").theorem("my_lemma")  (see prover.coq.project)
     # or adhoc_theorem("Lemma two : 1 + 1 = 2.", ["Require Import Arith."])
     with env.open(theorem) as (session, state):
         result = session.run_tac(state, "intros.")
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from search_tree.protocol import Proof, TacticState, Theorem, Verification
 
 from .additions import addition, annotate, available, names, offered, put_hammer_on_path, with_additions
-from .context import CoqContext, adhoc_context, stdlib_context
+from .context import CoqContext, adhoc_context, file_context
 from .hammer import HammerSession, RewriteLog
 from .render import render_proof
 from .session import CoqSession
@@ -35,14 +36,19 @@ class CoqEnvironment:
     address space (``None``: no cap); ``max_restarts`` is how many consecutive coqtop restarts a
     session attempts before giving up with :class:`EnvironmentFailure`; ``sentence_timeout``
     bounds each sentence of a file prefix; ``elide_proofs`` replays earlier lemmas of a file as
-    ``Admitted`` when opening (see :func:`prover.coq.context.stdlib_context`); ``max_idle`` is how
+    ``Admitted`` when opening (see :func:`prover.coq.context.file_context`); ``max_idle`` is how
     many idle coqtops are kept for reuse; ``verify_timeout`` bounds the final ``coqc`` check.
 
     ``additions`` names context additions (:data:`prover.coq.additions.ADDITIONS`: ``"hammer"``,
     ``"hammer-tactics"``, ``"lia"``...) loaded right before each theorem's statement unless the leak
     guard refuses them for that theorem; they are part of every proof found (verified and printed
     with it). One that Coq refuses (library not installed) is left out with a warning, and listed
-    in :attr:`missing_additions`. With ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
+    in :attr:`missing_additions`.
+
+    ``project`` (``coq-stdlib``, ``coq-lib:NAME`` or a project directory, with ``project_flags``
+    when it has no ``_CoqProject``; :func:`prover.coq.project.load_project`) is where
+    :meth:`theorem` looks names up. A theorem of another project (``extra["project"]``, set by its
+    index) is opened in its own project all the same, so one environment serves any benchmark. With ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
     (half of them for the ATPs) and a found proof's ``hammer`` steps are rewritten to the
     reconstruction tactics it printed (:mod:`prover.coq.hammer`).
     """
@@ -61,6 +67,8 @@ class CoqEnvironment:
         additions: tuple[str, ...] | list[str] | str = (),
         hammer_timeout: float = 20.0,
         index=None,
+        project: str = "coq-stdlib",
+        project_flags: list[str] | None = None,
     ) -> None:
         if tactic_timeout <= 0:
             raise ValueError(f"tactic_timeout must be positive, got {tactic_timeout!r}")
@@ -78,7 +86,10 @@ class CoqEnvironment:
         self.elide_proofs = elide_proofs
         self.max_idle = max_idle
         self.verify_timeout = verify_timeout
-        self._index = index
+        from .project import load_project
+
+        self.project = load_project(project, tuple(project_flags) if project_flags else None)
+        self._indexes = {} if index is None else {index.project.ref()["spec"]: index}
         self._idle: list[Worker] = []
         self._busy: list[Worker] = []
 
@@ -99,27 +110,39 @@ class CoqEnvironment:
 
     @property
     def index(self):
-        """The stdlib index (:class:`prover.coq.stdlib.StdlibIndex`), loaded on first use."""
-        if self._index is None:
-            from .stdlib import load_index
+        """The index of this environment's project (:class:`prover.coq.index.CoqIndex`), loaded on first use."""
+        return self._index_of(self.project.ref())
 
-            self._index = load_index()
-        return self._index
+    @property
+    def stdlib_index(self):
+        """The stdlib's index: the axioms it declares are the only ones a proof may assume."""
+        return self._index_of(None)
+
+    def _index_of(self, ref: dict | None):
+        """The index of the project ``ref`` names (None: the stdlib), built (``.vo`` included) once."""
+        from .project import load_project_ref
+        from .build import project_index
+
+        project = load_project_ref(ref)
+        if project.spec not in self._indexes:
+            self._indexes[project.spec] = project_index(project, progress=False)
+        return self._indexes[project.spec]
 
     def theorem(self, name: str) -> Theorem:
-        """The stdlib theorem called ``name``; :class:`TheoremNotFound` lists close matches."""
+        """The theorem of this environment's project called ``name``; :class:`TheoremNotFound` lists close matches."""
         return self.index.theorem(name)
 
     def context(self, theorem: Theorem) -> CoqContext:
         """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself."""
         if "prelude" in theorem.extra:
             return with_additions(adhoc_context(theorem), self._sentences(theorem))
+        index = self._index_of(theorem.extra["project"]) if "project" in theorem.extra else self.index
         if "offset" not in theorem.extra:  # e.g. a Theorem read back from a results file
-            found = self.index.theorem(theorem.extra.get("qualified_name") or theorem.full_name)
+            found = index.theorem(theorem.extra.get("qualified_name") or theorem.full_name)
             if theorem.file_path and found.file_path != theorem.file_path:
                 raise ValueError(f"{theorem.full_name!r} is in {found.file_path}, not {theorem.file_path}")
             theorem = found
-        return with_additions(stdlib_context(theorem, self.index, self.elide_proofs), self._sentences(theorem))
+        return with_additions(file_context(theorem, index, self.elide_proofs), self._sentences(theorem))
 
     def _sentences(self, theorem: Theorem) -> tuple[str, ...]:
         """The sentences of the additions offered for ``theorem`` (leak guard applied)."""
@@ -160,7 +183,7 @@ class CoqEnvironment:
             proof = log.rewrite(proof)
         except ValueError as exc:
             return Verification(False, str(exc), render_proof(proof))
-        return verify_proof(context, proof, self.index, self.verify_timeout)
+        return verify_proof(context, proof, self.stdlib_index, self.verify_timeout)
 
     @property
     def coqtop_pids(self) -> list[int]:

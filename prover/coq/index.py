@@ -1,7 +1,10 @@
-"""The index of the installed stdlib: files in dependency order, theorems by name, cached as JSON.
+"""The index of a Coq project (the stdlib is one): files in dependency order, theorems by name, cached as JSON.
 
 The index is cached under :func:`prover.coq.install.cache_dir` (one directory per Coq version),
-keyed by the scanning code itself, and a file is rescanned when its contents change.
+keyed by the scanning code itself and the project, and a file is rescanned when its contents
+change. A project's file that the text scan cannot read, or that does not compile
+(:mod:`prover.coq.build`), is listed in :attr:`CoqIndex.failed` with the reason, and its theorems
+are left out; the rest of the project is indexed.
 """
 
 from __future__ import annotations
@@ -15,37 +18,52 @@ from pathlib import Path
 
 from search_tree.protocol import Theorem, TheoremNotFound
 
-from .install import cache_dir, coq_version, stdlib_root
+from .install import cache_dir, coq_version
+from .project import CoqProject, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry, to_theorem
+from .sentences import SentenceSplitError
 from .scanner import logical_modules, scan_file, source_hash
 
 # the modules whose code decides what the scan produces (see code_version)
-_SCANNER_MODULES = ("sentences.py", "vernacular.py", "records.py", "scanner.py", "index.py")
+_SCANNER_MODULES = ("sentences.py", "vernacular.py", "records.py", "scanner.py", "index.py", "project.py")
 
 
-class StdlibIndex:
-    """The indexed standard library: files in dependency order, theorems by name."""
+class CoqIndex:
+    """The indexed project: files in dependency order, theorems (and admitted lemmas) by name."""
 
-    def __init__(self, root: Path, files: list[SourceFile]) -> None:
+    def __init__(self, root: Path, files: list[SourceFile], project: CoqProject | None = None,
+                 failed: dict[str, str] | None = None) -> None:
         self.root = root
+        self.project = project or stdlib_project()
+        self.failed: dict[str, str] = dict(failed or {})  # path -> why its theorems are left out
         self.files: dict[str, SourceFile] = {f.path: f for f in _dependency_order(files)}
+        self._ref = None if self.project.is_stdlib else self.project.ref()
         self._by_name: dict[str, list[tuple[SourceFile, TheoremEntry]]] = {}
         for f in self.files.values():
-            for t in f.theorems:
+            if f.path in self.failed:
+                continue
+            for t in f.theorems + f.admitted:
                 self._by_name.setdefault(t.full_name, []).append((f, t))
                 self._by_name.setdefault(f"{f.module}.{t.full_name}", []).append((f, t))
 
+    def _chosen(self, files: list[str] | None) -> list[SourceFile]:
+        chosen = self.files.values() if files is None else [self.file(p) for p in files]
+        return [f for f in chosen if f.path not in self.failed]
+
     def theorems(self, files: list[str] | None = None) -> list[Theorem]:
         """Theorems with a Qed/Defined proof, in file order; optionally only those of ``files``."""
-        chosen = self.files.values() if files is None else [self.file(p) for p in files]
-        return [to_theorem(f, t) for f in chosen for t in f.theorems]
+        return [to_theorem(f, t, self._ref) for f in self._chosen(files) for t in f.theorems]
+
+    def admitted(self, files: list[str] | None = None) -> list[Theorem]:
+        """Lemmas ended by ``Admitted`` (open targets, ``extra["admitted"]``), in file order."""
+        return [to_theorem(f, t, self._ref) for f in self._chosen(files) for t in f.admitted]
 
     def file(self, path: str) -> SourceFile:
         try:
             return self.files[path]
         except KeyError:
             close = difflib.get_close_matches(path, list(self.files), n=3)
-            raise FileNotFoundError(f"no stdlib file {path!r} under {self.root}; close: {close}") from None
+            raise FileNotFoundError(f"no file {path!r} in {self.project.name} ({self.root}); close: {close}") from None
 
     def theorem(self, name: str) -> Theorem:
         """The theorem named ``name`` (``Nat.add_comm`` or ``Coq.Arith.PeanoNat.Nat.add_comm``).
@@ -55,13 +73,21 @@ class StdlibIndex:
         """
         found = self._by_name.get(name, [])
         if len(found) == 1:
-            return to_theorem(*found[0])
+            return to_theorem(*found[0], self._ref)
         if found:
             options = sorted(f"{f.module}.{t.full_name}" for f, t in found)
-            raise TheoremNotFound(f"theorem name {name!r} is ambiguous in the Coq stdlib; use one of {options}")
+            raise TheoremNotFound(f"theorem name {name!r} is ambiguous in {self._what}; use one of {options}")
         close = difflib.get_close_matches(name, list(self._by_name), n=5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise TheoremNotFound(f"no theorem {name!r} in the Coq stdlib at {self.root}{hint}")
+        raise TheoremNotFound(f"no theorem {name!r} in {self._what} at {self.root}{hint}")
+
+    @property
+    def _what(self) -> str:
+        return "the Coq stdlib" if self.project.is_stdlib else f"Coq project {self.project.name}"
+
+
+#: The index's name from when the stdlib was the only project.
+StdlibIndex = CoqIndex
 
 
 def _dependency_order(files: list[SourceFile]) -> list[SourceFile]:
@@ -92,47 +118,62 @@ def code_version() -> str:
     return source_hash("".join((here / name).read_text() for name in _SCANNER_MODULES))[:10]
 
 
+def _entry(x: dict) -> TheoremEntry:
+    return TheoremEntry(**{k: (tuple(map(tuple, v)) if k == "proof" else tuple(v) if isinstance(v, list) else v)
+                           for k, v in x.items()})
+
+
 def _index_from_json(data: dict) -> list[SourceFile]:
     files = []
     for d in data["files"]:
         decls = [Declaration(**{k: tuple(v) if isinstance(v, list) else v for k, v in x.items()}) for x in d.pop("declarations")]
-        thms = [
-            TheoremEntry(**{k: (tuple(map(tuple, v)) if k == "proof" else tuple(v) if isinstance(v, list) else v) for k, v in x.items()})
-            for x in d.pop("theorems")
-        ]
+        thms = [_entry(x) for x in d.pop("theorems")]
+        adm = [_entry(x) for x in d.pop("admitted")]
         d["sentences"] = [tuple(x) for x in d["sentences"]]
-        files.append(SourceFile(**d, declarations=decls, theorems=thms))
+        files.append(SourceFile(**d, declarations=decls, theorems=thms, admitted=adm))
     return files
 
 
-def load_index(root: Path | None = None, rebuild: bool = False, progress: bool = True) -> StdlibIndex:
-    """The index of ``root`` (default: the installed stdlib), from the cache when it is current.
+def load_index(project: CoqProject | None = None, rebuild: bool = False, progress: bool = True,
+               failed: dict[str, str] | None = None) -> CoqIndex:
+    """The index of ``project`` (default: the installed stdlib), from the cache when it is current.
 
-    The cache is keyed by the Coq version, the sources root and :func:`code_version`; a file whose
-    contents changed since (by SHA-1) is rescanned.
+    The cache is keyed by the Coq version, the project (:attr:`CoqProject.key`) and
+    :func:`code_version`; a file whose contents changed since (by SHA-1) is rescanned. ``failed``
+    (path -> coqc's error, from :func:`prover.coq.build.build_project`) marks files whose theorems
+    are left out. A project's file the scan cannot read is left out too, with the scan's error;
+    in the stdlib that is a bug of the scanner and raises.
     """
-    root = root or stdlib_root()
-    cache = cache_dir() / f"stdlib-index-{code_version()}-{source_hash(str(root.resolve()))[:8]}.json"
+    project = project or stdlib_project()
+    root = project.root
+    cache = cache_dir() / f"index-{code_version()}-{project.key}-{source_hash(str(root.resolve()))[:8]}.json"
     cached: dict[str, SourceFile] = {}
     if cache.exists() and not rebuild:
         cached = {f.path: f for f in _index_from_json(json.loads(cache.read_text()))}
-    modules = logical_modules(root)
+    modules = logical_modules(root, project)
     paths = sorted(modules.values())
     files: list[SourceFile] = []
+    failed = dict(failed or {})
     changed = False
     bar = None
     if progress and len(cached) < len(paths) // 2:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(paths), desc="indexing Coq stdlib", unit="file", file=sys.stderr)
+        bar = tqdm(total=len(paths), desc=f"indexing {project.name}", unit="file", file=sys.stderr)
     for p in paths:
-        f = cached.get(p)
-        if f is None or f.sha1 != source_hash((root / p).read_text()):
-            f = scan_file(root, p, modules)
-            changed = True
-        files.append(f)
         if bar:
             bar.update()
+        f = cached.get(p)
+        if f is None or f.sha1 != source_hash((root / p).read_text()):
+            try:
+                f = scan_file(root, p, modules, project)
+            except (StdlibScanError, SentenceSplitError) as exc:
+                if project.is_stdlib:
+                    raise
+                failed.setdefault(p, f"cannot scan: {exc}")
+                continue
+            changed = True
+        files.append(f)
     if bar:
         bar.close()
     if changed or len(cached) != len(files):
@@ -140,4 +181,4 @@ def load_index(root: Path | None = None, rebuild: bool = False, progress: bool =
         tmp = cache.with_suffix(".tmp")
         tmp.write_text(json.dumps({"coq": coq_version(), "files": [asdict(f) for f in files]}))
         tmp.replace(cache)
-    return StdlibIndex(root, files)
+    return CoqIndex(root, files, project, failed)

@@ -45,9 +45,3 @@ def cache_dir() -> Path:
     base = cache_root()
     return base / f"coq-{coq_version()}"
 
-
-def module_name(path: str) -> str:
-    """``Arith/PeanoNat.v`` -> ``Coq.Arith.PeanoNat``: the logical name of a file under ``theories/``."""
-    if not path.endswith(".v"):
-        raise ValueError(f"not a Coq source path: {path!r}")
-    return "Coq." + path[:-2].replace("/", ".")

@@ -69,10 +69,12 @@ class SourceFile:
     theorems: list[TheoremEntry] = field(default_factory=list)
     unresolved_requires: list[str] = field(default_factory=list)
     tactic_names: list[str] = field(default_factory=list)  # Ltac, Tactic Notation and hint database names
+    admitted: list[TheoremEntry] = field(default_factory=list)  # lemmas ended by Admitted: open targets
 
 
-def to_theorem(f: SourceFile, t: TheoremEntry) -> Theorem:
-    """The protocol's :class:`Theorem` for an index entry; ``extra`` carries what the backend needs."""
+def to_theorem(f: SourceFile, t: TheoremEntry, project: dict | None = None) -> Theorem:
+    """The protocol's :class:`Theorem` for an index entry; ``extra`` carries what the backend needs,
+    among it the project's reference (:meth:`prover.coq.project.CoqProject.ref`) when not the stdlib."""
     return Theorem(
         full_name=t.full_name,
         file_path=f.path,
@@ -84,5 +86,7 @@ def to_theorem(f: SourceFile, t: TheoremEntry) -> Theorem:
             "offset": t.offset,
             "end": t.end,
             "in_section": t.in_section,
+            **({"project": project} if project else {}),
+            **({"admitted": True} if t.terminator == "Admitted" else {}),
         },
     )

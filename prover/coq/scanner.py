@@ -1,4 +1,4 @@
-"""The text scan of one stdlib ``.v`` file: its requires, declarations, theorems and proof scripts.
+"""The text scan of one ``.v`` file of a project: its requires, declarations, theorems and proof scripts.
 
 The index is built by scanning sentences (:mod:`prover.coq.sentences`), not by Coq, so that
 listing theorems takes a fraction of a second and needs no coqtop; the tracer
@@ -12,7 +12,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from .install import module_name
+from .project import CoqProject, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry
 from .sentences import LineIndex, Sentence, mask_comments, split_sentences
 from .vernacular import (
@@ -26,9 +26,15 @@ def source_hash(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 
 
-def logical_modules(root: Path) -> dict[str, str]:
-    """Logical module name -> file path (under ``root``) of every ``.v`` file, what ``Require`` resolves against."""
-    return {module_name(p.relative_to(root).as_posix()): p.relative_to(root).as_posix() for p in root.rglob("*.v")}
+def logical_modules(root: Path, project: CoqProject | None = None) -> dict[str, str]:
+    """Logical module name -> file path (under ``root``) of every ``.v`` file of ``project`` (default:
+    every ``.v`` under ``root``, named as in the stdlib): what ``Require`` resolves against."""
+    if project is None:
+        project = stdlib_project()
+        paths = [p.relative_to(root).as_posix() for p in root.rglob("*.v")]
+    else:
+        paths = project.source_files()
+    return {project.module(p): p for p in paths}
 
 
 def resolve_require(name: str, prefix: str | None, modules: dict[str, str]) -> str | None:
@@ -45,12 +51,17 @@ def resolve_require(name: str, prefix: str | None, modules: dict[str, str]) -> s
     return min(candidates, key=lambda m: (m.count("."), m)) if candidates else None
 
 
-def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
-    """Index one file; raises :class:`StdlibScanError` naming the file and line on unexpected structure."""
+def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProject | None = None) -> SourceFile:
+    """Index one file of ``project`` (default: the stdlib's naming); raises :class:`StdlibScanError`
+    naming the file and line on unexpected structure.
+
+    Lemmas ended by ``Admitted`` are kept apart in :attr:`SourceFile.admitted`: open targets, never
+    benchmark theorems with a proof to learn from."""
+    project = project or stdlib_project()
     text = (root / path).read_text()
     sents = split_sentences(text, path)
     lines = LineIndex(text)
-    sf = SourceFile(path, module_name(path), [], [], source_hash(text), [(s.start, s.end) for s in sents])
+    sf = SourceFile(path, project.module(path), [], [], source_hash(text), [(s.start, s.end) for s in sents])
 
     def fail(s: Sentence, what: str) -> StdlibScanError:
         line, col = lines.position(s.start)
@@ -123,9 +134,9 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
                     member_name, kind, " ".join(masked[a:b].split()), lines.position(at),
                     lines.position(s.start + b), lines.position(at), lines.position(at + len(name)),
                 ))
-        if kw in THEOREM_KEYWORDS and terminator in ("Qed", "Defined"):
+        if kw in THEOREM_KEYWORDS and terminator in ("Qed", "Defined", "Admitted"):
             end = sents[i - 1].end
-            sf.theorems.append(
+            (sf.admitted if terminator == "Admitted" else sf.theorems).append(
                 TheoremEntry(
                     full_name, kw.lower(), code, s.start, lines.position(s.start), lines.position(end),
                     tuple((p.start, p.end) for p in proof), terminator, any(k == "section" for k, _ in stack),
@@ -134,8 +145,7 @@ def scan_file(root: Path, path: str, modules: dict[str, str]) -> SourceFile:
     if stack:
         raise StdlibScanError(f"{path}: unclosed {stack[-1][0]} {stack[-1][1]} at end of file")
     sf.imports = [modules[r] for r in sf.requires]
-    if not path.startswith("Init/") and "Init/Prelude.v" not in sf.imports:
-        sf.imports.insert(0, "Init/Prelude.v")
+    sf.imports[:0] = [p for p in project.implicit_imports(path) if p not in sf.imports]
     return sf
 
 

@@ -1,4 +1,8 @@
-"""The benchmark split of the stdlib: by file, deterministic, shipped in ``data/stdlib_split.json``."""
+"""The benchmark split of a Coq project: by file, deterministic; the stdlib's is shipped in ``data/stdlib_split.json``.
+
+Benchmark names (:mod:`benchmarks.registry`): ``coq-stdlib[:split]``, ``coq-project:PATH[:split]``,
+``coq-lib:NAME[:split]``, or a JSON/JSONL file listing theorems (:func:`listed_theorems`).
+"""
 
 from __future__ import annotations
 
@@ -7,32 +11,40 @@ import hashlib
 import json
 from pathlib import Path
 
-from search_tree.protocol import Theorem
+from search_tree.errors import UserError
+from search_tree.protocol import Theorem, TheoremNotFound
 
-from .index import StdlibIndex, load_index
-from .install import module_name
+from .index import CoqIndex, load_index
+from .project import LIBRARY_PREFIX, CoqProject, load_project, stdlib_project
 
 SPLITS = ("train", "val", "test")
 SPLIT_FILE = Path(__file__).parent / "data" / "stdlib_split.json"
 
 
-def split_of(path: str) -> str:
-    """The split of a stdlib file: by SHA-256 of its logical module name, 80% train, 10% val, 10% test.
+def split_of(path: str, project: CoqProject | None = None) -> str:
+    """The split of a project's file (default: the stdlib's): by SHA-256 of its logical module name,
+    80% train, 10% val, 10% test.
 
     Splitting by file (not by theorem) keeps a test theorem's neighbours, which often restate it,
     out of the training data; hashing the name makes the split independent of file order and of
     files added later.
     """
-    bucket = int(hashlib.sha256(module_name(path).encode()).hexdigest(), 16) % 100
+    bucket = int(hashlib.sha256((project or stdlib_project()).module(path).encode()).hexdigest(), 16) % 100
     return "train" if bucket < 80 else "val" if bucket < 90 else "test"
 
 
-def compute_split(paths: list[str]) -> dict[str, list[str]]:
-    """The split of ``paths`` as stored in :data:`SPLIT_FILE`."""
+def compute_split(paths: list[str], project: CoqProject | None = None) -> dict[str, list[str]]:
+    """The split of ``paths`` (as stored in :data:`SPLIT_FILE` for the stdlib)."""
     out: dict[str, list[str]] = {s: [] for s in SPLITS}
     for p in sorted(paths):
-        out[split_of(p)].append(p)
+        out[split_of(p, project)].append(p)
     return out
+
+
+def project_split(project: CoqProject, paths: list[str]) -> dict[str, list[str]]:
+    """The split of a project's files: the shipped one for the stdlib (so that it stays fixed
+    whatever the installed version adds), computed from the names for any other project."""
+    return load_split() if project.is_stdlib else compute_split(paths, project)
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,25 +54,89 @@ def load_split() -> dict[str, list[str]]:
     return {s: data[s] for s in SPLITS}
 
 
-def stdlib_theorems(split: str | None = None, index: StdlibIndex | None = None) -> list[Theorem]:
+def stdlib_theorems(split: str | None = None, index: CoqIndex | None = None) -> list[Theorem]:
     """The benchmark: theorems with a Qed/Defined proof in the files of ``split`` (all when ``None``)."""
-    index = index or load_index()
+    return project_theorems(index or load_index(), split)
+
+
+def project_theorems(index: CoqIndex, split: str | None = None) -> list[Theorem]:
+    """A project's theorems with a Qed/Defined proof in the files of ``split`` (all when ``None``)."""
     if split is None:
         return index.theorems()
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
-    wanted = set(load_split()[split])
+    wanted = set(project_split(index.project, list(index.files))[split])
     return index.theorems([p for p in index.files if p in wanted])
 
 
-def short_theorems(split: str, max_sentences: int, index: StdlibIndex | None = None) -> list[Theorem]:
+def short_theorems(split: str, max_sentences: int, index: CoqIndex | None = None) -> list[Theorem]:
     """The theorems of ``split`` whose library proof has at most ``max_sentences`` sentences
     (``Proof.`` included): the population that the demo and cheap measurements draw from."""
     index = index or load_index()
     return [t for t in stdlib_theorems(split, index) if _proof_length(index, t) <= max_sentences]
 
 
-def _proof_length(index: StdlibIndex, theorem: Theorem) -> int:
+def _proof_length(index: CoqIndex, theorem: Theorem) -> int:
     """Sentences of the library's own proof of ``theorem`` (``Proof.`` included)."""
     entry = next(e for e in index.file(theorem.file_path).theorems if e.offset == theorem.extra["offset"])
     return len(entry.proof)
+
+
+def _named(rest: str) -> tuple[str, str | None]:
+    """``PATH[:split]`` -> (PATH, split)."""
+    head, sep, tail = rest.rpartition(":")
+    return (head, tail) if sep and tail in SPLITS else (rest, None)
+
+
+def _project_index(project: CoqProject) -> CoqIndex:
+    from .build import project_index
+
+    return project_index(project, progress=False)
+
+
+def coq_project_benchmark(rest: str) -> list[Theorem]:
+    """``coq-project:PATH[:split]``: the project at PATH (built first where ``.vo`` are stale)."""
+    path, split = _named(rest)
+    return project_theorems(_project_index(load_project(path)), split)
+
+
+def coq_lib_benchmark(rest: str) -> list[Theorem]:
+    """``coq-lib:NAME[:split]``: an installed library under ``user-contrib/NAME``."""
+    name, split = _named(rest)
+    return project_theorems(_project_index(load_project(LIBRARY_PREFIX + name)), split)
+
+
+def listed_theorems(path: str) -> list[Theorem]:
+    """The theorems a JSON list or JSONL file names, one object each: ``{"project": spec, "file":
+    path in the project, "name": theorem, "flags": [...] (optional)}``; ``project`` is a
+    directory (relative to the listing's own directory), ``coq-lib:NAME`` or ``coq-stdlib``.
+    A name not in its project raises with close matches, naming the entry."""
+    listing = Path(path)
+    text = listing.read_text()
+    try:
+        entries = json.loads(text) if path.endswith(".json") else [json.loads(x) for x in text.splitlines() if x.strip()]
+    except json.JSONDecodeError as exc:
+        raise UserError(f"benchmark listing {path}: not valid JSON ({exc})") from None
+    out: list[Theorem] = []
+    indexes: dict[tuple, CoqIndex] = {}
+    for n, entry in enumerate(entries, 1):
+        where = f"benchmark listing {path}, entry {n}"
+        if not isinstance(entry, dict) or not all(k in entry for k in ("project", "file", "name")):
+            raise UserError(f"{where}: expected an object with project, file and name, got {str(entry)[:100]}")
+        spec = entry["project"]
+        if not (spec == "coq-stdlib" or spec.startswith(LIBRARY_PREFIX) or Path(spec).is_absolute()):
+            spec = str((listing.parent / spec).resolve())
+        flags = tuple(entry["flags"]) if entry.get("flags") else None
+        if (spec, flags) not in indexes:
+            indexes[(spec, flags)] = _project_index(load_project(spec, flags))
+        index = indexes[(spec, flags)]
+        try:
+            found = [t for t in index.theorems([index.file(entry["file"]).path]) + index.admitted([entry["file"]])
+                     if entry["name"] in (t.full_name, t.extra["qualified_name"])]
+            if not found:
+                index.theorem(entry["name"])  # raises with close matches when the name is unknown
+                raise TheoremNotFound(f"{entry['name']!r} is not in {entry['file']}")
+        except (TheoremNotFound, FileNotFoundError) as exc:
+            raise UserError(f"{where}: {exc}") from None
+        out.append(found[0])
+    return out

@@ -1,6 +1,6 @@
-"""Trace the Coq standard library like LeanDojo traces a Lean repository.
+"""Trace a Coq project (by default the standard library) like LeanDojo traces a Lean repository.
 
-Each stdlib file is replayed sentence by sentence in its own coqtop (the driver of
+Each file is replayed sentence by sentence in its own coqtop (the driver of
 :mod:`prover.coq.coqtop`); for every theorem of the index (:mod:`prover.coq.stdlib`) the goals
 before and after each proof sentence are recorded, and the premises each sentence names are
 annotated against the corpus (:mod:`prover.coq.corpus`).
@@ -39,7 +39,10 @@ from .coqtop import Coqtop, CoqtopDied, Reply
 from .corpus import PremiseResolver, write_corpus
 from .goals import GoalParseError, Outcome, ProofView, parse_view
 from .sentences import LineIndex, strip_comments
-from .stdlib import SPLITS, StdlibIndex, TheoremEntry, cache_dir, coq_version, load_index, load_split, split_of
+from .build import project_index
+from .project import CoqProject, load_project_ref, stdlib_project
+from .split import project_split, split_of
+from .stdlib import SPLITS, StdlibIndex, TheoremEntry, cache_dir, coq_version, load_index
 from .worker import complete_view
 
 URL = "https://github.com/coq/coq"
@@ -62,9 +65,10 @@ class UnreadableState(TraceError):
     """
 
 
-def traced_data_dir() -> Path:
-    """The default output directory of the tracer: ``<cache_dir>/traced``."""
-    return cache_dir() / "traced"
+def traced_data_dir(project: CoqProject | None = None) -> Path:
+    """The default output directory of the tracer: ``<cache_dir>/traced`` for the stdlib,
+    ``<cache_dir>/traced-<project key>`` for another project."""
+    return cache_dir() / ("traced" if project is None or project.is_stdlib else f"traced-{project.key}")
 
 
 @dataclass
@@ -105,8 +109,9 @@ class _Replayer:
         return strip_comments(self.text[span[0] : span[1]]).strip()
 
     def run(self) -> list[dict]:
-        # Init/ files are compiled without the prelude (they define it)
-        args = ("-top", self.file.module) + (("-noinit",) if self.file.path.startswith("Init/") else ())
+        # the project's flags; the stdlib's Init/ files are compiled without the prelude (they define it)
+        project = self.index.project
+        args = project.coq_args + ("-top", self.file.module) + (("-noinit",) if project.noinit(self.file.path) else ())
         coq = Coqtop(args=args, memory_limit_mb=None)
         coq.start()
         try:
@@ -198,8 +203,9 @@ class _Replayer:
         self._close(coq, thm, end_span)
         if state != NO_GOALS:
             raise TraceError(f"{self.where(thm.offset)}: proof of {thm.full_name} replayed but goals remain: {state[:200]!r}")
+        project = self.index.project
         return {
-            "url": URL,
+            "url": URL if project.is_stdlib else project.root.resolve().as_uri(),
             "commit": f"V{coq_version()}",
             "file_path": self.file.path,
             "full_name": thm.full_name,
@@ -264,9 +270,9 @@ def _load_cached(out_dir: Path, index: StdlibIndex, path: str) -> dict | None:
 _worker_state: tuple[StdlibIndex, PremiseResolver, Path] | None = None
 
 
-def _worker_init(out_dir: str) -> None:
+def _worker_init(out_dir: str, project: dict | None) -> None:
     global _worker_state
-    index = load_index(progress=False)
+    index = load_index(load_project_ref(project), progress=False)
     _worker_state = (index, PremiseResolver(index), Path(out_dir))
 
 
@@ -310,30 +316,36 @@ def ensure_traced(
     out_dir: Path | None = None,
     workers: int = 1,
     progress: bool = True,
+    project: CoqProject | None = None,
 ) -> TraceSummary:
-    """Trace the stdlib ``files`` (paths under ``theories/``; all by default) that are not cached yet.
+    """Trace the ``files`` of ``project`` (default: the stdlib; paths relative to its root, all by
+    default) that are not cached yet. A project is built first; files coqc rejects are reported
+    as failed with coqc's message.
 
     Writes ``corpus.jsonl`` (always the whole stdlib, so premises of any file resolve), the per-file
     caches, and the split files ``train.json``/``val.json``/``test.json`` with every file traced so
     far in ``out_dir``. Safe to interrupt: finished files are kept and the next call resumes.
     """
-    out_dir = out_dir or traced_data_dir()
-    index = load_index(progress=progress)
+    project = project or stdlib_project()
+    out_dir = out_dir or traced_data_dir(project)
+    index = project_index(project, progress=progress)
     files = list(index.files) if files is None else [index.file(p).path for p in files]
     out_dir.mkdir(parents=True, exist_ok=True)
     num_premises = write_corpus(index, out_dir / "corpus.jsonl")
     # files that failed before are traced again: the failure may have been the machine's (memory, time)
-    todo = [p for p in files if (c := _load_cached(out_dir, index, p)) is None or c["error"]]
+    todo = [p for p in files if p not in index.failed
+            and ((c := _load_cached(out_dir, index, p)) is None or c["error"])]
     steps_now, seconds_now, cpu_now = 0, 0.0, 0.0
     if todo:
         bar = None
         if progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(todo), desc="tracing Coq stdlib", unit="file", file=sys.stderr)
+            bar = tqdm(total=len(todo), desc=f"tracing {project.name}", unit="file", file=sys.stderr)
         if workers > 1:
             ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(workers, initializer=_worker_init, initargs=(str(out_dir),)) as pool:
+            with ctx.Pool(workers, initializer=_worker_init,
+                          initargs=(str(out_dir), None if project.is_stdlib else project.ref())) as pool:
                 results = pool.imap_unordered(_worker_trace, todo)
                 for _, steps, seconds, cpu, _error in results:
                     steps_now, seconds_now, cpu_now = steps_now + steps, seconds_now + seconds, cpu_now + cpu
@@ -357,9 +369,9 @@ def ensure_traced(
 def _write_splits(index: StdlibIndex, out_dir: Path, files: list[str], traced: int, num_premises: int,
                   steps_now: int, seconds_now: float, cpu_now: float) -> TraceSummary:
     """Rewrites the split files from every per-file cache in ``out_dir`` (not only ``files``)."""
-    split = load_split()
+    split = project_split(index.project, list(index.files))
     by_split: dict[str, list[dict]] = {s: [] for s in SPLITS}
-    failed: list[str] = []
+    failed: list[str] = [f"{path}: not compiled: {error}" for path, error in index.failed.items() if path in files]
     skipped: list[str] = []
     for path in index.files:
         data = _load_cached(out_dir, index, path)
@@ -368,7 +380,7 @@ def _write_splits(index: StdlibIndex, out_dir: Path, files: list[str], traced: i
         if data["error"]:
             failed.append(data["error"])
         skipped.extend(data.get("skipped", []))
-        name = next((s for s in SPLITS if path in split[s]), split_of(path))
+        name = next((s for s in SPLITS if path in split[s]), split_of(path, index.project))
         by_split[name].extend(data["theorems"])
     for name, records in by_split.items():
         tmp = out_dir / f"{name}.json.tmp"

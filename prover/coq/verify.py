@@ -23,7 +23,14 @@ A proof counts only when all of this holds:
    declares: exactly an ``Axiom``/``Parameter``/``Conjecture`` of the index
    (``Coq.Logic.Classical_Prop.classic``), or a field of a module the library declares with
    ``Declare Module`` (``Coq.ssr.ssrunder.Under_rel.Under_rel``), in a library other than the
-   checked one -- or, for a stdlib context only, in the checked one. The checked library of an
+   checked one -- or, for a stdlib context only, in the checked one. A project's own axioms, its
+   ``Admitted`` lemmas included, are never in that list (``index`` is always the stdlib's), so a
+   proof in a project's context that assumes one is "not proved (assumes Foo.B.x)". coqchk lists
+   the axioms of every library loaded, and a project's files are often downstream of an admitted
+   lemma they do not use: for a project's file (``CoqContext.project_file``) an axiom of its
+   *other* files is refused when ``Print Assumptions`` names it (qualified through the summary),
+   while one its own file declares before the theorem is refused whether used or not, as for an
+   ad-hoc prelude. The checked library of an
    ad-hoc theorem is ``DojoScratch``: every axiom it declares (prelude ``Axiom``, ``Admitted``
    lemma, ``Declare Module`` field) makes the proof "not proved (assumes DojoScratch.X)", whether
    or not the proof uses it, and a stdlib name (``classic``) in the prelude is still
@@ -120,7 +127,7 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
     with tempfile.TemporaryDirectory(prefix="dojo-coq-verify-") as tmp:
         try:
             report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline)
-            summary = _coqchk(context.module, Path(tmp) / f"{base}.vo", dirpath, deadline)
+            summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
     script = annotate(context, script)  # the additions are part of the proof, printed with it
@@ -128,9 +135,11 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
     own = context.module + "."
     trusted = stdlib_axioms(index)
     declared = stdlib_declared_modules(index)
+    used = set(axioms)
     refused = [a for a in summary if not (
         (context.trusted_prefix or not a.startswith(own))
-        and (a in trusted or a.rpartition(".")[0] in declared))]
+        and (a in trusted or a.rpartition(".")[0] in declared
+             or (context.project_file and not a.startswith(own) and a not in used)))]
     if refused:
         return Verification(False, f"not proved (assumes {', '.join(refused)}): coqchk lists axioms the standard "
                                    f"library does not declare (prelude axioms, admitted lemmas, declared modules)",
@@ -145,7 +154,9 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
     """Run coqc on the whole file (exit 0 required); the text of the assumptions report."""
     report = f"dojo_assumptions_{nonce}"
     (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", report))
-    cmd = ["coqc", "-q", "-Q", str(tmp), dirpath] + (["-noinit"] if context.noinit else []) + [f"{base}.v"]
+    # the project's bindings first: a later -Q wins, so the checked file is ours, not the project's
+    cmd = (["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath]
+           + (["-noinit"] if context.noinit else []) + [f"{base}.v"])
     done = _run(cmd, tmp, deadline, "coqc")
     if done.returncode != 0:
         raise CheckFailed(f"coqc rejected the proof (exit {done.returncode}): {_last_error(done.stderr + done.stdout)}")
@@ -155,9 +166,12 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
     return out.read_text()
 
 
-def _coqchk(module: str, vo: Path, dirpath: str, deadline: float) -> list[str]:
-    """Re-check the compiled library with coqchk; the axioms of its context summary, qualified."""
-    done = _run(["coqchk", "-o", "-norec", module, "-Q", str(vo.parent), dirpath], vo.parent, deadline, "coqchk")
+def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> list[str]:
+    """Re-check the compiled library with coqchk (the project's load path, then ours); the axioms
+    of its context summary, qualified."""
+    module = context.module
+    done = _run(["coqchk", "-o", "-norec", module, *context.load_path, "-Q", str(vo.parent), dirpath], vo.parent,
+                deadline, "coqchk")
     text = done.stdout + done.stderr
     if done.returncode != 0 or CHECKED not in text:
         raise CheckFailed(f"coqchk rejected the compiled proof (exit {done.returncode}): {_last_error(text)}")

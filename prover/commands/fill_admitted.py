@@ -1,0 +1,117 @@
+"""Prove the Admitted lemmas of a Coq project and write the proofs found (LeanAgent's sorry proving, for Coq).
+
+Every ``Admitted`` lemma of PROJECT (or those of ``--files``/``--theorems``) is searched, as
+``eval`` would (a resumable run directory ``--out``; run again to resume). Each proof found is
+written into its file in a copy of the project, and kept only if the file and every file that
+requires it still compile (:mod:`prover.coq.fill`). The result is a patch ``OUT.diff`` beside the
+run directory, or, with ``--write``, the files themselves (originals backed up in ``OUT/backup``).
+A Markdown table (``OUT/fill-admitted.md``, also printed) says for each lemma: proved, time, proof
+or why not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import shlex
+import tempfile
+from pathlib import Path
+
+from search_tree.errors import UserError
+
+from .eval import add_run_arguments, build_config
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("project", help="a project directory (with a _CoqProject, or --flags), or coq-lib:NAME")
+    parser.add_argument("--flags", help="load-path flags when the project has no _CoqProject, e.g. '-Q theories Foo'")
+    parser.add_argument("--files", nargs="+", metavar="GLOB", help="only the lemmas of these files (globs over paths in the project)")
+    parser.add_argument("--theorems", nargs="+", metavar="NAME", help="only these admitted lemmas")
+    parser.add_argument("--out", required=True, help="run directory (created, or resumed); the patch is OUT.diff")
+    parser.add_argument("--write", action="store_true", help="write the proofs into the files (after a backup in OUT/backup)")
+    parser.add_argument("--jobs", type=int, default=2, help="coqc processes building the project (default: 2)")
+    add_run_arguments(parser, benchmark=False)
+    parser.set_defaults(generator="automation")
+
+
+def _targets(index, args: argparse.Namespace) -> list:
+    """The admitted lemmas asked for; a name that is not one raises with close matches."""
+    files = None
+    if args.files:
+        files = []
+        for pattern in args.files:
+            matched = [p for p in index.files if fnmatch.fnmatch(p, pattern)]
+            if not matched:
+                raise UserError(f"--files {pattern!r} matches no file of {index.project.name} ({index.root})")
+            files.extend(p for p in matched if p not in files)
+    targets = index.admitted(files)
+    if args.theorems:
+        chosen = []
+        for name in args.theorems:
+            found = [t for t in targets if name in (t.full_name, t.extra["qualified_name"])]
+            if not found:
+                other = index.theorem(name)  # raises TheoremNotFound with close matches for an unknown name
+                raise UserError(f"--theorems {name}: {other.extra['qualified_name']} is proved already (not Admitted)")
+            chosen.extend(found)
+        targets = chosen
+    return targets
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def run(args: argparse.Namespace) -> int:
+    from prover.coq.build import project_index
+    from prover.coq.fill import Edit, FillError, diff_text, fill_in_copy, write_back
+    from prover.coq.project import load_project
+    from prover.evaluation import ResultsFile, run_evaluation, theorem_key
+
+    project = load_project(args.project, tuple(shlex.split(args.flags)) if args.flags else None)
+    if args.jobs < 1:
+        raise UserError(f"--jobs must be at least 1, got {args.jobs}")
+    index = project_index(project, jobs=args.jobs, progress=not args.no_progress)
+    for path, error in index.failed.items():
+        print(f"not compiled, its lemmas skipped: {path}: {error}")
+    targets = _targets(index, args)
+    if not targets:
+        print(f"no Admitted lemma to fill in {project.name}")
+        return 0
+    args.benchmark, args.limit = f"fill-admitted:{project.spec}", None
+    config = build_config(args, "none", {})
+    out = Path(args.out)
+    run_evaluation(config, targets, out, progress=not args.no_progress)
+    results = {r["key"]: r["result"] for r in ResultsFile(out / "results.jsonl").load()}
+    edits = {theorem_key(t): Edit(t.file_path, t.extra["offset"], t.full_name, results[theorem_key(t)]["script"])
+             for t in targets if results.get(theorem_key(t), {}).get("status") == "proved"}
+    with tempfile.TemporaryDirectory(prefix="dojo-fill-") as tmp:
+        copy, outcomes = fill_in_copy(project, index, list(edits.values()), Path(tmp), progress=not args.no_progress)
+        rolled_back = {(o.edit.path, o.edit.offset): o.why for o in outcomes if not o.written}
+        patch = diff_text(project, copy)
+        diff_path = out.with_name(out.name + ".diff")
+        diff_path.write_text(patch)
+        written: list[str] = []
+        if args.write and patch:
+            try:
+                written = write_back(project, copy, out / "backup", progress=not args.no_progress)
+            except FillError as exc:
+                print(f"not written: {exc}")
+    rows = ["| lemma | file | proved | time (s) | proof, or why not |", "|---|---|---|---|---|"]
+    proved = 0
+    for t in targets:
+        r = results.get(theorem_key(t))
+        why = rolled_back.get((t.file_path, t.extra["offset"]))
+        if r is None:
+            ok, seconds, text = False, "", "not attempted"
+        elif r["status"] == "proved" and why is None:
+            ok, seconds, text = True, f"{r['total_time']:.1f}", f"`{_cell(r['script'])}`"
+        else:
+            ok, seconds, text = False, f"{r['total_time']:.1f}", why or f"{r['status']} ({r['stop_reason']})"
+        proved += ok
+        rows.append(f"| {t.full_name} | {t.file_path} | {'yes' if ok else 'no'} | {seconds} | {_cell(text)} |")
+    table = "\n".join(rows) + "\n"
+    (out / "fill-admitted.md").write_text(f"# fill-admitted {project.name}\n\n{table}")
+    print(table, end="")
+    print(f"{proved}/{len(targets)} admitted lemmas proved; patch: {diff_path}"
+          + (f"; written: {', '.join(written)} (originals in {out / 'backup'})" if written else ""))
+    return 0

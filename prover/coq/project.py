@@ -1,0 +1,243 @@
+"""A Coq project: a root directory plus the load-path flags that give its files their logical names.
+
+A project is the unit of the Coq backend: the index, the contexts, the verification, the tracer
+and the benchmarks all take one. Three kinds, one model:
+
+* ``project``: a directory with a ``_CoqProject`` (``-Q dir Name``, ``-R dir Name``, ``-I dir``,
+  ``-arg opt``, and its ``.v`` files), or with flags given explicitly; its ``.vo`` files are built
+  here (:mod:`prover.coq.build`);
+* ``library``: an installed library, ``coq-lib:NAME`` = ``$(coqc -where)/user-contrib/NAME``
+  (Debian's ``libcoq-*`` packages install their sources and ``.vo`` there); Coq finds it without
+  flags, so none are passed;
+* ``stdlib``: the standard library, ``coq-stdlib`` = ``$(coqc -where)/theories`` as ``Coq``; its
+  ``Init/`` files are compiled without the Prelude, which the others import implicitly.
+
+Flags are passed when coqtop and coqc start (:attr:`CoqProject.load_args`, :attr:`CoqProject.coq_args`):
+coqtop cannot take load paths later. Paths in flags are kept relative to the root, so a copy of
+the project (:meth:`CoqProject.relocated`, what ``fill-admitted`` checks its edits in) is the same
+project elsewhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import shlex
+import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from search_tree.errors import UserError
+
+from .install import stdlib_root
+
+PROJECT_FILE = "_CoqProject"
+STDLIB = "coq-stdlib"
+LIBRARY_PREFIX = "coq-lib:"
+KINDS = ("project", "library", "stdlib")
+_FLAG_HELP = "add a _CoqProject (e.g. the line `-Q theories Foo`) or give the flags explicitly (--flags '-Q theories Foo')"
+
+
+class ProjectError(UserError, ValueError):
+    """A project that cannot be loaded: no flags, an unknown library, a bad ``_CoqProject`` line."""
+
+
+@dataclass(frozen=True)
+class LoadPath:
+    """One ``-Q``/``-R``/``-I`` binding; ``path`` relative to the root unless outside it."""
+
+    flag: str
+    path: str
+    logical: str = ""
+
+    def args(self, root: Path) -> tuple[str, ...]:
+        where = str((root / self.path).resolve())
+        return (self.flag, where) if self.flag == "-I" else (self.flag, where, self.logical)
+
+
+@dataclass(frozen=True)
+class CoqProject:
+    """A root, its load paths (``-Q``/``-R``/``-I``), extra coqc arguments (``-arg``) and its files.
+
+    ``spec`` and ``flags`` are what :func:`load_project` was called with, so that a theorem can
+    name its project in JSON (:meth:`ref`) and a worker in another process load the same one.
+    """
+
+    root: Path
+    kind: str
+    load_paths: tuple[LoadPath, ...]
+    options: tuple[str, ...] = ()
+    listed: tuple[str, ...] = ()  # the _CoqProject's .v files, relative to the root (empty: all)
+    spec: str = STDLIB
+    flags: tuple[str, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        """A short human name: ``coq-stdlib``, ``coq-lib:NAME`` or the root directory's name."""
+        return self.spec if self.kind != "project" else self.root.name
+
+    @property
+    def is_stdlib(self) -> bool:
+        return self.kind == "stdlib"
+
+    @property
+    def key(self) -> str:
+        """Names this project's caches: its kind, resolved root and flags."""
+        text = f"{self.kind}\0{self.root.resolve()}\0{self.load_paths}\0{self.options}"
+        return f"{self.kind}-{self.root.name}-{hashlib.sha1(text.encode()).hexdigest()[:10]}"
+
+    def ref(self) -> dict:
+        """JSON that :func:`load_project_ref` turns back into this project (theorems carry it)."""
+        return {"spec": self.spec, "flags": None if self.flags is None else list(self.flags)}
+
+    @property
+    def load_args(self) -> tuple[str, ...]:
+        """The load-path flags for coqc, coqtop and coqchk (none for an installed library or the stdlib,
+        which Coq finds by itself)."""
+        if self.kind != "project":
+            return ()
+        return tuple(a for lp in self.load_paths for a in lp.args(self.root))
+
+    @property
+    def coq_args(self) -> tuple[str, ...]:
+        """Everything coqc and coqtop start with: the load paths and the ``-arg`` options."""
+        return self.load_args + self.options
+
+    def module(self, path: str) -> str:
+        """The logical name of ``path`` (relative to the root): ``theories/B.v`` under ``-Q theories Foo``
+        is ``Foo.B``. The innermost binding that contains the file decides, as in Coq. Read from the
+        paths' text, so it does not depend on where the root is (a copy, a test's directory)."""
+        if not path.endswith(".v"):
+            raise ValueError(f"not a Coq source path: {path!r}")
+        best: tuple[int, str] | None = None
+        for lp in self.load_paths:
+            base = Path(lp.path).as_posix().strip("/")
+            base = "" if base == "." else base
+            if lp.flag == "-I" or Path(lp.path).is_absolute() or not (base == "" or path.startswith(base + "/")):
+                continue
+            rel = path[len(base) + 1 if base else 0:-2]
+            depth = len(base.split("/")) if base else 0
+            if best is None or depth > best[0]:
+                best = (depth, ".".join(p for p in [lp.logical, *rel.split("/")] if p))
+        if best is None:
+            raise ValueError(f"{path} is under no -Q/-R directory of project {self.name} ({self.describe_flags()})")
+        return best[1]
+
+    def describe_flags(self) -> str:
+        return " ".join(shlex.quote(a) for lp in self.load_paths for a in
+                        ((lp.flag, lp.path) if lp.flag == "-I" else (lp.flag, lp.path, lp.logical))) or "no flags"
+
+    def noinit(self, path: str) -> bool:
+        """Whether ``path`` is compiled without the Prelude (the stdlib's ``Init/``, which defines it)."""
+        return self.is_stdlib and path.startswith("Init/")
+
+    def implicit_imports(self, path: str) -> list[str]:
+        """Files every file of the project imports without a ``Require``: the stdlib's Prelude for
+        the stdlib's files outside ``Init/`` (for other projects the Prelude is outside the project)."""
+        return ["Init/Prelude.v"] if self.is_stdlib and not path.startswith("Init/") else []
+
+    def source_files(self) -> list[str]:
+        """The project's ``.v`` files relative to the root: the ``_CoqProject``'s list when it has
+        one, else every ``.v`` under its ``-Q``/``-R`` directories inside the root."""
+        if self.listed:
+            return sorted(self.listed)
+        found: set[str] = set()
+        root = self.root.resolve()
+        for lp in self.load_paths:
+            base = (self.root / lp.path).resolve()
+            if lp.flag != "-I" and base.is_relative_to(root):
+                found.update(p.relative_to(root).as_posix() for p in base.rglob("*.v"))
+        return sorted(found)
+
+    def contains(self, path: Path) -> bool:
+        """Whether ``path`` lies inside the root (``fill-admitted`` writes nowhere else)."""
+        return path.resolve().is_relative_to(self.root.resolve())
+
+    def relocated(self, root: Path) -> CoqProject:
+        """The same project copied to ``root`` (load paths inside the old root follow it)."""
+        old = self.root.resolve()
+
+        def move(lp: LoadPath) -> LoadPath:
+            where = (self.root / lp.path).resolve()
+            return lp if where.is_relative_to(old) else replace(lp, path=str(where))
+
+        return replace(self, root=root, load_paths=tuple(move(lp) for lp in self.load_paths))
+
+
+def parse_flags(tokens: list[str], where: str) -> tuple[tuple[LoadPath, ...], tuple[str, ...], tuple[str, ...]]:
+    """(load paths, ``-arg`` options, ``.v`` files) of ``_CoqProject`` tokens or explicit flags.
+
+    Unknown options are left out with a warning (``_CoqProject`` files also hold coq_makefile
+    settings); a flag without its arguments is an error naming ``where``.
+    """
+    load: list[LoadPath] = []
+    options: list[str] = []
+    files: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        need = {"-Q": 2, "-R": 2, "-I": 1, "-arg": 1}.get(tok)
+        if need is not None:
+            args = tokens[i + 1:i + 1 + need]
+            if len(args) < need or any(a.startswith("-") and tok != "-arg" for a in args):
+                raise ProjectError(f"{where}: {tok} needs {need} argument(s), got {args!r}")
+            if tok == "-arg":
+                options.extend(shlex.split(args[0]))
+            else:
+                load.append(LoadPath(tok, *args))
+            i += 1 + need
+            continue
+        if tok.endswith(".v"):
+            files.append(Path(tok).as_posix())
+        elif "=" not in tok:  # VAR = value lines of coq_makefile are not flags
+            warnings.warn(f"{where}: ignoring {tok!r} (only -Q, -R, -I, -arg and .v files are read)", stacklevel=2)
+        i += 1
+    return tuple(load), tuple(options), tuple(files)
+
+
+def _tokens(text: str) -> list[str]:
+    return shlex.split(text, comments=True)
+
+
+@functools.lru_cache(maxsize=32)
+def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
+    """The project ``spec`` names: ``coq-stdlib``, ``coq-lib:NAME``, or a directory (with a
+    ``_CoqProject``, or ``flags`` such as ``("-Q", "theories", "Foo")``, relative to it).
+
+    Raises :class:`ProjectError` saying what is missing and how to give it.
+    """
+    if spec == STDLIB:
+        return CoqProject(stdlib_root(), "stdlib", (LoadPath("-R", ".", "Coq"),), spec=STDLIB)
+    if spec.startswith(LIBRARY_PREFIX):
+        name = spec[len(LIBRARY_PREFIX):]
+        contrib = stdlib_root().parent / "user-contrib"
+        root = contrib / name
+        if not name or not root.is_dir():
+            have = sorted(p.name for p in contrib.iterdir() if p.is_dir()) if contrib.is_dir() else []
+            raise ProjectError(f"no installed Coq library {name!r} under {contrib} (installed: {', '.join(have) or 'none'}; "
+                               f"Debian packages them as libcoq-*, see scripts/setup.sh --with-libraries)")
+        return CoqProject(root, "library", (LoadPath("-R", ".", name),), spec=spec)
+    root = Path(spec).expanduser().resolve()
+    if not root.is_dir():
+        raise ProjectError(f"Coq project {spec!r}: no such directory (expected a directory, coq-lib:NAME or {STDLIB})")
+    if flags:
+        load, options, files = parse_flags(list(flags), "--flags")
+    elif (root / PROJECT_FILE).is_file():
+        load, options, files = parse_flags(_tokens((root / PROJECT_FILE).read_text()), str(root / PROJECT_FILE))
+    else:
+        raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags; {_FLAG_HELP}")
+    if not any(lp.flag in ("-Q", "-R") for lp in load):
+        raise ProjectError(f"Coq project {root}: no -Q or -R flag, so its files have no logical names; {_FLAG_HELP}")
+    return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None)
+
+
+def load_project_ref(ref: dict | None) -> CoqProject:
+    """The project of a theorem's ``extra["project"]`` (:meth:`CoqProject.ref`); the stdlib for None."""
+    if ref is None:
+        return load_project(STDLIB)
+    flags = ref.get("flags")
+    return load_project(ref["spec"], tuple(flags) if flags else None)
+
+
+def stdlib_project() -> CoqProject:
+    return load_project(STDLIB)
