@@ -6,8 +6,8 @@ extended (:meth:`Registry.register`) the same way everywhere. Targets are string
 when :meth:`Registry.load` is called, so a table can name a component whose backend (torch, Ray,
 LeanDojo, Coq) is not installed, and building a table imports nothing.
 
-This module lives in :mod:`search_tree`, the bottom package, and imports nothing of dojo-prover:
-every other package may use it without creating an import circle.
+This module lives in :mod:`search_tree`, the bottom package, and imports nothing of dojo-prover but
+:mod:`search_tree.errors`: every other package may use it without creating an import circle.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from search_tree.errors import UserError
 
-class RegistryError(LookupError):
-    """A name that cannot be turned into a component; the one type a command line catches."""
+
+class RegistryError(UserError, LookupError):
+    """A name that cannot be turned into a component: bad input, so a :class:`UserError`."""
 
 
 class UnknownName(RegistryError, KeyError, ValueError):

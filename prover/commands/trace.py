@@ -1,7 +1,13 @@
-"""Trace a library into LeanDojo-format data: premises (corpus.jsonl) and per-split traced theorems.
+"""Trace a library into LeanDojo-format data: premises (corpus.jsonl) and traced theorems.
 
-Only ``--env coq`` (the Coq standard library) is available here; tracing a Lean repository is
-LeanDojo's own job. The output layout is described in ``prover/coq/tracer.py`` and docs/coq.md.
+    dojo-prover trace --env coq [--files 'Arith/*.v' ...] [--workers N] [--out DIR]
+    dojo-prover trace --env lean URL COMMIT --out DIR [--with-dependencies]
+
+``--env coq`` (the default) traces the Coq standard library itself, split by file into
+train/val/test (layout: ``prover/coq/tracer.py``, docs/coq.md). ``--env lean`` has LeanDojo trace
+a Lean 4 repository into theorems.json, corpus.jsonl and metadata.json; it needs a Lean toolchain
+(elan) and git, and the first trace of a repository builds it (hours when it depends on Mathlib;
+LeanDojo caches the build). An option of the other backend is refused, naming it.
 """
 
 from __future__ import annotations
@@ -12,20 +18,44 @@ from pathlib import Path
 
 from search_tree.errors import UserError
 
+#: the options that belong to one backend: as the user writes it -> (argparse dest, its --env)
+_BACKEND_OPTIONS: dict[str, tuple[str, str]] = {
+    "URL": ("url", "lean"),
+    "COMMIT": ("commit", "lean"),
+    "--with-dependencies": ("with_dependencies", "lean"),
+    "--files": ("files", "coq"),
+    "--workers": ("workers", "coq"),
+    "--rebuild-index": ("rebuild_index", "coq"),
+}
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--env", choices=["coq"], default="coq", help="the library to trace (default: coq)")
+    parser.add_argument("--env", choices=["coq", "lean"], default="coq", help="the backend (default: coq)")
+    parser.add_argument("url", nargs="?", metavar="URL", help="lean: the repository (GitHub URL, other git URL or local path)")
+    parser.add_argument("commit", nargs="?", metavar="COMMIT", help="lean: a commit hash or tag")
+    parser.add_argument("--out", type=Path, help="output directory (coq default: `traced_data_dir()`; lean: required)")
+    parser.add_argument("--with-dependencies", action="store_true",
+                        help="lean: also export the theorems of the dependencies (e.g. Mathlib)")
     parser.add_argument("--files", nargs="+", metavar="GLOB",
-                        help="stdlib files to trace, as globs over paths under theories/ (e.g. 'Arith/*.v'); default: all")
-    parser.add_argument("--out", type=Path, help="output directory (default: the cache directory, see `traced_data_dir()`)")
-    parser.add_argument("--workers", type=int, default=1, help="coqtop processes in parallel (default: 1)")
-    parser.add_argument("--rebuild-index", action="store_true", help="rescan the stdlib sources instead of using the cached index")
+                        help="coq: stdlib files to trace, as globs over paths under theories/ (e.g. 'Arith/*.v'); default: all")
+    parser.add_argument("--workers", type=int, help="coq: coqtop processes in parallel (default: 1)")
+    parser.add_argument("--rebuild-index", action="store_true", help="coq: rescan the stdlib sources instead of using the cached index")
 
 
 def run(args: argparse.Namespace) -> int:
+    for flag, (dest, env) in _BACKEND_OPTIONS.items():
+        if env != args.env and getattr(args, dest) not in (None, False):
+            raise UserError(f"{flag} is for --env {env}, not --env {args.env}")
+    return _trace_lean(args) if args.env == "lean" else _trace_coq(args)
+
+
+def _trace_coq(args: argparse.Namespace) -> int:
     from prover.coq.stdlib import load_index
     from prover.coq.tracer import ensure_traced
 
+    workers = 1 if args.workers is None else args.workers
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
     index = load_index(rebuild=args.rebuild_index)
     files = None
     if args.files:
@@ -35,9 +65,7 @@ def run(args: argparse.Namespace) -> int:
             if not matched:
                 raise UserError(f"--files {pattern!r} matches no file under {index.root}")
             files.extend(p for p in matched if p not in files)
-    if args.workers < 1:
-        raise UserError(f"--workers must be at least 1, got {args.workers}")
-    s = ensure_traced(files, out_dir=args.out, workers=args.workers)
+    s = ensure_traced(files, out_dir=args.out, workers=workers)
     share = s.annotated_tactics / s.tactics if s.tactics else 0.0
     print(f"traced data in {s.out_dir}")
     print(f"files: {s.files} requested, {s.traced} traced now, {len(s.failed)} failed (all traced so far in the directory below)")
@@ -50,3 +78,21 @@ def run(args: argparse.Namespace) -> int:
     for reason in s.skipped:
         print(f"theorem skipped: {reason}")
     return 1 if s.failed else 0
+
+
+def _trace_lean(args: argparse.Namespace) -> int:
+    from prover.lean.tracing import trace_repo
+    from search_tree.protocol import EnvironmentFailure
+
+    if args.url is None or args.commit is None:
+        raise UserError("--env lean needs URL and COMMIT: the repository and a commit hash or tag")
+    if args.out is None:
+        raise UserError("--env lean needs --out DIR (where theorems.json, corpus.jsonl, metadata.json go)")
+    try:
+        summary = trace_repo(args.url, args.commit, args.out, include_dependencies=args.with_dependencies)
+    except (EnvironmentFailure, FileExistsError) as exc:
+        raise UserError(f"{args.url}@{args.commit}: {exc}") from exc
+    print(f"traced {args.url}@{args.commit}: {summary.num_theorems} theorems "
+          f"({summary.num_theorems_with_tactics} with tactic proofs, {summary.num_tactics} tactics), "
+          f"{summary.num_files} files, {summary.num_premises} premises -> {summary.out_dir}")
+    return 0
