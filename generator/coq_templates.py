@@ -13,7 +13,8 @@ puts ``apply H.`` and ``intros.`` first and cheap closing automation last.
 
 :data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline that ``dojo-prover prove`` and
 ``demo`` run without a model (:mod:`prover.coq.automation`): its own fixed list with hand-set
-best-first scores, used unnormalised, plus case analysis and induction on every hypothesis.
+best-first scores, used unnormalised, plus case analysis and induction on every hypothesis;
+:func:`automation_generator` is that set as a generator.
 
 Every tactic is one sentence ending in ``.``, as the Coq backend requires. ``lia`` needs
 ``Require Import Lia`` in the theorem's context and fails harmlessly without it. CoqHammer's
@@ -28,7 +29,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from generator.template import Template, TemplateSet
+from generator.template import Template, TemplateGenerator, TemplateSet
 
 #: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
 PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.json"
@@ -134,6 +135,21 @@ def baseline_templates(tactics: list[str] | None = None) -> TemplateSet:
 
 
 BASELINE = baseline_templates()
+
+#: The baseline's scores fall by this much per hypothesis rank (most recent hypothesis first).
+BASELINE_RANK_PENALTY = 0.1
+
+
+def automation_generator(tactics: list[str] | None = None, per_hypothesis: int = 4) -> TemplateGenerator:
+    """The baseline as a generator (``automation`` in ``generator.registry.GENERATORS``): the
+    template generator on :func:`baseline_templates` with no premises and
+    :data:`BASELINE_RANK_PENALTY`, so that the generator benchmarks can put it beside the others
+    under the same search and budget.
+
+    ``tactics`` replaces the fixed list; ``per_hypothesis`` caps how many hypotheses get their own
+    case analysis and induction (the most recent ones, usually what the goal is about)."""
+    return TemplateGenerator(baseline_templates(tactics), num_premises=0, max_hypotheses=per_hypothesis,
+                             rank_penalty=BASELINE_RANK_PENALTY)
 
 
 def with_fitted_priors(templates: TemplateSet, path: str | Path = PRIORS_PATH) -> TemplateSet:
