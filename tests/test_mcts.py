@@ -474,7 +474,7 @@ def test_make_prover_selects_by_name():
     gen = FixedTacticGenerator(["a"])
     assert isinstance(make_prover("mcts", gen, timeout=5), MCTSProver)
     assert isinstance(make_prover("best_first", gen, timeout=5), BestFirstSearchProver)
-    with pytest.raises(ValueError, match="unknown search algorithm 'dfs'"):
+    with pytest.raises(ValueError, match="unknown search 'dfs'; known: best_first, mcts"):
         make_prover("dfs", gen)
     env = ScriptedEnv(CHAIN)
     assert make_prover("best_first", gen, max_env_calls=4).search(env, THM).status == Status.PROVED
