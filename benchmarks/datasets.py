@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from search_tree.errors import UserError
 from search_tree.protocol import Theorem
 
 # The Lean 4 port of miniF2F that LeanDojo traced (shared/data/leandojo-b4-sample/metadata.json);
@@ -38,7 +39,7 @@ LEANDOJO_SPLITS = ("random", "novel_premises")
 LEANDOJO_PARTS = ("train", "val", "test")
 
 
-class DatasetError(ValueError):
+class DatasetError(UserError, ValueError):
     """A data file that is missing or not in the format its loader reads (the message names it)."""
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.results import add_results_flag, write_results  # noqa: E402
 from benchmarks.registry import load_benchmark  # noqa: E402
-from prover.distributed import DistributedProver, Task  # noqa: E402
+from prover.run.distributed import DistributedProver, Task  # noqa: E402
 from prover.registry import ComponentSpec, ProverConfig, generators  # noqa: E402
 
 COQ_TACTICS = ["intros.", "auto.", "lia.", "reflexivity.", "simpl.", "split.", "trivial.", "easy.",

@@ -79,10 +79,6 @@ def default_train_traces() -> Path | None:
 
 
 def make_generator(name: str, args: argparse.Namespace, retriever: Any | None) -> Any:
-    if name == "automation":
-        from prover.coq.automation import automation_generator
-
-        return automation_generator()
     if name == "template-fitted":
         return build_generator("template", templates=f"{args.templates.partition(':')[0]}:FITTED", retriever=retriever)
     return build_generator(name, **generator_options(name, args, retriever))
@@ -93,6 +89,8 @@ def generator_options(name: str, args: argparse.Namespace, retriever: Any | None
     hf = {"model": str(args.checkpoint), "retriever": retriever} if args.checkpoint else None
     if name == "template":
         return template
+    if name == "automation":  # the Coq baseline: its own fixed set, no premises
+        return {}
     if name == "knn":
         args.train_traces = args.train_traces or default_train_traces()
         if not args.train_traces:

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import add_results_flag, write_results  # noqa: E402
-from prover.evaluation import ResultsFile  # noqa: E402
+from prover.run.evaluation import ResultsFile  # noqa: E402
 
 
 def eval_command(out: Path, args: argparse.Namespace) -> list[str]:

@@ -20,7 +20,7 @@ normalised per state; :data:`BASELINE` (``templates="coq:BASELINE"``) is the sea
 ``dojo-prover prove`` and ``demo`` run without a model (:mod:`prover.coq.automation`):
 :data:`AUTOMATION` used unnormalised as best-first scores, plus case analysis and induction on
 every hypothesis; :data:`HAMMER` and :data:`FITTED` are :data:`TEMPLATES` with more tactics or
-other priors.
+other priors. :func:`automation_generator` is :data:`BASELINE` as a generator.
 
 Every tactic is one sentence ending in ``.``, as the Coq backend requires. ``lia`` needs
 ``Require Import Lia`` in the theorem's context and fails harmlessly without it. CoqHammer's
@@ -35,7 +35,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from generator.template import Template, TemplateSet
+from generator.template import Template, TemplateGenerator, TemplateSet
 
 #: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
 PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.json"
@@ -122,6 +122,21 @@ def baseline_templates(tactics: list[str] | None = None) -> TemplateSet:
 
 
 BASELINE = baseline_templates()
+
+#: The baseline's scores fall by this much per hypothesis rank (most recent hypothesis first).
+BASELINE_RANK_PENALTY = 0.1
+
+
+def automation_generator(tactics: list[str] | None = None, per_hypothesis: int = 4) -> TemplateGenerator:
+    """The baseline as a generator (``automation`` in ``generator.registry.GENERATORS``): the
+    template generator on :func:`baseline_templates` with no premises and
+    :data:`BASELINE_RANK_PENALTY`, so that the generator benchmarks can put it beside the others
+    under the same search and budget.
+
+    ``tactics`` replaces the fixed list; ``per_hypothesis`` caps how many hypotheses get their own
+    case analysis and induction (the most recent ones, usually what the goal is about)."""
+    return TemplateGenerator(baseline_templates(tactics), num_premises=0, max_hypotheses=per_hypothesis,
+                             rank_penalty=BASELINE_RANK_PENALTY)
 
 
 def with_fitted_priors(templates: TemplateSet, path: str | Path = PRIORS_PATH) -> TemplateSet:

@@ -3,11 +3,11 @@
 Each command module defines ``configure(parser)`` and ``run(args) -> int`` and keeps heavy imports
 (torch, ray, faiss) inside ``run``, so building the parser stays fast.
 
-Bad input is caught here, once: a :class:`search_tree.errors.UserError`, a missing file, or a
-lookup failure of a registry or theorem index (a ``LookupError`` other than ``KeyError``/``IndexError``, which are
-bugs), is printed as one line ``dojo-prover CMD: error: ...`` and the exit status is 2 (argparse's
-own status for bad arguments). Anything else is a bug and keeps its traceback. Warnings (a torn
-last line of a run's results, a corrupt line ``report`` skips) are shown one line each, likewise.
+Bad input is caught here, once: a :class:`search_tree.errors.UserError` (every error of the library
+that reports bad input or an unknown name derives from it) or a missing file is printed as one line
+``dojo-prover CMD: error: ...`` and the exit status is 2 (argparse's own status for bad arguments).
+Anything else is a bug and keeps its traceback. Warnings (a torn last line of a run's results, a
+corrupt line ``report`` skips) are shown one line each, likewise.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ COMMANDS: dict[str, str] = {
     "eval": "prover.commands.eval",
     "report": "prover.commands.report",
     "ablate": "prover.commands.ablate",
-    "trace-lean": "prover.commands.trace_lean",
     "train-policy": "prover.commands.train_policy",
     "trace": "prover.commands.trace",
     "prove": "prover.commands.prove",
@@ -58,9 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def is_bad_input(exc: BaseException) -> bool:
     """Whether ``exc`` reports bad input rather than a bug (see the module doc)."""
-    if isinstance(exc, (UserError, FileNotFoundError)):  # the latter names the missing path
-        return True
-    return isinstance(exc, LookupError) and not isinstance(exc, (KeyError, IndexError))
+    return isinstance(exc, (UserError, FileNotFoundError))  # the latter names the missing path
 
 
 def main(argv: list[str] | None = None) -> int:

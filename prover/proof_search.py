@@ -141,7 +141,7 @@ def make_prover(algorithm: str, tac_gen: TacticGenerator, **kwargs) -> Prover:
     return PROVERS.load(algorithm)(tac_gen, **kwargs)
 
 
-# The multi-worker prover lives in prover.distributed (which builds provers through the registry,
+# The multi-worker prover lives in prover.run.distributed (which builds provers through the registry,
 # and so imports this module); ReProver users find it here too. Re-exported lazily (PEP 562), so
 # that importing either module first works and neither needs the other while it initialises.
 _DISTRIBUTED = ("DistributedProver", "Outcome", "Task")
@@ -149,7 +149,7 @@ _DISTRIBUTED = ("DistributedProver", "Outcome", "Task")
 
 def __getattr__(name: str) -> Any:
     if name in _DISTRIBUTED:
-        import prover.distributed
+        import prover.run.distributed
 
-        return getattr(prover.distributed, name)
+        return getattr(prover.run.distributed, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

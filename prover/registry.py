@@ -15,9 +15,9 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
   may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
   ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
   ``search_tree`` stays free of torch and of the generator package);
-* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``...), into
-  which this module registers ``synthetic`` and ``automation``; a generator that uses premises
-  receives ``retriever=`` among its options;
+* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``,
+  ``automation``, ``synthetic``...); a generator that uses premises receives ``retriever=`` among
+  its options;
 * retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
   ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the
   ``corpus`` option is the path of a ``corpus.jsonl`` (loaded with ``Corpus.from_jsonl``).
@@ -84,11 +84,6 @@ SEARCHES = Registry("search", {
     "best_first": "prover.proof_search:BestFirstSearchProver",
     "mcts": "prover.proof_search:MCTSProver",
 })
-#: The generator package's table (``generator.registry.GENERATORS``), with the prover's own
-#: generators registered into it, so that one table answers for every generator name.
-GENERATORS.register("synthetic", "prover.synthetic:SyntheticGenerator")
-GENERATORS.register("automation", "prover.coq.automation:automation_generator")
-GENERATORS.register("coq_hammer", "generator.coq_hammer:HammerGenerator")
 
 
 def register_env(name: str, target: str) -> None:

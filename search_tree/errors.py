@@ -25,14 +25,14 @@ def one_line(exc: BaseException) -> str:
 
 @contextmanager
 def about(what: str) -> Iterator[None]:
-    """Blame ``what`` (e.g. ``--benchmark coq-stdlib:nosuch``) for the ``ValueError`` or lookup
-    failure raised inside: they become a :class:`UserError` that names it. ``KeyError`` and
-    ``IndexError`` are left alone: in our code they are bugs, not bad input."""
+    """Blame ``what`` (e.g. ``--benchmark coq-stdlib:nosuch``) for the bad input found inside: a
+    :class:`UserError`, ``ValueError`` or lookup failure becomes a :class:`UserError` whose message
+    starts with ``what`` (the inner message says what is wrong, often not which option held it).
+    A plain ``KeyError`` or ``IndexError`` is left alone: in our code they are bugs, not bad input."""
     try:
         yield
-    except UserError:
+    except Exception as exc:
+        if isinstance(exc, UserError) or (isinstance(exc, (ValueError, LookupError))
+                                          and not isinstance(exc, (KeyError, IndexError))):
+            raise UserError(f"{what}: {one_line(exc)}") from exc
         raise
-    except (KeyError, IndexError):
-        raise
-    except (ValueError, LookupError) as exc:
-        raise UserError(f"{what}: {one_line(exc)}") from exc

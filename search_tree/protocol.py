@@ -72,6 +72,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol, Union, runtime_checkable
 
+from search_tree.errors import UserError
+
 
 @dataclass(frozen=True)
 class Hypothesis:
@@ -219,8 +221,8 @@ class EnvironmentFailure(RuntimeError):
     """A backend could not recover its prover process; the search that met it ends."""
 
 
-class TheoremNotFound(LookupError):
-    """The theorem named does not exist in the backend's sources."""
+class TheoremNotFound(UserError, LookupError):
+    """The theorem named does not exist in the backend's sources (bad input: a wrong name)."""
 
 
 @runtime_checkable

@@ -6,8 +6,8 @@ extended (:meth:`Registry.register`) the same way everywhere. Targets are string
 when :meth:`Registry.load` is called, so a table can name a component whose backend (torch, Ray,
 LeanDojo, Coq) is not installed, and building a table imports nothing.
 
-This module lives in :mod:`search_tree`, the bottom package, and imports nothing of dojo-prover:
-every other package may use it without creating an import circle.
+This module lives in :mod:`search_tree`, the bottom package, and imports nothing of dojo-prover but
+:mod:`search_tree.errors`: every other package may use it without creating an import circle.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from search_tree.errors import UserError
 
 
 class RegistryError(UserError, LookupError):
-    """A name that cannot be turned into a component; the one type a command line catches."""
+    """A name that cannot be turned into a component: bad input, so a :class:`UserError`."""
 
 
 class UnknownName(RegistryError, KeyError, ValueError):

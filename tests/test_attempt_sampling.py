@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.registry import load_benchmark
-from prover import evaluation
-from prover.distributed import ProverWorker, Task
-from prover.evaluation import EvalConfig, ResultsFile, run_evaluation, theorem_key
+from prover.run import evaluation
+from prover.run.distributed import ProverWorker, Task
+from prover.run.evaluation import EvalConfig, ResultsFile, run_evaluation, theorem_key
 from prover.registry import ComponentSpec, ProverConfig
 
 

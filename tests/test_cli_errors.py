@@ -14,8 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.datasets import DatasetError
+from benchmarks.registry import UnknownBenchmark
 from prover.cli import is_bad_input, main
+from prover.lean.env import LeanNotInstalled
+from prover.run.evaluation import InvalidRun
+from retrieval.corpus import CorpusFormatError
 from search_tree.errors import UserError
+from search_tree.protocol import TheoremNotFound
+from search_tree.registry import NotInstalled, UnknownName
 
 ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC = ["--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--generator", "synthetic",
@@ -186,6 +193,25 @@ def test_console_script_prints_no_traceback(tmp_path):
 
 
 def test_bugs_are_not_bad_input():
-    """Fails if the CLI would hide a bug's KeyError or TypeError behind a one-line message."""
-    assert is_bad_input(UserError("x")) and is_bad_input(LookupError("unknown name"))
-    assert not any(is_bad_input(e) for e in (KeyError("k"), IndexError("i"), TypeError("t"), ValueError("v")))
+    """Fails if the CLI would hide a bug's KeyError or TypeError behind a one-line message, or if
+    it still needed a generic ``LookupError`` catch (a bare LookupError is a bug, not bad input)."""
+    assert is_bad_input(UserError("x"))
+    assert not any(is_bad_input(e) for e in (KeyError("k"), IndexError("i"), TypeError("t"), ValueError("v"),
+                                            LookupError("l")))
+
+
+@pytest.mark.parametrize("exc", [
+    UnknownName("generator", "nosuch", ["template"]),
+    NotInstalled("x:y is not available: module x is not installed"),
+    UnknownBenchmark("unknown split 'nosuch'"),
+    TheoremNotFound("no theorem 'nosuch'"),
+    DatasetError("data file not found: x.json"),
+    CorpusFormatError("corpus.jsonl:2: malformed corpus line"),
+    InvalidRun("attempts must be at least 1, got 0"),
+    LeanNotInstalled("cannot import lean_dojo"),
+], ids=lambda exc: type(exc).__name__)
+def test_every_bad_input_error_is_a_user_error(exc):
+    """Fails if an error that reports bad input or an unknown name does not derive from
+    :class:`UserError` (e.g. ``RegistryError`` back on ``LookupError`` alone): the CLI, which
+    catches only ``UserError``, would print its traceback."""
+    assert isinstance(exc, UserError) and is_bad_input(exc)

@@ -21,7 +21,7 @@ import pytest
 from benchmarks import resume_soak
 from benchmarks.registry import load_benchmark
 from prover.coq.env import CoqEnvironment
-from prover.evaluation import theorem_key
+from prover.run.evaluation import theorem_key
 from prover.coq.stdlib import stdlib_theorems
 from search_tree import ProofFinished, TacticState
 

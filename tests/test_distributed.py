@@ -11,7 +11,7 @@ import time
 import pytest
 import ray  # required: a broken install must fail, not skip
 
-from prover.distributed import WorkerStartError
+from prover.run.distributed import WorkerStartError
 from prover.proof_search import DistributedProver, Task
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent
 from search_tree import Status, Theorem

@@ -13,7 +13,7 @@ import pytest
 from benchmarks.datasets import default_data_dir
 from benchmarks.registry import UnknownBenchmark, load_benchmark
 from search_tree.registry import UnknownName
-from prover.analysis import (
+from prover.run.analysis import (
     Run,
     benchmark_pass_at_k,
     is_compound,
@@ -23,8 +23,8 @@ from prover.analysis import (
     tactic_identifiers,
 )
 from prover.cli import main
-from prover.distributed import RecordingRetriever
-from prover.evaluation import (
+from prover.run.distributed import RecordingRetriever
+from prover.run.evaluation import (
     ConfigMismatch,
     EvalConfig,
     ResultsFile,
@@ -33,7 +33,7 @@ from prover.evaluation import (
     run_evaluation,
 )
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
-from prover.report import write_report
+from prover.run.report import write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -268,8 +268,8 @@ def test_attempts_differ_by_seed_and_a_temperature_the_generator_lacks_is_report
 
 
 def test_light_imports_stay_light():
-    code = ("import sys, prover.proof_search, prover.registry, prover.evaluation, prover.analysis, "
-            "prover.report, prover.cli, benchmarks.registry; prover.cli.build_parser(); "
+    code = ("import sys, prover.proof_search, prover.registry, prover.run.evaluation, prover.run.analysis, "
+            "prover.run.report, prover.cli, benchmarks.registry; prover.cli.build_parser(); "
             "heavy = {'torch', 'ray', 'matplotlib'} & set(sys.modules); assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
 

@@ -36,7 +36,7 @@ def test_the_module_list_covers_the_core():
     """Fails if the walk over the packages misses modules (a wrong root or pattern would make the
     import tests below pass vacuously)."""
     modules = all_modules()
-    assert {"prover.registry", "prover.distributed", "prover.proof_search", "search_tree.registry",
+    assert {"prover.registry", "prover.run.distributed", "prover.proof_search", "search_tree.registry",
             "benchmarks.registry", "generator.template"} <= set(modules) and len(modules) > 60
 
 
@@ -44,7 +44,7 @@ def test_the_module_list_covers_the_core():
 def test_module_imports_on_its_own(module):
     """Fails if ``module`` needs another module imported first, e.g. if ``prover.registry``
     imported ``prover.proof_search`` at its top while ``proof_search`` re-exported
-    ``prover.distributed`` eagerly ("partially initialized module")."""
+    ``prover.run.distributed`` eagerly ("partially initialized module")."""
     done = _import_in_fresh_interpreter([module])
     assert done.returncode == 0, done.stderr[-2000:]
 
@@ -60,8 +60,8 @@ def test_all_modules_import_in_a_random_order(seed):
 
 def test_reprover_import_path_of_the_distributed_prover():
     """Fails if ``from prover.proof_search import DistributedProver`` (README, ReProver users)
-    stops working, or works only after ``prover.distributed`` was imported."""
+    stops working, or works only after ``prover.run.distributed`` was imported."""
     code = ("from prover.proof_search import DistributedProver, Outcome, Task\n"
-            "import prover.distributed as d\nassert DistributedProver is d.DistributedProver\n")
+            "import prover.run.distributed as d\nassert DistributedProver is d.DistributedProver\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -1,4 +1,4 @@
-"""Writing LeanDojo-format traces: the files round-trip through the loaders; CLI registration."""
+"""Writing LeanDojo-format traces: the files round-trip through the loaders; the ``trace --env lean`` command."""
 
 from __future__ import annotations
 
@@ -40,15 +40,37 @@ def test_benchmark_tactic_filter():
 
 
 def test_trace_lean_command_is_registered():
-    argv = ["trace-lean", "https://github.com/yangky11/lean4-example", "7b6ecb9", "--out", "x"]
+    """Fails if ``trace --env lean URL COMMIT`` does not parse into the Lean trace's arguments, or if
+    the separate ``trace-lean`` command came back (one ``trace`` command, ``--env`` picks the backend)."""
+    argv = ["trace", "--env", "lean", "https://github.com/yangky11/lean4-example", "7b6ecb9", "--out", "x"]
     args = build_parser().parse_args(argv)
-    assert args.command == "trace-lean" and args.commit == "7b6ecb9" and not args.with_dependencies
+    assert (args.command, args.env, args.commit, args.with_dependencies) == ("trace", "lean", "7b6ecb9", False)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["trace-lean", "u", "c", "--out", "x"])
 
 
 def test_trace_lean_reports_a_bad_repository_clearly(tmp_path, capsys):
     from prover.cli import main
 
     missing = tmp_path / "no-such-repo"
-    assert main(["trace-lean", str(missing), "abc123", "--out", str(tmp_path / "out")]) == 2
+    assert main(["trace", "--env", "lean", str(missing), "abc123", "--out", str(tmp_path / "out")]) == 2
     error = capsys.readouterr().err.splitlines()[-1]  # LeanDojo logs a warning of its own before it
-    assert error.startswith("dojo-prover trace-lean: error: ") and "could not trace" in error and str(missing) in error
+    assert error.startswith("dojo-prover trace: error: ") and "could not trace" in error and str(missing) in error
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--env", "lean", "--out", "x"], "--env lean needs URL and COMMIT"),
+    (["--env", "lean", "u", "c"], "--env lean needs --out DIR"),
+    (["--env", "lean", "u", "c", "--out", "x", "--files", "A/*.v"], "--files is for --env coq, not --env lean"),
+    (["--env", "lean", "u", "c", "--out", "x", "--workers", "2"], "--workers is for --env coq, not --env lean"),
+    (["--env", "coq", "u", "c"], "URL is for --env lean, not --env coq"),
+    (["--with-dependencies"], "--with-dependencies is for --env lean, not --env coq"),
+])
+def test_trace_refuses_the_other_backends_options(capsys, argv, message):
+    """Fails if ``trace`` silently ignores an option of the other backend (a Lean URL given to the Coq
+    trace would trace the whole stdlib) or starts a Lean trace without its repository or --out."""
+    from prover.cli import main
+
+    assert main(["trace", *argv]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"dojo-prover trace: error: {message}"), line

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from benchmarks.registry import stable_sample
-from prover.coq.automation import automation_generator, baseline_prover
+from generator.coq_templates import automation_generator
+from prover.coq.automation import baseline_prover
 from prover.proof_search import make_prover
 from generator.fixed import FixedTacticGenerator
 from generator.template import load_templates
@@ -82,3 +83,16 @@ def test_every_coq_template_set_takes_the_one_automation_list_with_its_priors():
         assert set(dict(AUTOMATION)) <= set(fixed), name
         if name != "coq:FITTED":  # its priors are fitted, its tactics the same
             assert {t: fixed[t] for t, _ in AUTOMATION} == dict(AUTOMATION), name
+
+
+def test_the_generator_table_is_complete_without_importing_prover():
+    """Fails if a generator name works only after some other module registered it on import (as
+    ``automation`` and ``synthetic`` did from ``prover.registry``), or if building the Coq baseline
+    generator imports the ``prover`` package (``automation_generator`` lived in ``prover.coq``)."""
+    code = ("import sys, generator\n"
+            "g = generator.build_generator('automation')\n"
+            "assert type(g).__name__ == 'TemplateGenerator' and g.rank_penalty == 0.1, g\n"
+            "assert not [m for m in sys.modules if m.split('.')[0] == 'prover'], sorted(sys.modules)\n"
+            "assert type(generator.build_generator('synthetic', seed=3)).__name__ == 'SyntheticGenerator'\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.registry import load_benchmark
-from prover.analysis import load_run
+from prover.run.analysis import load_run
 from prover.cli import main
-from prover.evaluation import EvalConfig, run_evaluation
+from prover.run.evaluation import EvalConfig, run_evaluation
 from prover.registry import ComponentSpec, ProverConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,7 @@ def test_not_a_run_is_one_line(tmp_path, capsys, path, message):
 WRITER = textwrap.dedent("""
     import json, sys, time
     from pathlib import Path
-    from prover.evaluation import ResultsFile
+    from prover.run.evaluation import ResultsFile
     source, live, half, go = (Path(p) for p in sys.argv[1:])
     records = [json.loads(l) for l in (source / "results.jsonl").read_text().splitlines()]
     (live / "config.json").write_bytes((source / "config.json").read_bytes())

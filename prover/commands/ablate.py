@@ -19,9 +19,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.analysis import benchmark_pass_at_k, load_run, search_statistics
+    from prover.run.analysis import benchmark_pass_at_k, load_run, search_statistics
     from prover.commands.eval import build_config, load_theorems, parse_options
-    from prover.evaluation import run_evaluation
+    from prover.run.evaluation import run_evaluation
     from prover.registry import check_names
 
     names = [n.strip() for n in args.retrievers.split(",") if n.strip()]

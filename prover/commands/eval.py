@@ -64,7 +64,7 @@ def check_budget(args: argparse.Namespace) -> None:
 
 
 def build_config(args: argparse.Namespace, retriever: str, retriever_opts: dict[str, Any]):
-    from prover.evaluation import EvalConfig
+    from prover.run.evaluation import EvalConfig
 
     check_budget(args)
     search_opts = {"timeout": args.timeout, "max_expansions": args.max_expansions,
@@ -99,8 +99,8 @@ def load_theorems(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.analysis import benchmark_pass_at_k, load_run
-    from prover.evaluation import run_evaluation
+    from prover.run.analysis import benchmark_pass_at_k, load_run
+    from prover.run.evaluation import run_evaluation
 
     config = build_config(args, args.retriever, parse_options(args.retriever_opt, "--retriever-opt"))
     progress = run_evaluation(config, load_theorems(args), args.out, progress=not args.no_progress)
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         value, n = benchmark_pass_at_k(loaded, k)
         print(f"pass@{k} = {value:.3f} over {n} theorems")
     if args.report and len(loaded.records) == progress.total:
-        from prover.report import write_report
+        from prover.run.report import write_report
 
         print(f"report: {write_report(args.out)}")
     return 0

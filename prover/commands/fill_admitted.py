@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from prover.coq.build import project_index
     from prover.coq.fill import Edit, FillError, diff_text, fill_in_copy, write_back
     from prover.coq.project import load_project
-    from prover.evaluation import ResultsFile, run_evaluation, theorem_key
+    from prover.run.evaluation import ResultsFile, run_evaluation, theorem_key
 
     project = load_project(args.project, tuple(shlex.split(args.flags)) if args.flags else None)
     if args.jobs < 1:

@@ -73,5 +73,5 @@ def statement_theorem(env, args: argparse.Namespace):
             with env.open(theorem):
                 pass
         except EnvironmentFailure as exc:  # a prelude sentence that coqtop refused
-            raise UserError(f"{what}: {one_line(exc)}") from exc
+            raise UserError(one_line(exc)) from exc
     return theorem

@@ -10,7 +10,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.report import write_report
+    from prover.run.report import write_report
 
     path = write_report(args.run_dir)
     print(path.read_text())

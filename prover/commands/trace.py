@@ -1,8 +1,14 @@
-"""Trace a library into LeanDojo-format data: premises (corpus.jsonl) and per-split traced theorems.
+"""Trace a library into LeanDojo-format data: premises (corpus.jsonl) and traced theorems.
 
-Only ``--env coq`` is available here: the Coq standard library, or any Coq project with
-``--project`` (a directory with a ``_CoqProject`` or ``--flags``, or ``coq-lib:NAME``); tracing a
-Lean repository is LeanDojo's own job. The output layout is described in ``prover/coq/tracer.py`` and docs/coq.md.
+    dojo-prover trace --env coq [--project DIR|coq-lib:NAME] [--files 'Arith/*.v' ...] [--workers N] [--out DIR]
+    dojo-prover trace --env lean URL COMMIT --out DIR [--with-dependencies]
+
+``--env coq`` (the default) traces the Coq standard library, or any Coq project with
+``--project`` (a directory with a ``_CoqProject`` or ``--flags``, or ``coq-lib:NAME``), split by file into
+train/val/test (layout: ``prover/coq/tracer.py``, docs/coq.md). ``--env lean`` has LeanDojo trace
+a Lean 4 repository into theorems.json, corpus.jsonl and metadata.json; it needs a Lean toolchain
+(elan) and git, and the first trace of a repository builds it (hours when it depends on Mathlib;
+LeanDojo caches the build). An option of the other backend is refused, naming it.
 """
 
 from __future__ import annotations
@@ -13,27 +19,52 @@ from pathlib import Path
 
 from search_tree.errors import UserError
 
+#: the options that belong to one backend: as the user writes it -> (argparse dest, its --env)
+_BACKEND_OPTIONS: dict[str, tuple[str, str]] = {
+    "URL": ("url", "lean"),
+    "COMMIT": ("commit", "lean"),
+    "--with-dependencies": ("with_dependencies", "lean"),
+    "--files": ("files", "coq"),
+    "--workers": ("workers", "coq"),
+    "--rebuild-index": ("rebuild_index", "coq"),
+    "--project": ("project", "coq"),
+    "--flags": ("flags", "coq"),
+}
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--env", choices=["coq"], default="coq", help="the library to trace (default: coq)")
+    parser.add_argument("--env", choices=["coq", "lean"], default="coq", help="the backend (default: coq)")
+    parser.add_argument("url", nargs="?", metavar="URL", help="lean: the repository (GitHub URL, other git URL or local path)")
+    parser.add_argument("commit", nargs="?", metavar="COMMIT", help="lean: a commit hash or tag")
+    parser.add_argument("--out", type=Path, help="output directory (coq default: `traced_data_dir()`; lean: required)")
+    parser.add_argument("--with-dependencies", action="store_true",
+                        help="lean: also export the theorems of the dependencies (e.g. Mathlib)")
     parser.add_argument("--files", nargs="+", metavar="GLOB",
-                        help="stdlib files to trace, as globs over paths under theories/ (e.g. 'Arith/*.v'); default: all")
-    parser.add_argument("--out", type=Path, help="output directory (default: the cache directory, see `traced_data_dir()`)")
-    parser.add_argument("--workers", type=int, default=1, help="coqtop processes in parallel (default: 1)")
-    parser.add_argument("--rebuild-index", action="store_true", help="rescan the sources instead of using the cached index")
-    parser.add_argument("--project", default="coq-stdlib",
-                        help="a Coq project directory, coq-lib:NAME or coq-stdlib (default); --files are then paths in it")
-    parser.add_argument("--flags", help="load-path flags for a project without a _CoqProject, e.g. '-Q theories Foo'")
+                        help="coq: files to trace, as globs over paths in the project (stdlib: under theories/, e.g. 'Arith/*.v'); default: all")
+    parser.add_argument("--workers", type=int, help="coq: coqtop processes in parallel (default: 1)")
+    parser.add_argument("--rebuild-index", action="store_true", help="coq: rescan the sources instead of using the cached index")
+    parser.add_argument("--project", help="coq: a Coq project directory, coq-lib:NAME or coq-stdlib (default)")
+    parser.add_argument("--flags", help="coq: load-path flags for a project without a _CoqProject, e.g. '-Q theories Foo'")
 
 
 def run(args: argparse.Namespace) -> int:
+    for flag, (dest, env) in _BACKEND_OPTIONS.items():
+        if env != args.env and getattr(args, dest) not in (None, False):
+            raise UserError(f"{flag} is for --env {env}, not --env {args.env}")
+    return _trace_lean(args) if args.env == "lean" else _trace_coq(args)
+
+
+def _trace_coq(args: argparse.Namespace) -> int:
     import shlex
 
     from prover.coq.build import project_index
     from prover.coq.project import load_project
     from prover.coq.tracer import ensure_traced
 
-    project = load_project(args.project, tuple(shlex.split(args.flags)) if args.flags else None)
+    workers = 1 if args.workers is None else args.workers
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    project = load_project(args.project or "coq-stdlib", tuple(shlex.split(args.flags)) if args.flags else None)
     index = project_index(project, rebuild=args.rebuild_index)
     files = None
     if args.files:
@@ -43,9 +74,7 @@ def run(args: argparse.Namespace) -> int:
             if not matched:
                 raise UserError(f"--files {pattern!r} matches no file under {index.root}")
             files.extend(p for p in matched if p not in files)
-    if args.workers < 1:
-        raise UserError(f"--workers must be at least 1, got {args.workers}")
-    s = ensure_traced(files, out_dir=args.out, workers=args.workers, project=project)
+    s = ensure_traced(files, out_dir=args.out, workers=workers, project=project)
     share = s.annotated_tactics / s.tactics if s.tactics else 0.0
     print(f"traced data in {s.out_dir}")
     print(f"files: {s.files} requested, {s.traced} traced now, {len(s.failed)} failed (all traced so far in the directory below)")
@@ -58,3 +87,21 @@ def run(args: argparse.Namespace) -> int:
     for reason in s.skipped:
         print(f"theorem skipped: {reason}")
     return 1 if s.failed else 0
+
+
+def _trace_lean(args: argparse.Namespace) -> int:
+    from prover.lean.tracing import trace_repo
+    from search_tree.protocol import EnvironmentFailure
+
+    if args.url is None or args.commit is None:
+        raise UserError("--env lean needs URL and COMMIT: the repository and a commit hash or tag")
+    if args.out is None:
+        raise UserError("--env lean needs --out DIR (where theorems.json, corpus.jsonl, metadata.json go)")
+    try:
+        summary = trace_repo(args.url, args.commit, args.out, include_dependencies=args.with_dependencies)
+    except (EnvironmentFailure, FileExistsError) as exc:
+        raise UserError(f"{args.url}@{args.commit}: {exc}") from exc
+    print(f"traced {args.url}@{args.commit}: {summary.num_theorems} theorems "
+          f"({summary.num_theorems_with_tactics} with tactic proofs, {summary.num_tactics} tactics), "
+          f"{summary.num_files} files, {summary.num_premises} premises -> {summary.out_dir}")
+    return 0

@@ -50,6 +50,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from search_tree.errors import UserError
 from search_tree.syntax.lean import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
 from prover.lean.script import confinement_problem, focus_goal, render_by_block, render_declaration, under_focus
@@ -87,8 +88,11 @@ RepoFactory = Callable[[str, str], Any]
 ProofChecker = Callable[[Any, str], bool]
 
 
-class LeanNotInstalled(EnvironmentFailure):
-    """LeanDojo could not run ``lean``/``lake``/``git``: nothing can be proved on this machine."""
+class LeanNotInstalled(EnvironmentFailure, UserError):
+    """LeanDojo could not run ``lean``/``lake``/``git``: nothing can be proved on this machine.
+
+    A search meeting it ends like on any :class:`EnvironmentFailure`; the command line reports it
+    as bad input (a :class:`UserError`), since the fix (install, see the message) is the user's."""
 
 
 def import_lean_dojo():

@@ -108,7 +108,7 @@ def tree_page(tree: SearchTree, title: str, summary: str = "") -> str:
 def write_instructive_trees(run: Any, out_dir: Path) -> list[str]:
     """Write ``trees/<log>.html`` for the run's most instructive searches (see
     :func:`prover.views.tree.instructive`) and return the report's Markdown lines about them.
-    ``run`` is a :class:`prover.analysis.Run`; a corrupt log line shows on that search's page."""
+    ``run`` is a :class:`prover.run.analysis.Run`; a corrupt log line shows on that search's page."""
     trees = {}
     for record in run.records:
         if record.get("log"):

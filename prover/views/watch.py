@@ -2,7 +2,7 @@
 
 What it reads: ``config.json`` (what the run proves), ``results.jsonl`` (finished attempts, with
 ``finished_at``) and ``starts.jsonl`` (each attempt handed to a worker, with ``started_at``; see
-:mod:`prover.evaluation`). A worker's current theorem is its latest start without a result yet.
+:mod:`prover.run.evaluation`). A worker's current theorem is its latest start without a result yet.
 A run being written is read as it is: a half-written last line is left for the next frame.
 """
 
@@ -20,7 +20,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from prover.analysis import load_run
+from prover.run.analysis import load_run
 from search_tree.errors import UserError
 
 _SPARK = " ▁▂▃▄▅▆▇█"

@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from prover.distributed import DistributedProver, Outcome, Task, WorkerStartError
+from prover.run.distributed import DistributedProver, Outcome, Task, WorkerStartError
 from prover.registry import ENVIRONMENTS, ProverConfig, check_names, with_defaults
 from search_tree import Theorem
 from search_tree.errors import UserError, one_line
@@ -324,7 +324,7 @@ def run_evaluation(
     """Prove every (theorem, attempt) of ``config`` not yet recorded in ``out_dir``.
 
     ``theorems`` is the resolved benchmark (see :func:`benchmarks.registry.load_benchmark`).
-    Returns the counts of this session; :func:`prover.analysis.load_run` reads the whole run.
+    Returns the counts of this session; :func:`prover.run.analysis.load_run` reads the whole run.
     """
     out = Path(out_dir)
     check_names(config.prover)

@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from prover.analysis import (
+from prover.run.analysis import (
     Run,
     benchmark_pass_at_k,
     load_run,

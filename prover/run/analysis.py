@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prover.evaluation import ResultsFile
+from prover.run.evaluation import ResultsFile
 from search_tree.errors import UserError
 
 
@@ -89,7 +89,7 @@ class Run:
 
 def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:
     """The run in directory ``path``. A corrupt line of its results raises
-    :class:`prover.evaluation.CorruptResults`, or with ``skip_corrupt`` is left out and counted in
+    :class:`prover.run.evaluation.CorruptResults`, or with ``skip_corrupt`` is left out and counted in
     ``Run.skipped`` (a report can still describe the rest; a resume must not guess)."""
     p = Path(path)
     cfg_path = p / "config.json"

@@ -3,7 +3,7 @@
 Each worker builds its own environment, retriever, generator and prover from a picklable
 :class:`~prover.registry.ProverConfig`, because live prover processes and models cannot travel
 between processes. Results come back in completion order, so a caller can record each one the
-moment it exists (see :mod:`prover.evaluation`).
+moment it exists (see :mod:`prover.run.evaluation`).
 
 Failure policy: a worker that dies (its actor killed, the process hosting the environment
 crashing, a task that outlives ``task_timeout``) or an environment that cannot recover
