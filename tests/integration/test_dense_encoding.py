@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("faiss")
-pytest.importorskip("sentence_transformers")
+import faiss  # noqa: E402,F401  required packages are imported plainly: a broken install fails
+import sentence_transformers  # noqa: E402,F401
 
 from retrieval.corpus import Corpus  # noqa: E402
 from retrieval.dense import DenseRetriever  # noqa: E402
@@ -25,7 +25,7 @@ from retrieval.embedding_cache import length_sorted_chunks  # noqa: E402
 from retrieval_fixtures import write_corpus  # noqa: E402
 
 CHUNK = 3
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-ld = pytest.importorskip("lean_dojo")
+import lean_dojo as ld  # noqa: E402  required: a broken install fails, not skips
 
 from prover.lean import env as lean_env  # noqa: E402
 from prover.lean.env import LeanDojoEnvironment  # noqa: E402

@@ -71,7 +71,6 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.mark.skipif(_chromium() is None, reason="Debian's chromium is not installed (scripts/setup.sh installs it)")
 def test_page_renders_goals_and_a_collapsed_state_opens_in_chromium(search, tmp_path):
     """Opens the page in headless Chromium (``--dump-dom``: the DOM after the inline script ran) at
     ``#s<id>`` (what a merged edge's link does) and at ``#find=TEXT`` (the search box). Fails if the

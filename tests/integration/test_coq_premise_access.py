@@ -6,7 +6,6 @@ of an imported file stays usable).
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
@@ -15,7 +14,7 @@ from prover.coq.stdlib import load_index, stdlib_theorems
 from retrieval.bm25 import BM25Retriever
 from retrieval.corpus import Corpus
 
-pytestmark = [pytest.mark.coq, pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc not on PATH")]
+pytestmark = pytest.mark.coq
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.registry import load_benchmark
 from prover.run import evaluation
-from prover.run.distributed import ProverWorker, Task
+from prover.run.distributed import ProverWorker
 from prover.run.evaluation import EvalConfig, ResultsFile, run_evaluation, theorem_key
 from prover.registry import ComponentSpec, ProverConfig
 

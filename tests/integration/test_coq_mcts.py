@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 
 import pytest
@@ -16,8 +15,6 @@ from search_tree import ErrorKind, FocusingSession, ProofFinished, ProofStep, St
 
 pytestmark = [
     pytest.mark.coq,
-    pytest.mark.skipif(shutil.which("coqtop") is None or shutil.which("coqc") is None,
-                       reason="coqtop/coqc not on PATH (scripts/setup.sh installs Coq)"),
 ]
 
 AND3 = adhoc_theorem("Lemma and3 : forall A B C : Prop, A -> B -> C -> (A /\\ B) /\\ C.", [])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import threading
 import time
@@ -31,8 +30,6 @@ from search_tree import (
 
 pytestmark = [
     pytest.mark.coq,
-    pytest.mark.skipif(shutil.which("coqtop") is None or shutil.which("coqc") is None,
-                       reason="coqtop/coqc not on PATH (scripts/setup.sh installs Coq)"),
 ]
 
 ARITH = ["Require Import Arith Lia."]

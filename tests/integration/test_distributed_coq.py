@@ -8,7 +8,6 @@ closing the prover leaves no coqtop process behind.
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import time
 import uuid
@@ -24,8 +23,6 @@ from search_tree import Status
 
 pytestmark = [
     pytest.mark.coq,
-    pytest.mark.skipif(shutil.which("coqtop") is None or shutil.which("coqc") is None,
-                       reason="coqtop/coqc not on PATH (scripts/setup.sh installs Coq)"),
 ]
 
 LEMMAS = ("plus_n_O", "and_comm", "plus_O_n")

@@ -5,13 +5,12 @@ Files traced (real coqtop, ``prover.coq.tracer``): ``Sets/Relations_2_facts.v`` 
 file); ``Sets/Constructive_sets.v`` is not imported by either of the first two.
 """
 
-import shutil
 
 import pytest
 
 from search_tree.protocol import TacticState, Theorem
 
-pytestmark = [pytest.mark.coq, pytest.mark.skipif(shutil.which("coqtop") is None, reason="coqtop not on PATH")]
+pytestmark = pytest.mark.coq
 
 OWN = "Sets/Relations_2_facts.v"
 IMPORTED = "Sets/Relations_1_facts.v"

@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.coq,
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("coqtop") is None or shutil.which("coqc") is None,
-                       reason="coqtop/coqc not on PATH (scripts/setup.sh installs Coq)"),
 ]
 
 

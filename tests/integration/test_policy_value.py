@@ -39,7 +39,7 @@ def test_collator_adds_premises_to_policy_input_only(tmp_path):
     assert batch["value_labels"].tolist() == [0] and batch["remaining_steps"].tolist() == [1.0]
 
 
-CONFIG = Path(__file__).resolve().parents[1] / "generator" / "configs" / "tiny.yaml"
+CONFIG = Path(__file__).resolve().parents[2] / "generator" / "configs" / "tiny.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ have refused.
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
@@ -19,8 +18,6 @@ from search_tree import linear_proof
 
 pytestmark = [
     pytest.mark.coq,
-    pytest.mark.skipif(any(shutil.which(t) is None for t in ("coqtop", "coqc", "coqchk")),
-                       reason="coqtop/coqc/coqchk not on PATH (scripts/setup.sh installs Coq)"),
 ]
 
 VECTOR_1 = ["assert (H : nat -> False).", "fix f 1.", "exact f.",

@@ -24,7 +24,7 @@ from search_tree.errors import UserError
 from search_tree.protocol import TheoremNotFound
 from search_tree.registry import NotInstalled, UnknownName
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SYNTHETIC = ["--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--generator", "synthetic",
              "--max-expansions", "4", "--no-progress"]
 COQ_TACTICS = ["--generator-opt", 'tactics=["auto"]']

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -27,8 +26,7 @@ from prover.coq.sentences import SentenceSplitError, normalise, split_sentences
 from prover.proof_search import BestFirstSearchProver, MCTSProver
 from search_tree import ErrorKind, ProofFinished, ProofStep, Status, TacticError, TacticState, linear_proof
 
-needs_coq = pytest.mark.skipif(shutil.which("coqtop") is None or shutil.which("coqc") is None,
-                               reason="coqtop/coqc not on PATH (scripts/setup.sh installs Coq)")
+needs_coq = pytest.mark.coq
 
 # vector 1 of issue 11: the dot-less last tactic used to swallow the rendered Qed
 FALSE_PROOF = ["assert (H : nat -> False).", "fix f 1.", "exact f.",
@@ -328,7 +326,7 @@ def test_false_proof_vector_through_the_cli(tmp_path):
     cmd = [sys.executable, "-m", "prover.cli", "prove", "--env", "coq", "--timeout", "10",
            "--statement", "Lemma bad : 0 = 1.", "--tactics", *FALSE_PROOF, "--", "bad"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "status: proved" not in done.stdout and "Qed" not in done.stdout, done.stdout
 

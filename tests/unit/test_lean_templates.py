@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-import pytest
 
 from generator.lean_templates import (
     ALL_TEMPLATES,

@@ -35,7 +35,7 @@ from prover.run.evaluation import (
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
 from prover.run.report import write_report
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def components(latency=0.0, timeout=60):

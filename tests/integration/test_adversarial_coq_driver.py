@@ -7,7 +7,6 @@ regression to a deadlock fails instead of blocking the run.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import threading
 import time
@@ -33,7 +32,6 @@ from search_tree import ErrorKind, ProofFinished, Status, TacticError, TacticSta
 
 pytestmark = [
     pytest.mark.coq,
-    pytest.mark.skipif(shutil.which("coqtop") is None, reason="coqtop not on PATH (scripts/setup.sh installs Coq)"),
 ]
 
 TRUE = adhoc_theorem("Lemma t : True.", [])

@@ -1,13 +1,12 @@
 """Proof retrieval: macros are sound in real Coq, only accessible proofs are retrieved, it fuses."""
 
-import shutil
 
 import pytest
 
 from search_tree.protocol import ProofFinished, TacticError, TacticState, Theorem
 from traced_fixtures import tactic, theorem
 
-coq = pytest.mark.skipif(shutil.which("coqtop") is None, reason="coqtop not on PATH")
+coq = pytest.mark.coq
 
 ONE = "  n : nat\n  ============================\n  P n"
 TWO = ONE + "\n\n  n : nat\n  ============================\n  Q n"

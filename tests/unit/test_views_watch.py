@@ -17,7 +17,7 @@ from prover.cli import main
 from prover.run.evaluation import EvalConfig, run_evaluation
 from prover.registry import ComponentSpec, ProverConfig
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from prover.coq.build import build_project, project_index
 from prover.coq.project import ProjectError, load_project
 from search_tree.errors import UserError
 
-FIXTURE = Path(__file__).parent / "fixtures" / "coqproj"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "coqproj"
 
 
 @pytest.fixture

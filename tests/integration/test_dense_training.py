@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-pytest.importorskip("sentence_transformers")
+import sentence_transformers  # noqa: E402,F401  required: a broken install fails, not skips
 
 import torch  # noqa: E402
 
