@@ -28,7 +28,7 @@ PACKAGES = ("search_tree", "generator", "retrieval", "prover", "benchmarks")
 DOCS = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
 
 _FENCED = re.compile(r"^```([^\n]*)\n(.*?)^```", re.S | re.M)
-_INLINE = re.compile(r"`([^`\n]+)`")
+_INLINE = re.compile(r"`([^`]+)`")
 _PATH = re.compile(r"(?<![\w./~<$*-])((?:[\w.*-]+/)+[\w.*-]*)")
 _DOTTED = re.compile(rf"(?<![\w./-])((?:{'|'.join(PACKAGES)})(?:\.\w+)*(?::[\w.]+)?)")
 _PLACEHOLDER = re.compile(r"[A-Z]{2,}|<|~|\{")
