@@ -70,7 +70,7 @@ def default_corpus_path(progress: bool = False) -> Path:
     key = f"{code_version()}-{source_hash(Path(__file__).read_text())[:8]}-{source_hash(str(root.resolve()))[:8]}"
     path = cache_dir() / "corpus" / f"stdlib-{key}.jsonl"
     if not path.exists():
-        write_corpus(load_index(root, progress=progress), path)
+        write_corpus(load_index(progress=progress), path)
     return path
 
 
