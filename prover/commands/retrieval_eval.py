@@ -2,7 +2,8 @@
 
 Works on any corpus in LeanDojo's corpus.jsonl format (Mathlib, the Coq standard library) and any
 traced JSON in LeanDojo benchmark format; writes table.md, results.json and config.json to the
-output directory.
+output directory; with ``--write-results NAME`` also ``benchmarks/results/NAME.md`` (command, commit,
+machine and load beside the table), which is where the docs' recall figures come from.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+
+from benchmarks.results import add_results_flag, write_results
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="evaluate on the gold premises plus random others, this many in all")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output-dir", default=None, help="default: runs/retrieval-<time>")
+    add_results_flag(parser, markdown=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,4 +62,4 @@ def run(args: argparse.Namespace) -> int:
                                  "subcorpus": args.subcorpus, "seed": args.seed})
     print(table)
     print(f"written to {out_dir}")
-    return 0
+    return write_results(0)
