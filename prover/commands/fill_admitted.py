@@ -12,7 +12,6 @@ or why not.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import shlex
 import tempfile
 from pathlib import Path
@@ -36,15 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _targets(index, args: argparse.Namespace) -> list:
     """The admitted lemmas asked for; a name that is not one raises with close matches."""
-    files = None
-    if args.files:
-        files = []
-        for pattern in args.files:
-            matched = [p for p in index.files if fnmatch.fnmatch(p, pattern)]
-            if not matched:
-                raise UserError(f"--files {pattern!r} matches no file of {index.project.name} ({index.root})")
-            files.extend(p for p in matched if p not in files)
-    targets = index.admitted(files)
+    targets = index.admitted(index.matching(args.files))
     if args.theorems:
         chosen = []
         for name in args.theorems:

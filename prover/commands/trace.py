@@ -14,7 +14,6 @@ LeanDojo caches the build). An option of the other backend is refused, naming it
 from __future__ import annotations
 
 import argparse
-import fnmatch
 from pathlib import Path
 
 from search_tree.errors import UserError
@@ -66,14 +65,7 @@ def _trace_coq(args: argparse.Namespace) -> int:
         raise UserError(f"--workers must be at least 1, got {workers}")
     project = load_project(args.project or "coq-stdlib", tuple(shlex.split(args.flags)) if args.flags else None)
     index = project_index(project, rebuild=args.rebuild_index)
-    files = None
-    if args.files:
-        files = []
-        for pattern in args.files:
-            matched = [p for p in index.files if fnmatch.fnmatch(p, pattern)]
-            if not matched:
-                raise UserError(f"--files {pattern!r} matches no file under {index.root}")
-            files.extend(p for p in matched if p not in files)
+    files = index.matching(args.files)
     s = ensure_traced(files, out_dir=args.out, workers=workers, project=project)
     share = s.annotated_tactics / s.tactics if s.tactics else 0.0
     print(f"traced data in {s.out_dir}")

@@ -10,12 +10,14 @@ are left out; the rest of the project is indexed.
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import functools
 import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from search_tree.errors import UserError
 from search_tree.protocol import Theorem, TheoremNotFound
 
 from .install import cache_dir, coq_version
@@ -57,6 +59,20 @@ class CoqIndex:
     def admitted(self, files: list[str] | None = None) -> list[Theorem]:
         """Lemmas ended by ``Admitted`` (open targets, ``extra["admitted"]``), in file order."""
         return [to_theorem(f, t, self._ref) for f in self._chosen(files) for t in f.admitted]
+
+    def matching(self, patterns: list[str] | None) -> list[str] | None:
+        """The files matching any of the globs ``patterns`` (``--files``), in the order asked, each
+        once; None for no patterns (every file). A glob that matches nothing is a :class:`UserError`
+        naming it, so a typo is not read as "trace nothing"."""
+        if not patterns:
+            return None
+        chosen: list[str] = []
+        for pattern in patterns:
+            matched = [p for p in self.files if fnmatch.fnmatch(p, pattern)]
+            if not matched:
+                raise UserError(f"--files {pattern!r} matches no file of {self.project.name} ({self.root})")
+            chosen.extend(p for p in matched if p not in chosen)
+        return chosen
 
     def file(self, path: str) -> SourceFile:
         try:
