@@ -34,7 +34,8 @@ import importlib
 import json
 import time
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import IO, Any
 
 from benchmarks.results import add_results_flag, write_results
 from generator.registry import build_generator
@@ -158,31 +159,45 @@ def main(argv: list[str] | None = None) -> None:
             search_options["value"] = load_value_function(args.checkpoint)
         else:
             search_options["value"] = args.value
-    rows = []
+    provers = {name: (lambda name=name: make_prover(args.search, make_generator(name, args, retriever), **search_options))
+               for name in args.generators.split(",")}
     out = args.out.open("w") if args.out else None
     try:
-        for name in args.generators.split(","):
-            tac_gen = make_generator(name, args, retriever)
-            prover = make_prover(args.search, tac_gen, **search_options)
-            proved, start = 0, time.perf_counter()
-            for theorem in theorems:
-                result = prover.search(env, theorem)
-                proved += result.status.value == "proved"
-                if args.verbose:
-                    print(f"{name} {theorem.full_name}: {result.status.value}", flush=True)
-                if out:
-                    out.write(json.dumps({"generator": name, **result.to_json()}) + "\n")
-                    out.flush()
-            rows.append((name, proved, (time.perf_counter() - start) / max(len(theorems), 1)))
+        rows = pass_rates(env, provers, theorems, args.verbose, out)
     finally:
         if out:
             out.close()
     print(f"\n{len(theorems)} theorems from {args.benchmark or args.theorems}; {args.search}"
           f"{f' (value: {args.value})' if args.search == 'mcts' else ''}; budget {args.timeout:g} s"
           f"{'' if args.max_expansions is None else f', {args.max_expansions} expansions'} per theorem\n")
+    print_pass_rates(rows, len(theorems))
+
+
+def pass_rates(env, provers: dict[str, Callable[[], Any]], theorems: list, verbose: bool = False,
+               out: IO[str] | None = None) -> list[tuple[str, int, float]]:
+    """``(name, proved, mean seconds per theorem)`` of each prover (built by its factory, one at a
+    time) on ``theorems`` in ``env``; each result is written to ``out`` as a JSON line if given."""
+    rows = []
+    for name, make in provers.items():
+        prover = make()
+        proved, start = 0, time.perf_counter()
+        for theorem in theorems:
+            result = prover.search(env, theorem)
+            proved += result.status.value == "proved"
+            if verbose:
+                print(f"{name} {theorem.file_path} {theorem.full_name}: {result.status.value}", flush=True)
+            if out:
+                out.write(json.dumps({"generator": name, **result.to_json()}) + "\n")
+                out.flush()
+        rows.append((name, proved, (time.perf_counter() - start) / max(len(theorems), 1)))
+    return rows
+
+
+def print_pass_rates(rows: list[tuple[str, int, float]], total: int) -> None:
+    """The Markdown table of :func:`pass_rates`' rows."""
     print("| generator | proved | pass rate | mean s/theorem |\n|---|---|---|---|")
     for name, proved, secs in rows:
-        print(f"| {name} | {proved}/{len(theorems)} | {proved / max(len(theorems), 1):.3f} | {secs:.1f} |")
+        print(f"| {name} | {proved}/{total} | {proved / max(total, 1):.3f} | {secs:.1f} |")
 
 
 if __name__ == "__main__":

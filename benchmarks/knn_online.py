@@ -19,9 +19,9 @@ verified by the backend as the search reports it.
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
+from benchmarks.generator_pass_rate import pass_rates, print_pass_rates
 from generator.registry import build_generator
 from generator.traced import load_theorems
 
@@ -59,23 +59,14 @@ def main(argv: list[str] | None = None) -> None:
         "knn online + proofs": lambda: build_generator("fused", members=[
             {"name": "knn", "paths": everything}, {"name": "proofs", "paths": everything}]),
     }
-    rows = []
+    provers = {name: (lambda make=make: make_prover("best_first", make(), timeout=args.timeout))
+               for name, make in generators.items()}
     with CoqEnvironment(index=index) as env:
-        for name, make in generators.items():
-            prover = make_prover("best_first", make(), timeout=args.timeout)
-            proved, start = 0, time.perf_counter()
-            for theorem in theorems:
-                result = prover.search(env, theorem)
-                proved += result.status.value == "proved"
-                if args.verbose:
-                    print(f"{name} {theorem.file_path} {theorem.full_name}: {result.status.value}", flush=True)
-            rows.append((name, proved, (time.perf_counter() - start) / max(len(theorems), 1)))
+        rows = pass_rates(env, provers, theorems, args.verbose)
     files = sorted({t.file_path for t in theorems})
     print(f"\n{len(theorems)} test-split theorems of {len(files)} traced files ({', '.join(files)}); "
           f"best-first, {args.timeout:g} s per theorem; traces: {args.traces}\n")
-    print("| generator | proved | pass rate | mean s/theorem |\n|---|---|---|---|")
-    for name, proved, secs in rows:
-        print(f"| {name} | {proved}/{len(theorems)} | {proved / max(len(theorems), 1):.3f} | {secs:.1f} |")
+    print_pass_rates(rows, len(theorems))
 
 
 if __name__ == "__main__":
