@@ -89,6 +89,7 @@ SEARCHES = Registry("search", {
 GENERATORS.register("synthetic", "prover.synthetic:SyntheticGenerator")
 GENERATORS.register("automation", "prover.coq.automation:automation_generator")
 GENERATORS.register("coq_hammer", "generator.coq_hammer:HammerGenerator")
+GENERATORS.register("coq_default", "generator.coq_default:coq_default")
 
 
 def register_env(name: str, target: str) -> None:
