@@ -153,3 +153,21 @@ def build_default(config):
     env = build_env(config.env)
     generator = build_generator(config.generator, build_retriever(config.retriever))
     return env, build_prover(config.prover, generator)
+
+
+def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str] = ()):
+    """A one-step prover for comparisons: ``tactics`` tried on the theorem's first state only, in
+    the order given, with ``timeout`` seconds in all (each tactic's own limit is ``timeout`` split
+    evenly; ``hammer`` gets it as its ``hammer_timeout``), in an environment with ``additions``."""
+    from prover.registry import ComponentSpec, ProverConfig
+
+    if not tactics:
+        raise ValueError("alone_config needs at least one tactic")
+    each = timeout / len(tactics)
+    scored = [[t, -0.1 * (i + 1)] for i, t in enumerate(tactics)]
+    return ProverConfig(
+        env=ComponentSpec("coq", {"tactic_timeout": each, "additions": list(additions), "hammer_timeout": each}),
+        prover=ComponentSpec("best_first", {"timeout": timeout, "max_expansions": 1,
+                                            "num_sampled_tactics": len(tactics)}),
+        generator=ComponentSpec("fixed", {"tactics": scored}),
+    )
