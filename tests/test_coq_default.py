@@ -118,3 +118,21 @@ def test_default_search_runs_hammer_once_and_leaves_no_atp():
     assert result.status != Status.PROVED
     assert len(hammers) == 1 and hammers[0]["state"] == 0, hammers
     assert atp_processes() == []
+
+
+@pytest.mark.coq
+@needs_coq
+def test_statement_broken_by_additions_is_opened_without_them():
+    """setoid_ring's ``PaddX_ok`` does not parse after Psatz/Field/ArithRing (their notations
+    shadow the file's): it is opened without the additions, with one warning, and verified in the
+    same bare context. Fails if the rejection crashes the search (ValueError) or if verification
+    would still compile the additions."""
+    from prover.coq.env import CoqEnvironment
+
+    with CoqEnvironment(additions=("psatz", "ring", "field")) as env:
+        theorem = env.theorem("Coq.setoid_ring.Ncring_polynom.PaddX_ok")
+        with pytest.warns(RuntimeWarning, match="PaddX_ok: coqtop rejects its statement after the context "
+                                                "additions psatz, ring, field; opened without them"):
+            with env.open(theorem) as (_, state):
+                assert "PaddX Padd P2 k n P" in state.pp
+        assert env.context(theorem).additions == ()

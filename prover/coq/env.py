@@ -14,6 +14,7 @@ context manager) to kill them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -71,6 +72,7 @@ class CoqEnvironment:
         if "hammer" in self.additions:
             put_hammer_on_path()
         self._logs: dict[tuple[str, str], RewriteLog] = {}
+        self._bare: set[tuple[str, str]] = set()  # theorems opened without additions (see _start)
         self.tactic_timeout = tactic_timeout
         self.memory_limit_mb = memory_limit_mb
         self.max_restarts = max_restarts
@@ -121,10 +123,14 @@ class CoqEnvironment:
             theorem = found
         return with_additions(stdlib_context(theorem, self.index, self.elide_proofs), self._sentences(theorem))
 
+    def _offered(self, theorem: Theorem) -> tuple[str, ...]:
+        """The additions loaded for ``theorem``: the leak guard's, none where they broke its statement."""
+        return () if (theorem.file_path, theorem.full_name) in self._bare else offered(self.additions, theorem)
+
     def _sentences(self, theorem: Theorem) -> tuple[str, ...]:
         """The sentences of the additions offered for ``theorem`` (leak guard applied)."""
         out: list[str] = []
-        for name in offered(self.additions, theorem):
+        for name in self._offered(theorem):
             out.extend(addition(name).sentences)
             if name == "hammer":
                 out.append(f"Set Hammer ATPLimit {max(1, int(self.hammer_timeout / 2))}.")
@@ -132,21 +138,35 @@ class CoqEnvironment:
 
     @contextmanager
     def open(self, theorem: Theorem) -> Iterator[tuple[CoqSession, TacticState]]:
+        session, worker, init = self._start(theorem)
+        try:
+            yield session, init
+        finally:
+            self._give_back(worker, reusable=True)
+
+    def _start(self, theorem: Theorem) -> tuple[CoqSession, Worker, TacticState]:
+        """A started session on ``theorem``. Additions loaded right before a statement can change
+        how it parses (a library's notations shadow the file's: ``==`` in setoid_ring); a statement
+        that coqtop rejects with additions is opened again without them, with a warning."""
         context = self.context(theorem)
         worker = self._take(context)
-        if "hammer" in offered(self.additions, theorem):
+        if "hammer" in self._offered(theorem):
             session: CoqSession = HammerSession(worker, context, self.tactic_timeout, self.max_restarts,
                                                 self.hammer_timeout)
             self._logs = {(context.key, context.statement): session.log}  # verify follows the search
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
-        ok = False
         try:
-            init = session.start()
-            ok = True
-            yield session, init
-        finally:
-            self._give_back(worker, reusable=ok)
+            return session, worker, session.start()
+        except BaseException as exc:
+            self._give_back(worker, reusable=False)
+            if not (isinstance(exc, ValueError) and context.additions and "rejected the statement" in str(exc)):
+                raise
+        dropped = ", ".join(self._offered(theorem))
+        self._bare.add((theorem.file_path, theorem.full_name))
+        warnings.warn(f"{theorem.full_name}: coqtop rejects its statement after the context additions {dropped}; "
+                      "opened without them", RuntimeWarning, stacklevel=4)
+        return self._start(theorem)
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))
