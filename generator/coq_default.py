@@ -3,7 +3,7 @@
 Issue 13: a Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit, so the
 default must contain what ``hammer`` does and add what learning from the library gives. It is one
 generator, ``coq_default`` (:class:`CoqDefaultGenerator`), and one preset around it,
-:data:`COQ_DEFAULT` (:func:`default_config`): the environment with the context additions its
+:func:`default_config`: the environment with the context additions its
 tactics need, BM25 premises for ``sauto use:`` / ``hauto use:``, best-first search with a
 wall-clock limit per theorem. ``dojo-prover prove --env coq``, ``demo`` and ``eval --env coq``
 without ``--generator`` run the preset.
@@ -126,12 +126,16 @@ def coq_default(traces: str | None = None, learned: bool = True, hammer: bool = 
 NUM_SAMPLED_TACTICS = 80
 
 
-def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float = 20.0,
+def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float | None = None,
                    max_expansions: int | None = None):
-    """The preset :data:`COQ_DEFAULT` with these budgets: a :class:`prover.registry.ProverConfig`
-    whose search is best-first with ``timeout`` wall-clock seconds per theorem."""
+    """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
+    whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
+    ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
+    clock between tactics, so a longer hammer call would overrun the theorem's limit."""
     from prover.registry import ComponentSpec, ProverConfig
 
+    if hammer_timeout is None:
+        hammer_timeout = min(20.0, timeout / 3)
     search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions

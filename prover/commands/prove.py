@@ -29,8 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-expansions", type=int, default=None, help="stop after this many expansions")
     parser.add_argument("--tactics", nargs="+", metavar="TACTIC",
                         help="tactics to try at every state, most likely first (default: the default Coq prover)")
-    parser.add_argument("--hammer-timeout", type=float, default=20.0,
-                        help="seconds for each hammer call of the default prover (default: 20)")
+    parser.add_argument("--hammer-timeout", type=float, default=None,
+                        help="seconds for the default prover's hammer call (default: a third of --timeout, at most 20)")
     parser.add_argument("--statement", help="prove this statement (one Lemma/Theorem sentence) instead of a stdlib theorem")
     parser.add_argument("--prelude", action="append", default=[], metavar="SENTENCE",
                         help="with --statement: a sentence to run first, e.g. 'Require Import Arith.' (repeatable)")
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     for flag, value in (("--timeout", args.timeout), ("--tactic-timeout", args.tactic_timeout),
                         ("--hammer-timeout", args.hammer_timeout)):
-        if not value > 0:
+        if value is not None and not value > 0:
             raise UserError(f"{flag} {value}: must be positive")
     if args.max_expansions is not None and args.max_expansions < 1:
         raise UserError(f"--max-expansions {args.max_expansions}: must be at least 1")
