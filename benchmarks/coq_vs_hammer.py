@@ -10,7 +10,10 @@ with the same wall-clock limit per theorem (``--timeout``) and the same workers 
 * ``stock``: the stock tactics :data:`STOCK` on the theorem's first state, ``--timeout / 7``
   seconds each (a theorem counts when any of them proves it: the best stock tactic per theorem);
 * ``template``: the old baseline, best-first over the ``template`` generator with BM25 premises;
-* ``default``: the default Coq prover (:mod:`generator.coq_default`), best-first.
+* ``default``: the default Coq prover (:mod:`generator.coq_default`), best-first;
+* ``default-mcts``: the same generator and environment under AND-OR MCTS; run only when named
+  with ``--only``, to choose the default's search on the train or val split (``--split``),
+  never on the test theorems it is compared on.
 
 Each system is an ``eval`` run directory under ``--out`` (:func:`prover.evaluation.run_evaluation`),
 so an interrupted run resumes where it stopped when started again with the same arguments. Prints
@@ -24,6 +27,7 @@ their reconstruction tactics first, so the check needs no ATP.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 from pathlib import Path
@@ -33,11 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.results import add_results_flag, write_results  # noqa: E402
 
 STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", "tauto.")
-BENCHMARK = "coq-stdlib:test"
+#: the systems run when ``--only`` does not name others
+COMPARED = ("hammer", "sauto", "stock", "template", "default")
 
 
 def systems(timeout: float) -> dict:
-    """The compared systems by name, as prover configurations (module docstring)."""
+    """The systems by name, as prover configurations (module docstring)."""
     from generator.coq_default import alone_config, default_config
     from prover.registry import ComponentSpec, ProverConfig
 
@@ -49,6 +54,8 @@ def systems(timeout: float) -> dict:
         "stock": alone_config(list(STOCK), timeout, ["lia"]),
         "template": template,
         "default": default_config(timeout),
+        "default-mcts": dataclasses.replace(default_config(timeout), prover=ComponentSpec(
+            "mcts", {**default_config(timeout).prover.options})),
     }
 
 
@@ -59,7 +66,9 @@ def proved_times(run) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=200, help="theorems of the test split (stable sample)")
+    parser.add_argument("--limit", type=int, default=200, help="theorems of the split (stable sample)")
+    parser.add_argument("--split", choices=("train", "val", "test"), default="test",
+                        help="stdlib split (default: test; choose settings on train or val)")
     parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per theorem and system")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/coq_vs_hammer"), help="run directories, one per system")
@@ -74,23 +83,24 @@ def main(argv: list[str] | None = None) -> int:
     from prover.coq.additions import guarded
     from prover.evaluation import EvalConfig, run_evaluation
 
-    theorems = load_benchmark(BENCHMARK, args.limit)
+    benchmark = f"coq-stdlib:{args.split}"
+    theorems = load_benchmark(benchmark, args.limit)
     table = systems(args.timeout)
-    names = args.only or list(table)
+    names = args.only or list(COMPARED)
     unknown = sorted(set(names) - set(table))
     if unknown:
         parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(table)})")
-    run_dir = args.out / f"n{args.limit}-t{args.timeout:g}"
+    run_dir = args.out / f"{args.split}-n{args.limit}-t{args.timeout:g}"
     proved: dict[str, dict[str, float]] = {}
     for name in names:
         print(f"## {name}", file=sys.stderr, flush=True)
-        config = EvalConfig(table[name], BENCHMARK, args.limit, workers=args.workers)
+        config = EvalConfig(table[name], benchmark, args.limit, workers=args.workers)
         run_evaluation(config, theorems, run_dir / name, progress=True)
         proved[name] = proved_times(load_run(run_dir / name))
 
     n = len(theorems)
     withheld = len(guarded(("hammer",), theorems))
-    print(f"{n} theorems of the Coq stdlib's test split (stable sample), {args.timeout:g} s wall-clock each, "
+    print(f"{n} theorems of the Coq stdlib's {args.split} split (stable sample), {args.timeout:g} s wall-clock each, "
           f"{args.workers} workers; run directories: {run_dir}\n")
     print(f"Leak guard: CoqHammer is withheld from {withheld} of the {n} theorems (their module is among "
           f"those its imports load); `hammer` and `sauto` cannot prove those here.\n")
@@ -101,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {len(times)}/{n} | {len(times) / n:.3f} | {median} |")
     union = set().union(*(set(t) for t in proved.values()))
     print(f"| union of all | {len(union)}/{n} | {len(union) / n:.3f} | |\n")
-    if "default" in proved:
+    if "default" in proved and len(proved) > 1:
         mine = set(proved["default"])
         print("| default vs | both | only default | only other |\n|---|---|---|---|")
         for name in names:
