@@ -136,3 +136,24 @@ def test_statement_broken_by_additions_is_opened_without_them():
             with env.open(theorem) as (_, state):
                 assert "PaddX Padd P2 k n P" in state.pp
         assert env.context(theorem).additions == ()
+
+
+@pytest.mark.coq
+@needs_coq
+def test_proof_that_needs_no_addition_is_verified_and_printed_without_them():
+    """``reflexivity`` proves ``1 + 1 = 2`` in an environment with the default's additions: the
+    checked and printed proof carries none of them, while ``nia`` keeps Psatz. Fails if
+    verification always compiles the additions (the script would start with their comments) or
+    drops an addition a proof needs (coqc: nia not found)."""
+    from prover.coq.env import CoqEnvironment
+    from search_tree import linear_proof
+
+    two = adhoc_theorem("Lemma two : 1 + 1 = 2.", [])
+    square = adhoc_theorem("Lemma sq : forall n m : nat, n <= m -> n * n <= m * m.", [])
+    with CoqEnvironment(additions=("psatz", "ring")) as env:
+        plain = env.verify(two, linear_proof(["reflexivity."]))
+        needed = env.verify(square, linear_proof(["nia."]))
+    assert plain.ok and plain.script == "reflexivity.", plain
+    assert needed.ok and needed.script.splitlines() == [
+        "(* context addition, before the statement: Require Import Psatz. *)",
+        "(* context addition, before the statement: Require Import ArithRing. *)", "nia."], needed

@@ -113,15 +113,20 @@ class CoqEnvironment:
         return self.index.theorem(name)
 
     def context(self, theorem: Theorem) -> CoqContext:
-        """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself."""
+        """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself, with
+        the additions offered for it right before the statement."""
+        return with_additions(self._bare_context(theorem), self._sentences(theorem))
+
+    def _bare_context(self, theorem: Theorem) -> CoqContext:
+        """``theorem``'s context without any addition."""
         if "prelude" in theorem.extra:
-            return with_additions(adhoc_context(theorem), self._sentences(theorem))
+            return adhoc_context(theorem)
         if "offset" not in theorem.extra:  # e.g. a Theorem read back from a results file
             found = self.index.theorem(theorem.extra.get("qualified_name") or theorem.full_name)
             if theorem.file_path and found.file_path != theorem.file_path:
                 raise ValueError(f"{theorem.full_name!r} is in {found.file_path}, not {theorem.file_path}")
             theorem = found
-        return with_additions(stdlib_context(theorem, self.index, self.elide_proofs), self._sentences(theorem))
+        return stdlib_context(theorem, self.index, self.elide_proofs)
 
     def _offered(self, theorem: Theorem) -> tuple[str, ...]:
         """The additions loaded for ``theorem``: the leak guard's, none where they broke its statement."""
@@ -173,13 +178,19 @@ class CoqEnvironment:
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
         """Re-check ``proof`` (:func:`prover.coq.verify.verify_proof`), its ``hammer`` steps first
-        rewritten to the reconstruction tactics they printed in this environment's last search."""
+        rewritten to the reconstruction tactics they printed in this environment's last search;
+        first without the context additions, so that a proof needing none is checked and printed
+        without them, then, if that fails, with them."""
         context = self.context(theorem)
         log = self._logs.get((context.key, context.statement), RewriteLog())
         try:
             proof = log.rewrite(proof)
         except ValueError as exc:
             return Verification(False, str(exc), render_proof(proof))
+        if context.additions:  # a proof that checks without the additions is reported without them
+            bare = verify_proof(self._bare_context(theorem), proof, self.index, self.verify_timeout)
+            if bare.ok:
+                return bare
         return verify_proof(context, proof, self.index, self.verify_timeout)
 
     @property
