@@ -92,16 +92,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(table)})")
     run_dir = args.out / f"{args.split}-n{args.limit}-t{args.timeout:g}"
     proved: dict[str, dict[str, float]] = {}
+    commits: dict[str, str] = {}
     for name in names:
         print(f"## {name}", file=sys.stderr, flush=True)
         config = EvalConfig(table[name], benchmark, args.limit, workers=args.workers)
         run_evaluation(config, theorems, run_dir / name, progress=True)
-        proved[name] = proved_times(load_run(run_dir / name))
+        run = load_run(run_dir / name)
+        proved[name] = proved_times(run)
+        commits[name] = str(run.config.get("git_commit") or "?")[:10]
 
     n = len(theorems)
     withheld = len(guarded(("hammer",), theorems))
     print(f"{n} theorems of the Coq stdlib's {args.split} split (stable sample), {args.timeout:g} s wall-clock each, "
           f"{args.workers} workers; run directories: {run_dir}\n")
+    print("Commits the run directories were started at (a resumed run keeps its first): "
+          + ", ".join(f"{name} {commit}" for name, commit in commits.items()) + "\n")
     print(f"Leak guard: CoqHammer is withheld from {withheld} of the {n} theorems (their module is among "
           f"those its imports load); `hammer` and `sauto` cannot prove those here.\n")
     print("| system | proved | pass rate | median s to proof |\n|---|---|---|---|")

@@ -157,3 +157,20 @@ def test_proof_that_needs_no_addition_is_verified_and_printed_without_them():
     assert needed.ok and needed.script.splitlines() == [
         "(* context addition, before the statement: Require Import Psatz. *)",
         "(* context addition, before the statement: Require Import ArithRing. *)", "nia."], needed
+
+
+def test_side_by_side_systems_share_one_wall_clock_limit():
+    """Every system of benchmarks/coq_vs_hammer.py gets the same limit per theorem: ``hammer`` and
+    ``sauto`` the whole of it in one call, the seven stock tactics a seventh each, the searches it
+    as their timeout (the default's hammer a third). Fails if a system is given more or less time
+    than the others, or ``hammer`` runs without its addition."""
+    from benchmarks.coq_vs_hammer import COMPARED, systems
+
+    table = systems(21.0)
+    assert set(COMPARED) <= set(table)
+    assert table["hammer"].env.options == {"tactic_timeout": 21.0, "additions": ["hammer"], "hammer_timeout": 21.0}
+    assert table["sauto"].env.options["additions"] == ["hammer-tactics"]
+    assert table["stock"].env.options["tactic_timeout"] == pytest.approx(3.0)
+    assert {name: table[name].prover.options["timeout"] for name in table} == dict.fromkeys(table, 21.0)
+    assert table["default"].env.options["hammer_timeout"] == pytest.approx(7.0)
+    assert table["default-mcts"].prover.name == "mcts"
