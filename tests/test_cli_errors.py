@@ -20,7 +20,7 @@ from search_tree.errors import UserError
 ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC = ["--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--generator", "synthetic",
              "--max-expansions", "4", "--no-progress"]
-COQ_TACTICS = ["--generator-opt", 'tactics=["auto"]']
+COQ_TACTICS = ["--generator", "fixed", "--generator-opt", 'tactics=["auto"]']
 
 
 def one_line_error(capsys, argv: list[str], *fragments: str) -> str:

@@ -167,11 +167,16 @@ class CoqEnvironment:
             self._give_back(worker, reusable=False)
             if not (isinstance(exc, ValueError) and context.additions and "rejected the statement" in str(exc)):
                 raise
-        dropped = ", ".join(self._offered(theorem))
-        self._bare.add((theorem.file_path, theorem.full_name))
+        dropped, key = ", ".join(self._offered(theorem)), (theorem.file_path, theorem.full_name)
+        self._bare.add(key)
+        try:
+            started = self._start(theorem)
+        except ValueError:  # rejected without the additions too: the statement's own fault
+            self._bare.discard(key)
+            raise
         warnings.warn(f"{theorem.full_name}: coqtop rejects its statement after the context additions {dropped}; "
                       "opened without them", RuntimeWarning, stacklevel=4)
-        return self._start(theorem)
+        return started
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))
