@@ -191,11 +191,10 @@ def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> C
     for name, param in inspect.signature(factory).parameters.items():
         if param.default is inspect.Parameter.empty or name == "retriever":
             continue
-        try:
-            json.dumps(param.default)
+        try:  # as JSON gives it back (a tuple default is a list), so that a resumed run's config compares equal
+            defaults[name] = json.loads(json.dumps(param.default))
         except TypeError:
             continue
-        defaults[name] = param.default
     return ComponentSpec(spec.name, {**defaults, **spec.options})
 
 

@@ -174,3 +174,16 @@ def test_side_by_side_systems_share_one_wall_clock_limit():
     assert {name: table[name].prover.options["timeout"] for name in table} == dict.fromkeys(table, 21.0)
     assert table["default"].env.options["hammer_timeout"] == pytest.approx(7.0)
     assert table["default-mcts"].prover.name == "mcts"
+
+
+def test_coq_run_config_survives_its_json_round_trip():
+    """A Coq run's recorded configuration equals what a resume recomputes: the environment's tuple
+    default (``additions=()``) is recorded as JSON gives it back. Fails if ``with_defaults`` keeps
+    the tuple (a resumed coq eval was refused: "additions: saved [], now []")."""
+    import json
+
+    from prover.registry import ComponentSpec, ProverConfig, with_defaults
+
+    config = with_defaults(ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first", {"timeout": 5}),
+                                        ComponentSpec("fixed", {"tactics": ["auto."]})))
+    assert json.loads(json.dumps(config.to_json())) == config.to_json()
