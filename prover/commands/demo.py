@@ -7,7 +7,7 @@ retrieval when the library is traced, CoqHammer's tactics, ``hammer`` once), re-
 proof found with coqc (``Print Assumptions``: no axioms beyond the stdlib's), and prints what it
 proved. With ``--compare-hammer`` it then runs CoqHammer's ``hammer`` alone on the same lemmas
 with the same time limit and prints what that proved beside its own count (an option because it
-adds up to ``--timeout`` seconds per lemma). Defaults finish in about two minutes on two cores.
+adds up to ``--timeout`` seconds per lemma). Defaults finish in a few minutes on two cores.
 """
 
 from __future__ import annotations
