@@ -42,6 +42,7 @@ GENERATORS = Registry("generator", {
     "automation": "generator.coq_templates:automation_generator",
     "synthetic": "prover.synthetic:SyntheticGenerator",
     "coq_hammer": "generator.coq_hammer:HammerGenerator",
+    "coq_default": "generator.coq_default:coq_default",
 })
 
 _TAKES_RETRIEVER = {"template", "hf", "openai"}

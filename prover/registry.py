@@ -16,7 +16,9 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
   ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
   ``search_tree`` stays free of torch and of the generator package);
 * generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``,
-  ``automation``, ``synthetic``...); a generator that uses premises receives ``retriever=`` among
+  ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
+  prover's generator, whose whole preset, environment and search included, is
+  :func:`generator.coq_default.default_config`); a generator that uses premises receives ``retriever=`` among
   its options;
 * retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
   ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the

@@ -39,7 +39,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -
         parser.add_argument("--limit", type=int, help="a stable sample of this many theorems")
     parser.add_argument("--search", default="best_first", help="search registry name (best_first, mcts)")
     parser.add_argument("--search-opt", action="append", metavar="KEY=VALUE", help="search option (repeatable)")
-    parser.add_argument("--generator", default="fixed", help="generator registry name")
+    parser.add_argument("--generator", help="generator registry name (default with --env coq: the default Coq "
+                                             "prover, coq_default with its context additions and BM25 premises)")
     parser.add_argument("--generator-opt", action="append", metavar="KEY=VALUE", help="generator option")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per search")
     parser.add_argument("--max-expansions", type=int, help="expansions per search")
@@ -63,18 +64,39 @@ def check_budget(args: argparse.Namespace) -> None:
             raise UserError(f"--{name.replace('_', '-')} {value}: must be positive")
 
 
-def build_config(args: argparse.Namespace, retriever: str, retriever_opts: dict[str, Any]):
+def _preset(args: argparse.Namespace) -> ProverConfig | None:
+    """The default Coq prover's preset (:func:`generator.coq_default.default_config`) when no
+    ``--generator`` is named and the environment is Coq; its options yield to the flags given."""
+    if args.generator is not None or args.env != "coq":
+        return None
+    from generator.coq_default import default_config
+
+    return default_config(args.timeout)
+
+
+def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts: dict[str, Any]):
+    """The run's configuration; without ``--generator``, :func:`_preset` (``--retriever`` then
+    defaults to the preset's), else ``--generator`` (``fixed`` if none) with ``--retriever``."""
     from prover.run.evaluation import EvalConfig
 
     check_budget(args)
+    preset = _preset(args)
     search_opts = {"timeout": args.timeout, "max_expansions": args.max_expansions,
                    "max_env_calls": args.max_env_calls, "num_sampled_tactics": args.num_sampled_tactics}
     search_opts = {k: v for k, v in search_opts.items() if v is not None} | parse_options(args.search_opt, "--search-opt")
+    env_opts = parse_options(args.env_opt, "--env-opt")
+    generator = ComponentSpec(args.generator or "fixed", parse_options(args.generator_opt, "--generator-opt"))
+    if preset is not None:
+        search_opts = preset.prover.options | search_opts
+        env_opts = preset.env.options | env_opts
+        generator = ComponentSpec(preset.generator.name, preset.generator.options | generator.options)
+        if retriever is None:
+            retriever, retriever_opts = preset.retriever.name, preset.retriever.options | retriever_opts
     components = ProverConfig(
-        env=ComponentSpec(args.env, parse_options(args.env_opt, "--env-opt")),
+        env=ComponentSpec(args.env, env_opts),
         prover=ComponentSpec(args.search, search_opts),
-        generator=ComponentSpec(args.generator, parse_options(args.generator_opt, "--generator-opt")),
-        retriever=ComponentSpec(retriever, retriever_opts),
+        generator=generator,
+        retriever=ComponentSpec(retriever or "none", retriever_opts),
     )
     with about(f"--temperatures {args.temperatures}"):
         temps = tuple(float(t) for t in args.temperatures.split(",")) if args.temperatures else ()
@@ -84,7 +106,8 @@ def build_config(args: argparse.Namespace, retriever: str, retriever_opts: dict[
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser)
-    parser.add_argument("--retriever", default="none", help="retriever registry name (none, bm25, mepo, ...)")
+    parser.add_argument("--retriever", help="retriever registry name (none, bm25, mepo, ...; default: none, "
+                                             "or the default Coq prover's bm25)")
     parser.add_argument("--retriever-opt", action="append", metavar="KEY=VALUE", help="retriever option")
     parser.add_argument("--out", required=True, help="run directory (created, or resumed)")
     parser.add_argument("--report", action="store_true", help="write report.md when the run is complete")

@@ -4,7 +4,10 @@
     dojo-prover prove --env coq --tactics "intros." "auto." --timeout 30 Coq.Lists.List.app_nil_r
     dojo-prover prove --env coq --statement "Lemma two : 1 + 1 = 2." --prelude "Require Import Arith." two
 
-Without ``--tactics`` the search uses the Coq baseline (``prover.coq.automation``). A name that is
+Without ``--tactics`` the search is the default Coq prover (``generator.coq_default``: cheap
+automation and decision procedures, online kNN and proof retrieval over the traced library when it
+is traced, CoqHammer's tactics with BM25 premises, ``hammer`` once); with ``--tactics``, best-first
+search over those tactics and the baseline's case analysis (``prover.coq.automation``). A name that is
 not a theorem of the Coq standard library is reported with close matches. Exit status: 0 when
 proved (and re-checked by coqc), 1 when not, 2 for bad input.
 """
@@ -25,30 +28,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tactic-timeout", type=float, default=5.0, help="seconds per tactic (default: 5)")
     parser.add_argument("--max-expansions", type=int, default=None, help="stop after this many expansions")
     parser.add_argument("--tactics", nargs="+", metavar="TACTIC",
-                        help="tactics to try at every state, most likely first (default: the Coq baseline list)")
+                        help="tactics to try at every state, most likely first (default: the default Coq prover)")
+    parser.add_argument("--hammer-timeout", type=float, default=None,
+                        help="seconds for the default prover's hammer call (default: a third of --timeout, at most 20)")
     parser.add_argument("--statement", help="prove this statement (one Lemma/Theorem sentence) instead of a stdlib theorem")
     parser.add_argument("--prelude", action="append", default=[], metavar="SENTENCE",
                         help="with --statement: a sentence to run first, e.g. 'Require Import Arith.' (repeatable)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.coq.automation import baseline_prover
-    from prover.coq.env import CoqEnvironment
     from search_tree import Status
 
-    for flag, value in (("--timeout", args.timeout), ("--tactic-timeout", args.tactic_timeout)):
-        if not value > 0:
+    for flag, value in (("--timeout", args.timeout), ("--tactic-timeout", args.tactic_timeout),
+                        ("--hammer-timeout", args.hammer_timeout)):
+        if value is not None and not value > 0:
             raise UserError(f"{flag} {value}: must be positive")
     if args.max_expansions is not None and args.max_expansions < 1:
         raise UserError(f"--max-expansions {args.max_expansions}: must be at least 1")
     if args.prelude and not args.statement:
         raise UserError("--prelude needs --statement")
-    with CoqEnvironment(tactic_timeout=args.tactic_timeout) as env:
+    env, prover = _prover(args)
+    with env:
         theorem = statement_theorem(env, args) if args.statement else env.theorem(args.theorem)
         where = f"{theorem.file_path}:{theorem.position[0]}" if theorem.position else "(statement given)"
         print(f"proving {theorem.full_name} from {where} ...", flush=True)
         started = time.monotonic()
-        result = baseline_prover(args.tactics, args.timeout, args.max_expansions).search(env, theorem)
+        result = prover.search(env, theorem)
     print(f"status: {result.status.value} ({result.stop_reason})")
     print(f"time: {time.monotonic() - started:.1f}s in all (search {result.total_time:.1f}s of which coq "
           f"{result.env_time:.1f}s; re-check {result.stats.get('verify_time', 0.0):.1f}s), "
@@ -58,6 +63,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"Proof.\n{textwrap.indent(result.script, '  ')}\nQed.")
         return 0
     return 1
+
+
+def _prover(args: argparse.Namespace):
+    """``(env, prover)``: the default Coq prover's preset, or the baseline over ``--tactics``."""
+    if args.tactics:
+        from prover.coq.automation import baseline_prover
+        from prover.coq.env import CoqEnvironment
+
+        return (CoqEnvironment(tactic_timeout=args.tactic_timeout),
+                baseline_prover(args.tactics, args.timeout, args.max_expansions))
+    from generator.coq_default import build_default, default_config
+
+    return build_default(default_config(args.timeout, args.tactic_timeout, args.hammer_timeout, args.max_expansions))
 
 
 def statement_theorem(env, args: argparse.Namespace):

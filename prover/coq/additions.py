@@ -57,6 +57,8 @@ ADDITIONS: dict[str, Addition] = {a.name: a for a in (
     Addition("lra", ("Require Import Lra.",), "coq"),
     Addition("psatz", ("Require Import Psatz.",), "coq"),
     Addition("field", ("Require Import Field.",), "coq"),
+    # ``ring`` on nat needs ArithRing's ring structure, which neither Psatz nor Field declares
+    Addition("ring", ("Require Import ArithRing.",), "coq"),
 )}
 
 

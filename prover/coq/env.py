@@ -15,6 +15,7 @@ context manager) to kill them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -79,6 +80,7 @@ class CoqEnvironment:
         if "hammer" in self.additions:
             put_hammer_on_path()
         self._logs: dict[tuple[str, str], RewriteLog] = {}
+        self._bare: set[tuple[str, str]] = set()  # theorems opened without additions (see _start)
         self.tactic_timeout = tactic_timeout
         self.memory_limit_mb = memory_limit_mb
         self.max_restarts = max_restarts
@@ -133,21 +135,30 @@ class CoqEnvironment:
         return self.index.theorem(name)
 
     def context(self, theorem: Theorem) -> CoqContext:
-        """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself."""
+        """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself, with
+        the additions offered for it right before the statement."""
+        return with_additions(self._bare_context(theorem), self._sentences(theorem))
+
+    def _bare_context(self, theorem: Theorem) -> CoqContext:
+        """``theorem``'s context without any addition."""
         if "prelude" in theorem.extra:
-            return with_additions(adhoc_context(theorem), self._sentences(theorem))
+            return adhoc_context(theorem)
         index = self._index_of(theorem.extra["project"]) if "project" in theorem.extra else self.index
         if "offset" not in theorem.extra:  # e.g. a Theorem read back from a results file
             found = index.theorem(theorem.extra.get("qualified_name") or theorem.full_name)
             if theorem.file_path and found.file_path != theorem.file_path:
                 raise ValueError(f"{theorem.full_name!r} is in {found.file_path}, not {theorem.file_path}")
             theorem = found
-        return with_additions(file_context(theorem, index, self.elide_proofs), self._sentences(theorem))
+        return file_context(theorem, index, self.elide_proofs)
+
+    def _offered(self, theorem: Theorem) -> tuple[str, ...]:
+        """The additions loaded for ``theorem``: the leak guard's, none where they broke its statement."""
+        return () if (theorem.file_path, theorem.full_name) in self._bare else offered(self.additions, theorem)
 
     def _sentences(self, theorem: Theorem) -> tuple[str, ...]:
         """The sentences of the additions offered for ``theorem`` (leak guard applied)."""
         out: list[str] = []
-        for name in offered(self.additions, theorem):
+        for name in self._offered(theorem):
             out.extend(addition(name).sentences)
             if name == "hammer":
                 out.append(f"Set Hammer ATPLimit {max(1, int(self.hammer_timeout / 2))}.")
@@ -155,34 +166,59 @@ class CoqEnvironment:
 
     @contextmanager
     def open(self, theorem: Theorem) -> Iterator[tuple[CoqSession, TacticState]]:
+        session, worker, init = self._start(theorem)
+        try:
+            yield session, init
+        finally:
+            self._give_back(worker, reusable=True)
+
+    def _start(self, theorem: Theorem) -> tuple[CoqSession, Worker, TacticState]:
+        """A started session on ``theorem``. Additions loaded right before a statement can change
+        how it parses (a library's notations shadow the file's: ``==`` in setoid_ring); a statement
+        that coqtop rejects with additions is opened again without them, with a warning."""
         context = self.context(theorem)
         worker = self._take(context)
-        if "hammer" in offered(self.additions, theorem):
+        if "hammer" in self._offered(theorem):
             session: CoqSession = HammerSession(worker, context, self.tactic_timeout, self.max_restarts,
                                                 self.hammer_timeout)
             self._logs = {(context.key, context.statement): session.log}  # verify follows the search
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
-        ok = False
         try:
-            init = session.start()
-            ok = True
-            yield session, init
-        finally:
-            self._give_back(worker, reusable=ok)
+            return session, worker, session.start()
+        except BaseException as exc:
+            self._give_back(worker, reusable=False)
+            if not (isinstance(exc, ValueError) and context.additions and "rejected the statement" in str(exc)):
+                raise
+        dropped, key = ", ".join(self._offered(theorem)), (theorem.file_path, theorem.full_name)
+        self._bare.add(key)
+        try:
+            started = self._start(theorem)
+        except ValueError:  # rejected without the additions too: the statement's own fault
+            self._bare.discard(key)
+            raise
+        warnings.warn(f"{theorem.full_name}: coqtop rejects its statement after the context additions {dropped}; "
+                      "opened without them", RuntimeWarning, stacklevel=4)
+        return started
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
         """Re-check ``proof`` (:func:`prover.coq.verify.verify_proof`), its ``hammer`` steps first
-        rewritten to the reconstruction tactics they printed in this environment's last search."""
+        rewritten to the reconstruction tactics they printed in this environment's last search;
+        first without the context additions, so that a proof needing none is checked and printed
+        without them, then, if that fails, with them."""
         context = self.context(theorem)
         log = self._logs.get((context.key, context.statement), RewriteLog())
         try:
             proof = log.rewrite(proof)
         except ValueError as exc:
             return Verification(False, str(exc), render_proof(proof))
+        if context.additions:  # a proof that checks without the additions is reported without them
+            bare = verify_proof(self._bare_context(theorem), proof, self.stdlib_index, self.verify_timeout)
+            if bare.ok:
+                return bare
         return verify_proof(context, proof, self.stdlib_index, self.verify_timeout)
 
     @property

@@ -30,8 +30,9 @@ from .worker import Worker
 
 #: tactics that call an external prover; never part of a checked proof
 ATP_TACTICS = frozenset({"hammer"})
-# coqtop -emacs wraps the message in <infomsg> tags: the tactic ends at the first "." before a tag or a space
-_REPLACE = re.compile(r"Replace the hammer tactic with:\s*(?P<tactic>[^<]+?\.)(?=\s|<|$)")
+# coqtop -emacs wraps the message in <infomsg> tags: the tactic ends at the first "." before a tag or a
+# space, or at the end of its line; a tactic hammer found without the ATPs has no "." (``sfirstorder``)
+_REPLACE = re.compile(r"Replace the hammer tactic with:[ \t]*\n?[ \t]*(?P<tactic>[^<\n]+?)(?:\.(?=\s|<|$)|(?=[ \t]*(?:<|\n|$)))")
 _FIRST = re.compile(r"\s*([A-Za-z_][\w']*)")
 
 
@@ -52,7 +53,7 @@ def reconstruction(output: str) -> str | None:
     m = _REPLACE.search(output)
     if m is None:
         return None
-    tactic = " ".join(m.group("tactic").split())
+    tactic = " ".join(m.group("tactic").split()) + "."
     srun = _SRUN.match(tactic)
     if srun is not None and not srun.group("tac").startswith("("):
         tactic = f"srun ({srun.group('tac')}){srun.group('rest')}"

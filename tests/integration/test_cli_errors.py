@@ -27,7 +27,7 @@ from search_tree.registry import NotInstalled, UnknownName
 ROOT = Path(__file__).resolve().parents[2]
 SYNTHETIC = ["--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--generator", "synthetic",
              "--max-expansions", "4", "--no-progress"]
-COQ_TACTICS = ["--generator-opt", 'tactics=["auto"]']
+COQ_TACTICS = ["--generator", "fixed", "--generator-opt", 'tactics=["auto"]']
 
 
 def one_line_error(capsys, argv: list[str], *fragments: str) -> str:

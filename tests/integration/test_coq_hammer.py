@@ -141,3 +141,13 @@ def test_reconstruction_is_read_from_tagged_output_and_made_parseable():
     assert reconstruction(printed) == "srun (eauto) use: rev_involutive."
     assert reconstruction("Replace the hammer tactic with:\n\thauto use: Nat.add_comm, f.\n") == "hauto use: Nat.add_comm, f."
     assert reconstruction("Eprover succeeded") is None
+
+
+def test_reconstruction_without_a_period_is_read():
+    """``hammer`` that closes a goal before calling the ATPs prints its tactic without a period
+    (``Replace the hammer tactic with: sfirstorder``). Fails if such a proof is reported as "printed
+    no reconstruction tactic" (the parser wanting a final period)."""
+    from prover.coq.hammer import reconstruction
+
+    assert reconstruction("Replace the hammer tactic with: sfirstorder</infomsg>") == "sfirstorder."
+    assert reconstruction("Replace the hammer tactic with: sfirstorder\nNo more goals.") == "sfirstorder."

@@ -1,0 +1,132 @@
+"""The default Coq prover side by side with CoqHammer, on the same theorems, in one run.
+
+    python benchmarks/coq_vs_hammer.py [--limit 200] [--timeout 60] [--workers 2] [--out DIR] [--write-results]
+
+On a stable sample (:func:`benchmarks.registry.stable_sample`) of the Coq stdlib's test split,
+with the same wall-clock limit per theorem (``--timeout``) and the same workers for every system:
+
+* ``hammer``: one call of CoqHammer's ``hammer`` (E and CVC4), ``--timeout`` seconds;
+* ``sauto``: one call of ``sauto``, ``--timeout`` seconds;
+* ``stock``: the stock tactics :data:`STOCK` on the theorem's first state, ``--timeout / 7``
+  seconds each (a theorem counts when any of them proves it: the best stock tactic per theorem);
+* ``template``: the old baseline, best-first over the ``template`` generator with BM25 premises;
+* ``default``: the default Coq prover (:mod:`generator.coq_default`), best-first;
+* ``default-mcts``: the same generator and environment under AND-OR MCTS; run only when named
+  with ``--only``, to choose the default's search on the train or val split (``--split``),
+  never on the test theorems it is compared on.
+
+Each system is an ``eval`` run directory under ``--out`` (:func:`prover.run.evaluation.run_evaluation`),
+so an interrupted run resumes where it stopped when started again with the same arguments. Prints
+each pass rate, the union and the overlaps of ``default`` with each other system, the median time
+to proof, and how many theorems the leak guard withholds CoqHammer from (:func:`prover.coq.additions.guarded`:
+those whose module CoqHammer's imports load; ``hammer`` and ``sauto`` cannot prove them here).
+Every proof is verified by coqc as the search reports it; ``hammer`` proofs are rewritten to
+their reconstruction tactics first, so the check needs no ATP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.results import add_results_flag, write_results  # noqa: E402
+
+STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", "tauto.")
+#: the systems run when ``--only`` does not name others
+COMPARED = ("hammer", "sauto", "stock", "template", "default")
+
+
+def systems(timeout: float) -> dict:
+    """The systems by name, as prover configurations (module docstring)."""
+    from generator.coq_default import alone_config, default_config
+    from prover.registry import ComponentSpec, ProverConfig
+
+    template = ProverConfig(env=ComponentSpec("coq", {}), prover=ComponentSpec("best_first", {"timeout": timeout}),
+                            generator=ComponentSpec("template", {"templates": "coq"}), retriever=ComponentSpec("bm25"))
+    return {
+        "hammer": alone_config(["hammer."], timeout, ["hammer"]),
+        "sauto": alone_config(["sauto."], timeout, ["hammer-tactics"]),
+        "stock": alone_config(list(STOCK), timeout, ["lia"]),
+        "template": template,
+        "default": default_config(timeout),
+        "default-mcts": dataclasses.replace(default_config(timeout), prover=ComponentSpec(
+            "mcts", {**default_config(timeout).prover.options})),
+    }
+
+
+def proved_times(run) -> dict[str, float]:
+    """``{theorem key: seconds to proof}`` of the proved theorems of a loaded run."""
+    return {r["key"]: float(r["result"].get("total_time", 0.0)) for r in run.records if r["status"] == "proved"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=200, help="theorems of the split (stable sample)")
+    parser.add_argument("--split", choices=("train", "val", "test"), default="test",
+                        help="stdlib split (default: test; choose settings on train or val)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per theorem and system")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("runs/coq_vs_hammer"), help="run directories, one per system")
+    parser.add_argument("--only", nargs="+", metavar="SYSTEM", help="run only these systems (default: all)")
+    add_results_flag(parser, markdown=True)
+    args = parser.parse_args(argv)
+    if args.limit < 1 or args.timeout <= 0 or args.workers < 1:
+        parser.error("--limit, --timeout and --workers must be positive")
+
+    from benchmarks.registry import load_benchmark
+    from prover.run.analysis import load_run
+    from prover.coq.additions import guarded
+    from prover.run.evaluation import EvalConfig, run_evaluation
+
+    benchmark = f"coq-stdlib:{args.split}"
+    theorems = load_benchmark(benchmark, args.limit)
+    table = systems(args.timeout)
+    names = args.only or list(COMPARED)
+    unknown = sorted(set(names) - set(table))
+    if unknown:
+        parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(table)})")
+    run_dir = args.out / f"{args.split}-n{args.limit}-t{args.timeout:g}"
+    proved: dict[str, dict[str, float]] = {}
+    commits: dict[str, str] = {}
+    for name in names:
+        print(f"## {name}", file=sys.stderr, flush=True)
+        config = EvalConfig(table[name], benchmark, args.limit, workers=args.workers)
+        run_evaluation(config, theorems, run_dir / name, progress=True)
+        run = load_run(run_dir / name)
+        proved[name] = proved_times(run)
+        commits[name] = str(run.config.get("git_commit") or "?")[:10]
+
+    n = len(theorems)
+    withheld = len(guarded(("hammer",), theorems))
+    print(f"{n} theorems of the Coq stdlib's {args.split} split (stable sample), {args.timeout:g} s wall-clock each, "
+          f"{args.workers} workers; run directories: {run_dir}\n")
+    print("Commits the run directories were started at (a resumed run keeps its first): "
+          + ", ".join(f"{name} {commit}" for name, commit in commits.items()) + "\n")
+    print(f"Leak guard: CoqHammer is withheld from {withheld} of the {n} theorems (their module is among "
+          f"those its imports load); `hammer` and `sauto` cannot prove those here.\n")
+    print("| system | proved | pass rate | median s to proof |\n|---|---|---|---|")
+    for name in names:
+        times = proved[name]
+        median = f"{statistics.median(times.values()):.1f}" if times else "-"
+        print(f"| {name} | {len(times)}/{n} | {len(times) / n:.3f} | {median} |")
+    union = set().union(*(set(t) for t in proved.values()))
+    print(f"| union of all | {len(union)}/{n} | {len(union) / n:.3f} | |\n")
+    if "default" in proved and len(proved) > 1:
+        mine = set(proved["default"])
+        print("| default vs | both | only default | only other |\n|---|---|---|---|")
+        for name in names:
+            if name != "default":
+                other = set(proved[name])
+                print(f"| {name} | {len(mine & other)} | {len(mine - other)} | {len(other - mine)} |")
+        if proved.get("hammer"):
+            print(f"\ndefault / hammer = {len(mine) / len(proved['hammer']):.2f} (target: at least 1.3)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(write_results(main()))

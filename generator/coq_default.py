@@ -1,0 +1,177 @@
+"""The default Coq prover: cheap automation first, then learned and retrieved tactics, then CoqHammer.
+
+Issue 13: a Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit, so the
+default must contain what ``hammer`` does and add what learning from the library gives. It is one
+generator, ``coq_default`` (:class:`CoqDefaultGenerator`), and one preset around it,
+:func:`default_config`: the environment with the context additions its
+tactics need, BM25 premises for ``sauto use:`` / ``hauto use:``, best-first search with a
+wall-clock limit per theorem. ``dojo-prover prove --env coq``, ``demo`` and ``eval --env coq``
+without ``--generator`` run the preset.
+
+Members and their *tiers*. Each member's suggestions keep their own scores (the baseline's
+hand-set best-first scores; kNN's and proof retrieval's log-probabilities) and are shifted by the
+member's tier offset, so that best-first search, which runs a state's tactics best first, spends
+its time in order of cost:
+
+1. the Coq baseline (:func:`prover.coq.automation.automation_generator`: closing tactics,
+   ``intros``/``split``/``simpl``, case analysis and induction on hypotheses) and the decision
+   procedures :data:`DECISION` (``ring``, ``field``, ``lra``, ``nra``, ``nia``; ``lia``,
+   ``congruence``, ``firstorder`` are in the baseline), offset 0: they fail in milliseconds;
+2. online kNN (:mod:`generator.knn`, Tactician) and proof retrieval
+   (:mod:`generator.proof_retrieval`, Rango) over the traced library, masked per theorem to the
+   proofs accessible from it, offset :data:`LEARNED_OFFSET`: the best kNN tactic lands among the
+   structural steps, and a retrieved proof (one macro action) among the closing tactics when its
+   lemma is very similar;
+3. CoqHammer's reconstruction tactics with and without premises (:mod:`generator.coq_hammer`),
+   offset :data:`HAMMER_OFFSET`, and ``hammer`` itself last, once, on the theorem's first state:
+   it costs its own time limit (``hammer_timeout``) and is where the ATPs pay most, before the
+   search has split the goal into pieces that cheaper tactics close.
+
+Traced data missing (a fresh machine before ``dojo-prover trace --env coq``): tier 2 is left out
+with one warning saying how to enable it; the rest works on any installed stdlib. CoqHammer
+missing: the environment leaves the addition out with its own warning, and
+:class:`generator.coq_hammer.HammerGenerator` proposes nothing where the addition is absent or
+leak-guarded.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from generator.base import Suggestion, TacticGenerator
+from generator.fixed import FixedTacticGenerator
+from search_tree.protocol import TacticState, Theorem
+
+_log = logging.getLogger(__name__)
+
+#: decision procedures that are not in the baseline list, scored among its closing tactics
+#: (``lia`` is at -1.9 there); they need the ``psatz``/``ring``/``field`` context additions
+DECISION: tuple[tuple[str, float], ...] = (
+    ("ring.", -1.95), ("lra.", -2.05), ("field.", -2.9), ("nia.", -3.0), ("nra.", -3.3),
+)
+#: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
+ADDITIONS = ("hammer", "psatz", "ring", "field")
+LEARNED_OFFSET = -0.5
+HAMMER_OFFSET = -1.5
+#: suggestions taken from each learned member per state
+LEARNED_TOP = 12
+TRACE_SPLITS = ("train", "val", "test")
+
+
+class CoqDefaultGenerator(TacticGenerator):
+    """The tiered union of ``members``: ``[(generator, offset, top)]``; a tactic proposed by several
+    members keeps its best shifted score. ``top`` caps how many suggestions a member contributes."""
+
+    def __init__(self, members: Sequence[tuple[TacticGenerator, float, int]]) -> None:
+        if not members:
+            raise ValueError("CoqDefaultGenerator needs at least one member")
+        self.members = list(members)
+
+    def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
+        return self.batch_generate([state], [context], num_samples)[0]
+
+    def batch_generate(self, states: list[TacticState], contexts: list[Theorem],
+                       num_samples: int) -> list[list[Suggestion]]:
+        merged: list[dict[str, float]] = [{} for _ in states]
+        for generator, offset, top in self.members:
+            for best, answer in zip(merged, generator.batch_generate(states, contexts, top), strict=True):
+                for tactic, score in answer[:top]:
+                    key = " ".join(tactic.split())
+                    best[key] = max(score + offset, best.get(key, float("-inf")))
+        return [sorted(b.items(), key=lambda s: -s[1])[:num_samples] for b in merged]
+
+
+def trace_files(traces: str | Path | None = None) -> list[str]:
+    """The traced split files in ``traces`` (default: the tracer's output directory), or []."""
+    if traces is None:
+        from prover.coq.tracer import traced_data_dir
+
+        traces = traced_data_dir()
+    found = [Path(traces) / f"{split}.json" for split in TRACE_SPLITS]
+    return [str(p) for p in found if p.exists()]
+
+
+def coq_default(traces: str | None = None, learned: bool = True, hammer: bool = True,
+                num_premises: int = 4, retriever: Any | None = None) -> CoqDefaultGenerator:
+    """The ``coq_default`` generator (module docstring). ``traces``: the directory of the traced
+    splits (default: :func:`prover.coq.tracer.traced_data_dir`); ``learned=False`` leaves out kNN
+    and proof retrieval, ``hammer=False`` CoqHammer's tactics; ``retriever`` supplies the premises
+    of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them)."""
+    from generator.coq_hammer import HammerGenerator
+    from prover.coq.automation import automation_generator
+
+    baseline = automation_generator()
+    members: list[tuple[TacticGenerator, float, int]] = [
+        (baseline, 0.0, 1000), (FixedTacticGenerator(list(DECISION)), 0.0, len(DECISION))]
+    files = trace_files(traces) if learned else []
+    if learned and not files:
+        _log.warning("coq_default: no traced Coq data in %s, so kNN and proof retrieval are left out; "
+                     "run `dojo-prover trace --env coq` once to enable them", traces or "the tracer's cache directory")
+    if files:
+        from generator.knn import KNNGenerator
+        from generator.proof_retrieval import ProofRetrievalGenerator
+
+        members += [(KNNGenerator.from_traced(files), LEARNED_OFFSET, LEARNED_TOP),
+                    (ProofRetrievalGenerator.from_traced(files), LEARNED_OFFSET, LEARNED_TOP)]
+    if hammer:
+        members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET, 10))
+    return CoqDefaultGenerator(members)
+
+
+#: the search's share of tactics per expansion: every member's suggestions (baseline ~36 with its
+#: per-hypothesis templates, decision procedures, 2 x LEARNED_TOP, CoqHammer's 6)
+NUM_SAMPLED_TACTICS = 80
+
+
+def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float | None = None,
+                   max_expansions: int | None = None):
+    """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
+    whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
+    ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
+    clock between tactics, so a longer hammer call would overrun the theorem's limit."""
+    from prover.registry import ComponentSpec, ProverConfig
+
+    if hammer_timeout is None:
+        hammer_timeout = min(20.0, timeout / 3)
+    search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS}
+    if max_expansions is not None:
+        search["max_expansions"] = max_expansions
+    return ProverConfig(
+        env=ComponentSpec("coq", {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS),
+                                  "hammer_timeout": hammer_timeout}),
+        prover=ComponentSpec("best_first", search),
+        generator=ComponentSpec("coq_default", {}),
+        retriever=ComponentSpec("bm25", {}),
+    )
+
+
+def build_default(config):
+    """``(env, prover)`` built from ``config`` (a :func:`default_config`) through the registries,
+    the way an ``eval`` worker builds it; the caller enters and closes ``env``."""
+    from prover.registry import build_env, build_generator, build_prover, build_retriever, with_defaults
+
+    config = with_defaults(config)
+    env = build_env(config.env)
+    generator = build_generator(config.generator, build_retriever(config.retriever))
+    return env, build_prover(config.prover, generator)
+
+
+def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str] = ()):
+    """A one-step prover for comparisons: ``tactics`` tried on the theorem's first state only, in
+    the order given, with ``timeout`` seconds in all (each tactic's own limit is ``timeout`` split
+    evenly; ``hammer`` gets it as its ``hammer_timeout``), in an environment with ``additions``."""
+    from prover.registry import ComponentSpec, ProverConfig
+
+    if not tactics:
+        raise ValueError("alone_config needs at least one tactic")
+    each = timeout / len(tactics)
+    scored = [[t, -0.1 * (i + 1)] for i, t in enumerate(tactics)]
+    return ProverConfig(
+        env=ComponentSpec("coq", {"tactic_timeout": each, "additions": list(additions), "hammer_timeout": each}),
+        prover=ComponentSpec("best_first", {"timeout": timeout, "max_expansions": 1,
+                                            "num_sampled_tactics": len(tactics)}),
+        generator=ComponentSpec("fixed", {"tactics": scored}),
+    )

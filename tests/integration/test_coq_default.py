@@ -1,0 +1,186 @@
+"""The default Coq prover (generator.coq_default): its tiers, its traced-data fallback, its wiring
+into ``eval``/``prove``, and real Coq searches with its context additions and CoqHammer."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import pytest
+
+from generator.coq_default import CoqDefaultGenerator, build_default, coq_default, default_config
+from generator.fixed import FixedTacticGenerator
+from generator.knn import KNNGenerator
+from generator.proof_retrieval import ProofRetrievalGenerator
+from prover.coq import additions
+from prover.coq.context import adhoc_theorem
+from search_tree import Status, TacticState
+from tests.test_coq_hammer import atp_processes
+from tests.traced_fixtures import commutation_theorems, write
+
+STATE = TacticState("  ============================\n  True", id=0)
+THEOREM = adhoc_theorem("Lemma t : True.", [])
+HAMMER = additions.probe(additions.ADDITIONS["hammer"].sentences)
+needs_coq = pytest.mark.coq
+
+
+def test_tiers_shift_each_member_and_cap_it():
+    """A member's scores are shifted by its offset, a tactic proposed twice keeps its best shifted
+    score, and ``top`` caps a member. Fails if the offsets are ignored (the expensive member's
+    tactic would come first), if duplicates add up, or if the cap is not applied."""
+    cheap = FixedTacticGenerator([("auto.", -1.0), ("lia.", -2.0)])
+    costly = FixedTacticGenerator([("hammer.", -0.1), ("auto.", -0.2), ("sauto.", -0.3)])
+    generator = CoqDefaultGenerator([(cheap, 0.0, 10), (costly, -3.0, 2)])
+    assert generator.generate(STATE, THEOREM, 10) == [("auto.", -1.0), ("lia.", -2.0), ("hammer.", -3.1)]
+
+
+def test_missing_traces_leave_out_knn_and_proofs_with_one_warning(tmp_path, caplog):
+    """Without traced splits the default still builds, without kNN and proof retrieval, and says
+    how to enable them. Fails if a missing trace raises, builds a learned member, or is silent."""
+    with caplog.at_level(logging.WARNING, logger="generator.coq_default"):
+        generator = coq_default(traces=str(tmp_path), hammer=False)
+    assert [type(g) for g, _, _ in generator.members] == [type(generator.members[0][0]), FixedTacticGenerator]
+    assert [r.getMessage() for r in caplog.records if "left out" in r.getMessage()] == [
+        f"coq_default: no traced Coq data in {tmp_path}, so kNN and proof retrieval are left out; "
+        "run `dojo-prover trace --env coq` once to enable them"]
+
+
+def test_traced_splits_add_online_knn_and_proof_retrieval(tmp_path):
+    """With a traced split in the directory, kNN and proof retrieval join at the learned tier and
+    their tactics are proposed, shifted. Fails if the traced files are not found or not used."""
+    write(tmp_path / "train.json", commutation_theorems(4))
+    generator = coq_default(traces=str(tmp_path), hammer=False)
+    learned = [(type(g), offset) for g, offset, _ in generator.members[2:]]
+    assert learned == [(KNNGenerator, -0.5), (ProofRetrievalGenerator, -0.5)]
+    state = TacticState("  n : nat\n  ============================\n  n + 9 = 9 + n", id=0)
+    other = adhoc_theorem("Lemma c : forall n : nat, n + 9 = 9 + n.", [])
+    knn = dict(generator.members[2][0].generate(state, other, 5))
+    assert dict(generator.generate(state, other, 200))["lia."] >= knn["lia."] - 0.5
+
+
+def _eval_args(*flags: str) -> argparse.Namespace:
+    from prover.commands import eval as eval_command
+
+    parser = argparse.ArgumentParser()
+    eval_command.configure(parser)
+    return parser.parse_args(["--benchmark", "coq-stdlib:test", "--out", "x", *flags])
+
+
+def test_eval_without_generator_runs_the_default_preset():
+    """``eval --env coq`` with no ``--generator`` runs coq_default with its additions and BM25, and
+    flags given still win. Fails if the default stays ``fixed`` or the preset overrides a flag."""
+    from prover.commands.eval import build_config
+
+    args = _eval_args("--timeout", "30", "--env-opt", "hammer_timeout=7")
+    config = build_config(args, args.retriever, {}).prover
+    assert (config.generator.name, config.retriever.name) == ("coq_default", "bm25")
+    assert config.env.options["additions"] == ["hammer", "psatz", "ring", "field"]
+    assert config.env.options["hammer_timeout"] == 7
+    assert config.prover.options["timeout"] == 30
+    named = _eval_args("--generator", "template")
+    config = build_config(named, named.retriever, {}).prover
+    assert (config.generator.name, config.retriever.name, config.env.options) == ("template", "none", {})
+
+
+@pytest.mark.coq
+@needs_coq
+def test_default_proves_with_a_decision_procedure_and_prints_its_addition():
+    """A nonlinear lemma in a context that loads nothing (``n <= m -> n * n <= m * m``: ``lia`` and
+    the baseline fail, ``nia`` proves it) is proved by the default prover, verified by coqc, and the
+    printed proof names the context additions it was checked with. Fails if ``nia`` is not among
+    the actions or its addition (Psatz) is not part of the proof."""
+    theorem = adhoc_theorem("Lemma sq_mono : forall n m : nat, n <= m -> n * n <= m * m.", [])
+    env, prover = build_default(default_config(timeout=60, tactic_timeout=5, hammer_timeout=5))
+    with env:
+        result = prover.search(env, theorem)
+    assert result.status == Status.PROVED, result.stop_reason
+    lines = result.script.splitlines()
+    assert "(* context addition, before the statement: Require Import Psatz. *)" in lines
+    assert lines[-1] == "nia.", result.script
+
+
+@pytest.mark.coq
+@needs_coq
+def test_default_search_runs_hammer_once_and_leaves_no_atp():
+    """On a false lemma the default's search tries ``hammer`` exactly once (on the first state,
+    under its own time limit) and no ATP process survives the search. Fails if hammer is proposed
+    on every state, never, or if a timed-out hammer leaves E or CVC4 running."""
+    theorem = adhoc_theorem("Lemma no : forall n : nat, n * n = n + 1.", [])
+    env, prover = build_default(default_config(timeout=20, tactic_timeout=1, hammer_timeout=4))
+    events: list[dict] = []
+    with env:
+        result = prover.search(env, theorem, on_event=events.append)
+        hammers = [e for e in events if e["event"] == "tactic" and e["tactic"] == "hammer."]
+        assert atp_processes() == []
+    assert result.status != Status.PROVED
+    assert len(hammers) == 1 and hammers[0]["state"] == 0, hammers
+    assert atp_processes() == []
+
+
+@pytest.mark.coq
+@needs_coq
+def test_statement_broken_by_additions_is_opened_without_them():
+    """setoid_ring's ``PaddX_ok`` does not parse after Psatz/Field/ArithRing (their notations
+    shadow the file's): it is opened without the additions, with one warning, and verified in the
+    same bare context. Fails if the rejection crashes the search (ValueError) or if verification
+    would still compile the additions."""
+    from prover.coq.env import CoqEnvironment
+
+    with CoqEnvironment(additions=("psatz", "ring", "field")) as env:
+        theorem = env.theorem("Coq.setoid_ring.Ncring_polynom.PaddX_ok")
+        with pytest.warns(RuntimeWarning, match="PaddX_ok: coqtop rejects its statement after the context "
+                                                "additions psatz, ring, field; opened without them"):
+            with env.open(theorem) as (_, state):
+                assert "PaddX Padd P2 k n P" in state.pp
+        assert env.context(theorem).additions == ()
+
+
+@pytest.mark.coq
+@needs_coq
+def test_proof_that_needs_no_addition_is_verified_and_printed_without_them():
+    """``reflexivity`` proves ``1 + 1 = 2`` in an environment with the default's additions: the
+    checked and printed proof carries none of them, while ``nia`` keeps Psatz. Fails if
+    verification always compiles the additions (the script would start with their comments) or
+    drops an addition a proof needs (coqc: nia not found)."""
+    from prover.coq.env import CoqEnvironment
+    from search_tree import linear_proof
+
+    two = adhoc_theorem("Lemma two : 1 + 1 = 2.", [])
+    square = adhoc_theorem("Lemma sq : forall n m : nat, n <= m -> n * n <= m * m.", [])
+    with CoqEnvironment(additions=("psatz", "ring")) as env:
+        plain = env.verify(two, linear_proof(["reflexivity."]))
+        needed = env.verify(square, linear_proof(["nia."]))
+    assert plain.ok and plain.script == "reflexivity.", plain
+    assert needed.ok and needed.script.splitlines() == [
+        "(* context addition, before the statement: Require Import Psatz. *)",
+        "(* context addition, before the statement: Require Import ArithRing. *)", "nia."], needed
+
+
+def test_side_by_side_systems_share_one_wall_clock_limit():
+    """Every system of benchmarks/coq_vs_hammer.py gets the same limit per theorem: ``hammer`` and
+    ``sauto`` the whole of it in one call, the seven stock tactics a seventh each, the searches it
+    as their timeout (the default's hammer a third). Fails if a system is given more or less time
+    than the others, or ``hammer`` runs without its addition."""
+    from benchmarks.coq_vs_hammer import COMPARED, systems
+
+    table = systems(21.0)
+    assert set(COMPARED) <= set(table)
+    assert table["hammer"].env.options == {"tactic_timeout": 21.0, "additions": ["hammer"], "hammer_timeout": 21.0}
+    assert table["sauto"].env.options["additions"] == ["hammer-tactics"]
+    assert table["stock"].env.options["tactic_timeout"] == pytest.approx(3.0)
+    assert {name: table[name].prover.options["timeout"] for name in table} == dict.fromkeys(table, 21.0)
+    assert table["default"].env.options["hammer_timeout"] == pytest.approx(7.0)
+    assert table["default-mcts"].prover.name == "mcts"
+
+
+def test_coq_run_config_survives_its_json_round_trip():
+    """A Coq run's recorded configuration equals what a resume recomputes: the environment's tuple
+    default (``additions=()``) is recorded as JSON gives it back. Fails if ``with_defaults`` keeps
+    the tuple (a resumed coq eval was refused: "additions: saved [], now []")."""
+    import json
+
+    from prover.registry import ComponentSpec, ProverConfig, with_defaults
+
+    config = with_defaults(ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first", {"timeout": 5}),
+                                        ComponentSpec("fixed", {"tactics": ["auto."]})))
+    assert json.loads(json.dumps(config.to_json())) == config.to_json()
