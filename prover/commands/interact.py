@@ -7,7 +7,7 @@
 Commands (one a line, from the terminal or a pipe): a suggestion's number, any tactic, ``back``,
 ``search SECS`` (best-first search from the current state), ``help``, ``quit``. The suggestions are
 the Coq baseline's (``prover.coq.automation``). Exit status: 0 when a proof was found and
-re-checked by coqc, 1 when not, 2 for bad input.
+re-checked by coqc and coqchk, 1 when not, 2 for bad input.
 """
 
 from __future__ import annotations

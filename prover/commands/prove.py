@@ -9,7 +9,7 @@ automation and decision procedures, online kNN and proof retrieval over the trac
 is traced, CoqHammer's tactics with BM25 premises, ``hammer`` once); with ``--tactics``, best-first
 search over those tactics and the baseline's case analysis (``prover.coq.automation``). A name that is
 not a theorem of the Coq standard library is reported with close matches. Exit status: 0 when
-proved (and re-checked by coqc), 1 when not, 2 for bad input.
+proved (and re-checked by coqc and coqchk), 1 when not, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
           f"{result.env_time:.1f}s; re-check {result.stats.get('verify_time', 0.0):.1f}s), "
           f"{result.num_env_calls} tactics run, {result.num_expansions} states expanded")
     if result.status == Status.PROVED:
-        print("proof (checked by coqc, no axioms beyond the stdlib's):")
+        print("proof (checked by coqc and coqchk, no axioms beyond the stdlib's):")
         print(f"Proof.\n{textwrap.indent(result.script, '  ')}\nQed.")
         return 0
     return 1
