@@ -15,8 +15,8 @@ from generator.proof_retrieval import ProofRetrievalGenerator
 from prover.coq import additions
 from prover.coq.context import adhoc_theorem
 from search_tree import Status, TacticState
-from tests.test_coq_hammer import atp_processes
-from tests.traced_fixtures import commutation_theorems, write
+from test_coq_hammer import atp_processes
+from traced_fixtures import commutation_theorems, write
 
 STATE = TacticState("  ============================\n  True", id=0)
 THEOREM = adhoc_theorem("Lemma t : True.", [])
