@@ -13,7 +13,7 @@ hand-set best-first scores; kNN's and proof retrieval's log-probabilities) and a
 member's tier offset, so that best-first search, which runs a state's tactics best first, spends
 its time in order of cost:
 
-1. the Coq baseline (:func:`prover.coq.automation.automation_generator`: closing tactics,
+1. the Coq baseline (:func:`generator.coq_templates.automation_generator`: closing tactics,
    ``intros``/``split``/``simpl``, case analysis and induction on hypotheses) and the decision
    procedures :data:`DECISION` (``ring``, ``field``, ``lra``, ``nra``, ``nia``; ``lia``,
    ``congruence``, ``firstorder`` are in the baseline), offset 0: they fail in milliseconds;
