@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 
 def tactic(tac: str, before: str, after: str, premises: list[str] = ()) -> dict:
@@ -40,3 +44,18 @@ def commutation_theorems(n: int) -> list[dict]:
 def write(path: Path, theorems: list[dict]) -> Path:
     path.write_text(json.dumps(theorems))
     return path
+
+
+@contextmanager
+def traced_stdlib(tmp_path_factory, files: list[str]) -> Iterator[tuple]:
+    """Trace ``files`` of the real stdlib with coqtop into a fresh cache (``DOJO_PROVER_CACHE`` set
+    while the block runs); yields ``(index, traced directory, trace summary)``."""
+    from prover.coq.stdlib import load_index
+    from prover.coq.tracer import ensure_traced
+
+    cache = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DOJO_PROVER_CACHE", str(cache))
+        out = cache / "traced"
+        summary = ensure_traced(files, out_dir=out, progress=False)
+        yield load_index(progress=False), out, summary

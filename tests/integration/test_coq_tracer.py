@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from traced_fixtures import traced_stdlib
 
 pytestmark = pytest.mark.coq
 
@@ -12,16 +13,11 @@ FILES = ["Arith/Between.v", "Init/Specif.v"]  # a section with variables; a -noi
 
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory):
-    from prover.coq.stdlib import load_index
     from prover.coq.tracer import ensure_traced
 
-    cache = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOJO_PROVER_CACHE", str(cache))
-        out = cache / "traced"
-        summary = ensure_traced(FILES, out_dir=out, progress=False)
+    with traced_stdlib(tmp_path_factory, FILES) as (index, out, summary):
         again = ensure_traced(FILES, out_dir=out, progress=False)
-        yield load_index(progress=False), out, summary, again
+        yield index, out, summary, again
 
 
 def squash(term: str) -> str:

@@ -5,8 +5,8 @@ Files traced (real coqtop, ``prover.coq.tracer``): ``Sets/Relations_2_facts.v`` 
 file); ``Sets/Constructive_sets.v`` is not imported by either of the first two.
 """
 
-
 import pytest
+from traced_fixtures import traced_stdlib
 
 from search_tree.protocol import TacticState, Theorem
 
@@ -20,16 +20,9 @@ UNRELATED = "Sets/Constructive_sets.v"
 
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory):
-    from prover.coq.stdlib import load_index
-    from prover.coq.tracer import ensure_traced
-
-    cache = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOJO_PROVER_CACHE", str(cache))
-        out = cache / "traced"
-        summary = ensure_traced([IMPORTED, OWN, LATER, UNRELATED], out_dir=out, progress=False)
+    with traced_stdlib(tmp_path_factory, [IMPORTED, OWN, LATER, UNRELATED]) as (index, out, summary):
         assert summary.failed == []
-        yield load_index(progress=False), out
+        yield index, out
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@
 import pytest
 
 from search_tree.protocol import ProofFinished, TacticError, TacticState, Theorem
-from traced_fixtures import tactic, theorem
+from traced_fixtures import tactic, theorem, traced_stdlib
 
 coq = pytest.mark.coq
 
@@ -48,15 +48,9 @@ def test_macros_and_openings_adapt_hypothesis_names():
 
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory):
-    from prover.coq.stdlib import load_index
-    from prover.coq.tracer import ensure_traced
-
-    cache = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOJO_PROVER_CACHE", str(cache))
-        out = cache / "traced"
-        assert ensure_traced(FILES, out_dir=out, progress=False).failed == []
-        yield load_index(progress=False), out
+    with traced_stdlib(tmp_path_factory, FILES) as (index, out, summary):
+        assert summary.failed == []
+        yield index, out
 
 
 @coq
