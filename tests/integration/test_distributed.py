@@ -5,10 +5,9 @@ own actors. Faults are real: an actor killed with ``ray.kill``, a worker process
 (``os._exit``) while opening a theorem, and a backend raising ``EnvironmentFailure``.
 """
 
-import threading
-import time
 
 import pytest
+from actor_kill import results_with_victim_killed
 import ray  # required: a broken install must fail, not skip
 
 from prover.run.distributed import WorkerStartError
@@ -48,19 +47,7 @@ def test_two_workers_agree_with_in_process_and_return_every_theorem_once():
 def test_killed_actor_costs_its_theorem_one_retry_and_the_run_finishes():
     victim = THEOREMS[0]
     with DistributedProver(config(latency=0.05, max_expansions=8), 2) as prover:
-        def kill_when_victim_runs():
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                for task, slot in prover.in_flight():
-                    if task.theorem == victim:
-                        ray.kill(prover.actor(slot))
-                        return
-                time.sleep(0.01)
-
-        killer = threading.Thread(target=kill_when_victim_runs)
-        killer.start()
-        outcomes = list(prover.iter_results([Task(t) for t in THEOREMS]))
-        killer.join()
+        outcomes = results_with_victim_killed(prover, [Task(t) for t in THEOREMS], victim)
     by_name = {o.task.theorem.full_name: o for o in outcomes}
     assert len(outcomes) == len(THEOREMS) == len(by_name)
     assert by_name[victim.full_name].retries == 1

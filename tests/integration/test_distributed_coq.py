@@ -8,12 +8,12 @@ closing the prover leaves no coqtop process behind.
 from __future__ import annotations
 
 import os
-import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from actor_kill import results_with_victim_killed
 import ray  # required: a broken install must fail, not skip
 
 from prover.coq.env import CoqEnvironment
@@ -100,19 +100,7 @@ def test_actor_killed_mid_proof_is_retried_and_the_run_finishes():
     ths = theorems()
     victim = ths[0]
     with DistributedProver(config(), 2) as prover:
-        def kill_when_victim_runs():
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                for task, slot in prover.in_flight():
-                    if task.theorem == victim:
-                        ray.kill(prover.actor(slot))
-                        return
-                time.sleep(0.01)
-
-        killer = threading.Thread(target=kill_when_victim_runs)
-        killer.start()
-        outcomes = list(prover.iter_results([Task(t) for t in ths]))
-        killer.join()
+        outcomes = results_with_victim_killed(prover, [Task(t) for t in ths], victim)
     assert sorted(o.task.theorem.full_name for o in outcomes) == sorted(LEMMAS)
     retried = [o for o in outcomes if o.task.theorem == victim]
     assert len(retried) == 1 and retried[0].retries == 1, retried
