@@ -31,13 +31,13 @@ import dataclasses
 import inspect
 import json
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from generator.base import TacticGenerator
 from generator.registry import GENERATORS
-from search_tree import Environment
+from search_tree import Environment, Theorem
 from search_tree.registry import Registry, RegistryError, UnknownName, load_target
 
 
@@ -199,30 +199,32 @@ def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
                                      for k, v in coerced.items()})
 
 
-def default_corpus(env_name: str) -> str | None:
+def default_corpus(env_name: str, options: dict[str, Any] | None = None,
+                   theorems: Sequence[Theorem] = ()) -> str | None:
     """The corpus path environment ``env_name`` supplies to a retriever given none (its class's
-    ``default_corpus_path()``: Coq's stdlib corpus), or None (LeanDojo: the option is required)."""
+    ``default_corpus_path(options, theorems)``: for Coq, that of the project the environment's
+    options or the run's theorems name), or None (LeanDojo: the option is required)."""
     if env_name not in ENVIRONMENTS:
         return None
     supplier = getattr(ENVIRONMENTS.load(env_name), "default_corpus_path", None)
-    return None if supplier is None else str(supplier())
+    return None if supplier is None else str(supplier(dict(options or {}), list(theorems)))
 
 
-def _with_default_corpus(config: ProverConfig) -> ProverConfig:
+def _with_default_corpus(config: ProverConfig, theorems: Sequence[Theorem]) -> ProverConfig:
     """``config`` whose retriever has a ``corpus``: its own, else the environment's default."""
     if config.retriever.name == "none" or "corpus" in config.retriever.options:
         return config
-    corpus = default_corpus(config.env.name)
+    corpus = default_corpus(config.env.name, config.env.options, theorems)
     if corpus is None:
         return config
     return dataclasses.replace(config, retriever=ComponentSpec(config.retriever.name,
                                                                {**config.retriever.options, "corpus": corpus}))
 
 
-def with_defaults(config: ProverConfig) -> ProverConfig:
+def with_defaults(config: ProverConfig, theorems: Sequence[Theorem] = ()) -> ProverConfig:
     """``config`` with every default option of its environment, prover and generator made explicit
-    (and the environment's default corpus for a retriever given none)."""
-    config = _with_default_corpus(config)
+    (and the environment's default corpus for a retriever given none, for the ``theorems`` to prove)."""
+    config = _with_default_corpus(config, theorems)
     _check_retriever(config.retriever.name)
     retriever = None if config.retriever.name == "none" else retrievers().load(config.retriever.name)
     return ProverConfig(_with_defaults(config.env, ENVIRONMENTS.load(config.env.name)),

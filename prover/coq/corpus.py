@@ -1,4 +1,4 @@
-"""The stdlib's premise corpus in LeanDojo's ``corpus.jsonl`` format, and premise resolution.
+"""A project's premise corpus in LeanDojo's ``corpus.jsonl`` format, and premise resolution.
 
 One line per file, dependencies first::
 
@@ -6,10 +6,18 @@ One line per file, dependencies first::
      "premises": [{"full_name": "bet_eq", "code": "Lemma bet_eq : ...", "start": [29, 3],
                    "end": [29, 52], "kind": "lemma"}, ...]}
 
-``path`` and ``imports`` are relative to ``theories/``; ``imports`` are the direct ``Require``s
-(plus ``Init/Prelude.v``, which Coq loads implicitly outside ``Init/``). ``start``/``end`` are the
-declaring sentence; ``code`` is that sentence without comments (a theorem's statement, without its
-proof). The corpus comes from the index's text scan, so it needs no coqtop.
+``path`` and ``imports`` are relative to the project's root (the stdlib's: ``theories/``);
+``imports`` are the direct ``Require``s plus the Prelude, which Coq loads implicitly (outside the
+stdlib's ``Init/``). ``start``/``end`` are the declaring sentence; ``code`` is that sentence without
+comments (a theorem's statement, without its proof). The corpus comes from the index's text scan,
+so it needs no coqtop.
+
+The corpus of a project other than the stdlib (:func:`premise_files`) also holds the stdlib files
+its files require, transitively, under :data:`~prover.coq.project.STDLIB_PREFIX`
+(``coq-stdlib/Arith/PeanoNat.v``), and its files' ``imports`` name them so: a proof of the
+project uses stdlib lemmas, and the accessible-premise rule (transitive imports, plus what
+precedes the theorem in its own file) then offers exactly those a retriever should. The stdlib's
+own corpus is its files alone, as it always was.
 
 :class:`PremiseResolver` maps an identifier written in a tactic to the corpus entry it names, the
 way Coq resolves a (partially) qualified name: among the declarations accessible from the theorem
@@ -19,20 +27,50 @@ the identifier, the latest one wins (later imports and later definitions shadow 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .index import StdlibIndex, code_version, load_index
-from .install import cache_dir, stdlib_root
+from .index import CoqIndex, code_version, load_index
+from .install import cache_dir
+from .project import STDLIB_PREFIX, CoqProject, ProjectError, stdlib_project
 from .records import Declaration, SourceFile
 from .scanner import source_hash
 
 
-def corpus_lines(index: StdlibIndex) -> list[dict]:
-    """The corpus records of every indexed file, in dependency order."""
+def premise_files(index: CoqIndex) -> list[SourceFile]:
+    """The files whose declarations may be premises of ``index``'s proofs, in dependency order.
+
+    For the stdlib, its files. For another project, the stdlib files its files import,
+    transitively (their paths and imports under :data:`STDLIB_PREFIX`), then its own files. A
+    project with a file of its own under that prefix is refused: its premises and the stdlib's
+    would share paths.
+    """
+    own = list(index.files.values())
+    if index.project.is_stdlib:
+        return own
+    clash = next((f.path for f in own if f.path.startswith(STDLIB_PREFIX)), None)
+    if clash is not None:
+        raise ProjectError(f"Coq project {index.project.name}: file {clash} lies under {STDLIB_PREFIX}, "
+                           "which the premise corpus keeps for the stdlib's files; rename that directory")
+    stdlib = load_index(stdlib_project(), progress=False)
+    wanted: set[str] = set()
+    todo = [p[len(STDLIB_PREFIX):] for f in own for p in f.imports if p.startswith(STDLIB_PREFIX)]
+    while todo:
+        p = todo.pop()
+        if p not in wanted and p in stdlib.files:
+            wanted.add(p)
+            todo.extend(stdlib.files[p].imports)
+    required = [dataclasses.replace(f, path=STDLIB_PREFIX + f.path, imports=[STDLIB_PREFIX + i for i in f.imports])
+                for f in stdlib.files.values() if f.path in wanted]
+    return required + own
+
+
+def corpus_lines(index: CoqIndex) -> list[dict]:
+    """The corpus records of :func:`premise_files`, in dependency order."""
     return [
         {
             "path": f.path,
@@ -42,11 +80,11 @@ def corpus_lines(index: StdlibIndex) -> list[dict]:
                 for d in f.declarations
             ],
         }
-        for f in index.files.values()
+        for f in premise_files(index)
     ]
 
 
-def write_corpus(index: StdlibIndex, path: Path) -> int:
+def write_corpus(index: CoqIndex, path: Path) -> int:
     """Writes ``corpus.jsonl`` atomically; returns the number of premises."""
     lines = corpus_lines(index)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -58,19 +96,32 @@ def write_corpus(index: StdlibIndex, path: Path) -> int:
     return sum(len(r["premises"]) for r in lines)
 
 
-def default_corpus_path(progress: bool = False) -> Path:
-    """The installed stdlib's ``corpus.jsonl`` in the cache directory, written from the stdlib index
-    (no tracing, no coqtop) the first time it is asked for.
+def _sources_fingerprint(project: CoqProject) -> str:
+    """What a project's corpus is built from: the installed stdlib's root (its sources change only
+    with the Coq version, which names the cache directory, so reading them would be wasted), or
+    another project's root and every source file's contents (a user edits them between runs)."""
+    root = str(project.root.resolve())
+    if project.is_stdlib:
+        return source_hash(root)
+    return source_hash("\0".join([root, *(f"{p}\0{source_hash((project.root / p).read_text())}"
+                                          for p in project.source_files())]))
 
-    The file name is keyed by the scanner's code version, this module's code and the sources root,
-    so a changed scanner or corpus format never serves a stale corpus and a run's ``config.json``
+
+def default_corpus_path(project: CoqProject | None = None, progress: bool = False) -> Path:
+    """``project``'s (default: the stdlib's) ``corpus.jsonl`` in the cache directory, written from its
+    index (no tracing, no coqtop, no coqc) the first time it is asked for.
+
+    The file name is keyed by the scanner's code version, this module's code, the project
+    (``stdlib``, else :attr:`CoqProject.key`) and the fingerprint of its sources, so a changed
+    scanner, corpus format or project never serves a stale corpus and a run's ``config.json``
     records which corpus it used.
     """
-    root = stdlib_root()
-    key = f"{code_version()}-{source_hash(Path(__file__).read_text())[:8]}-{source_hash(str(root.resolve()))[:8]}"
-    path = cache_dir() / "corpus" / f"stdlib-{key}.jsonl"
+    project = project or stdlib_project()
+    name = "stdlib" if project.is_stdlib else project.key
+    key = f"{code_version()}-{source_hash(Path(__file__).read_text())[:8]}-{_sources_fingerprint(project)[:8]}"
+    path = cache_dir() / "corpus" / f"{name}-{key}.jsonl"
     if not path.exists():
-        write_corpus(load_index(progress=progress), path)
+        write_corpus(load_index(project, progress=progress), path)
     return path
 
 
@@ -118,18 +169,20 @@ BUILTIN_TACTIC_WORDS = frozenset("""
 class PremiseResolver:
     """Resolves identifiers in tactics to corpus declarations accessible from a given theorem."""
 
-    def __init__(self, index: StdlibIndex) -> None:
+    def __init__(self, index: CoqIndex) -> None:
         self.index = index
-        self._order = {p: i for i, p in enumerate(index.files)}
+        #: the corpus's files (:func:`premise_files`): the project's and the stdlib files they require
+        self.files: dict[str, SourceFile] = {f.path: f for f in premise_files(index)}
+        self._order = {p: i for i, p in enumerate(self.files)}
         # every dotted suffix of every qualified name -> [(file, declaration, ordinal in file)]
         self._by_suffix: dict[str, list[tuple[SourceFile, Declaration, int]]] = {}
-        for f in index.files.values():
+        for f in self.files.values():
             for k, d in enumerate(f.declarations):
                 parts = f"{f.module}.{d.full_name}".split(".")
                 for i in range(len(parts)):
                     self._by_suffix.setdefault(".".join(parts[i:]), []).append((f, d, k))
         self._closure: dict[str, frozenset[str]] = {}
-        self.tactic_words = BUILTIN_TACTIC_WORDS | {n for f in index.files.values() for n in f.tactic_names}
+        self.tactic_words = BUILTIN_TACTIC_WORDS | {n for f in self.files.values() for n in f.tactic_names}
 
     def accessible_files(self, path: str) -> frozenset[str]:
         """The files whose declarations ``path`` can use: its transitive imports."""
@@ -138,9 +191,9 @@ class PremiseResolver:
             todo = list(self.index.file(path).imports)
             while todo:
                 p = todo.pop()
-                if p not in seen and p in self.index.files:
+                if p not in seen and p in self.files:
                     seen.add(p)
-                    todo.extend(self.index.files[p].imports)
+                    todo.extend(self.files[p].imports)
             self._closure[path] = frozenset(seen)
         return self._closure[path]
 

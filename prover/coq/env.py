@@ -15,8 +15,9 @@ context manager) to kill them.
 
 from __future__ import annotations
 
+import json
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from search_tree.protocol import Proof, TacticState, Theorem, Verification
@@ -96,13 +97,30 @@ class CoqEnvironment:
         self._busy: list[Worker] = []
 
     @staticmethod
-    def default_corpus_path() -> str:
-        """The premise corpus a retriever uses when given none: the installed stdlib's
-        ``corpus.jsonl``, written once into the cache directory (see
-        :func:`prover.coq.corpus.default_corpus_path`)."""
-        from .corpus import default_corpus_path
+    def default_corpus_path(options: dict | None = None, theorems: Sequence[Theorem] = ()) -> str:
+        """The premise corpus a retriever uses when given none: that of the project being proved
+        (its files and the stdlib files they require), written once into the cache directory
+        (:func:`prover.coq.corpus.default_corpus_path`), so a project's own lemmas are retrieved.
 
-        return str(default_corpus_path())
+        The project is the ``project`` option (with ``project_flags``) when given, else the one
+        that every theorem of the run belongs to (``extra["project"]``, as its index set it); the
+        stdlib when they belong to it or to several projects (no corpus holds several projects).
+        """
+        from .corpus import default_corpus_path
+        from .project import load_project, load_project_ref
+
+        options = options or {}
+        if "project" in options:
+            flags = options.get("project_flags")
+            project = load_project(options["project"], tuple(flags) if flags else None)
+        else:
+            refs = {json.dumps(t.extra.get("project"), sort_keys=True) for t in theorems}
+            if len(refs) > 1:
+                warnings.warn(f"the theorems belong to {len(refs)} Coq projects: the retriever's default corpus is "
+                              "the stdlib's (give it a corpus option to retrieve a project's lemmas)",
+                              RuntimeWarning, stacklevel=2)
+            project = load_project_ref(json.loads(refs.pop()) if len(refs) == 1 else None)
+        return str(default_corpus_path(project))
 
     @staticmethod
     def run_notes(options: dict) -> dict:

@@ -34,6 +34,12 @@ from .install import stdlib_root
 PROJECT_FILE = "_CoqProject"
 STDLIB = "coq-stdlib"
 LIBRARY_PREFIX = "coq-lib:"
+#: Where the stdlib's files appear among another project's files (premise corpus, imports):
+#: ``coq-stdlib/Arith/PeanoNat.v``. The stdlib's spec as a directory, so a path says which project
+#: it belongs to; a project's own file could only lie there if a -Q/-R bound a directory of that
+#: name (``coq-stdlib`` is no Coq identifier, so no subdirectory of a binding is mapped there), and
+#: :func:`prover.coq.corpus.premise_files` refuses such a project rather than mix the two.
+STDLIB_PREFIX = STDLIB + "/"
 KINDS = ("project", "library", "stdlib")
 _FLAG_HELP = "add a _CoqProject (e.g. the line `-Q theories Foo`) or give the flags explicitly (--flags '-Q theories Foo')"
 
@@ -132,9 +138,12 @@ class CoqProject:
         return self.is_stdlib and path.startswith("Init/")
 
     def implicit_imports(self, path: str) -> list[str]:
-        """Files every file of the project imports without a ``Require``: the stdlib's Prelude for
-        the stdlib's files outside ``Init/`` (for other projects the Prelude is outside the project)."""
-        return ["Init/Prelude.v"] if self.is_stdlib and not path.startswith("Init/") else []
+        """Files every file of the project imports without a ``Require``: the stdlib's Prelude, which
+        coqc loads for every file but the stdlib's ``Init/`` ones and those of a project compiled
+        with ``-noinit``; another project sees it under :data:`STDLIB_PREFIX`."""
+        if self.is_stdlib:
+            return [] if path.startswith("Init/") else ["Init/Prelude.v"]
+        return [] if "-noinit" in self.options else [STDLIB_PREFIX + "Init/Prelude.v"]
 
     def source_files(self) -> list[str]:
         """The project's ``.v`` files relative to the root: the ``_CoqProject``'s list when it has

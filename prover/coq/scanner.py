@@ -3,16 +3,20 @@
 The index is built by scanning sentences (:mod:`prover.coq.sentences`), not by Coq, so that
 listing theorems takes a fraction of a second and needs no coqtop; the tracer
 (:mod:`prover.coq.tracer`) then replays the files in Coq. Sentences are classified by
-:mod:`prover.coq.vernacular`.
+:mod:`prover.coq.vernacular`. A project's ``Require`` that names no file of the project is
+resolved against the stdlib (:func:`stdlib_modules`), so that its file's ``imports`` list the
+stdlib files it loads and its premises can come from them.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from pathlib import Path
 
-from .project import CoqProject, stdlib_project
+from .install import stdlib_root
+from .project import STDLIB_PREFIX, CoqProject, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry
 from .sentences import LineIndex, Sentence, mask_comments, split_sentences
 from .vernacular import (
@@ -37,6 +41,14 @@ def logical_modules(root: Path, project: CoqProject | None = None) -> dict[str, 
     return {project.module(p): p for p in paths}
 
 
+@functools.lru_cache(maxsize=1)
+def stdlib_modules() -> dict[str, str]:
+    """Logical module name -> path of every stdlib file as another project's files see it (under
+    :data:`~prover.coq.project.STDLIB_PREFIX`): what their requires resolve against when no file of
+    their own project matches."""
+    return {m: STDLIB_PREFIX + p for m, p in logical_modules(stdlib_root()).items()}
+
+
 def resolve_require(name: str, prefix: str | None, modules: dict[str, str]) -> str | None:
     """The logical module a ``Require`` names (``PeanoNat`` or ``From Coq Require Arith.PeanoNat``).
 
@@ -58,6 +70,8 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
     Lemmas ended by ``Admitted`` are kept apart in :attr:`SourceFile.admitted`: open targets, never
     benchmark theorems with a proof to learn from."""
     project = project or stdlib_project()
+    # a project's requires resolve in the project first, then in the stdlib (the stdlib's own in itself)
+    outside = {} if project.is_stdlib else stdlib_modules()
     text = (root / path).read_text()
     sents = split_sentences(text, path)
     lines = LineIndex(text)
@@ -76,7 +90,8 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
         m = REQUIRE.match(code)
         if m:
             for name in m.group("mods").split():
-                target = resolve_require(name, m.group("from"), modules)
+                target = (resolve_require(name, m.group("from"), modules)
+                          or resolve_require(name, m.group("from"), outside))
                 if target is None:
                     sf.unresolved_requires.append(name)
                 elif target not in sf.requires:
@@ -144,7 +159,7 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
             )
     if stack:
         raise StdlibScanError(f"{path}: unclosed {stack[-1][0]} {stack[-1][1]} at end of file")
-    sf.imports = [modules[r] for r in sf.requires]
+    sf.imports = [modules[r] if r in modules else outside[r] for r in sf.requires]
     sf.imports[:0] = [p for p in project.implicit_imports(path) if p not in sf.imports]
     return sf
 

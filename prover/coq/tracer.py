@@ -322,8 +322,8 @@ def ensure_traced(
     default) that are not cached yet. A project is built first; files coqc rejects are reported
     as failed with coqc's message.
 
-    Writes ``corpus.jsonl`` (always the whole stdlib, so premises of any file resolve), the per-file
-    caches, and the split files ``train.json``/``val.json``/``test.json`` with every file traced so
+    Writes ``corpus.jsonl`` (the whole project, so premises of any file resolve, and for a project
+    the stdlib files it requires: :func:`prover.coq.corpus.premise_files`), the per-file caches, and the split files ``train.json``/``val.json``/``test.json`` with every file traced so
     far in ``out_dir``. Safe to interrupt: finished files are kept and the next call resumes.
     """
     project = project or stdlib_project()

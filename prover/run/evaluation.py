@@ -328,7 +328,7 @@ def run_evaluation(
     """
     out = Path(out_dir)
     check_names(config.prover)
-    config = dataclasses.replace(config, prover=with_defaults(config.prover))
+    config = dataclasses.replace(config, prover=with_defaults(config.prover, theorems))
     out.mkdir(parents=True, exist_ok=True)
     with exclusive(out):
         return _run_locked(config, theorems, out, progress, on_outcome)

@@ -1,0 +1,152 @@
+"""A project's premise corpus (issue 14): the fixture project ``tests/fixtures/coqproj`` sees the
+stdlib files it requires, under ``coq-stdlib/``, in its corpus, its files' imports, its traced
+premises and the retrievers' default corpus; the stdlib's own corpus stays what it was."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from prover.coq.corpus import corpus_lines, default_corpus_path
+from prover.coq.env import CoqEnvironment
+from prover.coq.index import code_version, load_index
+from prover.coq.install import cache_dir, stdlib_root
+from prover.coq.project import load_project, stdlib_project
+from prover.coq.scanner import source_hash
+from prover.registry import ComponentSpec, ProverConfig, with_defaults
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "coqproj"
+CORPUS_MODULE = Path(__file__).parents[2] / "prover" / "coq" / "corpus.py"
+
+# a proof step that names a stdlib lemma (the fixture's own steps name only its lemmas and tactics)
+USES_STDLIB = """From Coq Require Import Arith.PeanoNat.
+Require Import Foo.A.
+
+Lemma double_zero_plus : forall n, 0 + double n = double n.
+Proof. intros n. apply Nat.add_0_l. Qed.
+"""
+
+
+@pytest.fixture(scope="module")
+def stdlib_index_file():
+    """The stdlib's index in the user's cache (built once), copied into each test's private cache so
+    that no test rescans the stdlib."""
+    load_index(stdlib_project(), progress=False)
+    found = sorted(cache_dir().glob(f"index-{code_version()}-{stdlib_project().key}-*.json"))
+    assert found, "the stdlib index was not cached"
+    return found[-1]
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch, stdlib_index_file):
+    """A fresh copy of the fixture plus ``theories/D.v`` (:data:`USES_STDLIB`), and a private cache."""
+    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
+    cache_dir().mkdir(parents=True)
+    shutil.copy(stdlib_index_file, cache_dir() / stdlib_index_file.name)
+    root = tmp_path / "coqproj"
+    shutil.copytree(FIXTURE, root)
+    _add_file(root, "theories/D.v", USES_STDLIB)
+    return root
+
+
+def _add_file(root: Path, path: str, text: str) -> None:
+    (root / path).write_text(text)
+    with (root / "_CoqProject").open("a") as f:
+        f.write(f"{path}\n")
+
+
+def test_project_corpus_lists_its_files_and_the_stdlib_files_they_require(proj):
+    """Fails if a project file's stdlib requires are left out of its imports (the old
+    ``unresolved_requires``), if the stdlib files are not under ``coq-stdlib/`` or not followed
+    transitively (Lia.v's own requires), if stdlib files nobody requires are listed, if an import
+    names a file the corpus lacks, or if a ``From Coq`` prefix is dropped (the project's own
+    ``Foo.List`` would then win over ``Coq.Lists.List``)."""
+    _add_file(proj, "theories/List.v", "Definition mine := 0.\n")
+    _add_file(proj, "theories/E.v", "From Coq Require Import List.\n")
+    lines = corpus_lines(load_index(load_project(str(proj)), progress=False))
+    paths = [line["path"] for line in lines]
+    imports = {line["path"]: line["imports"] for line in lines}
+    assert imports["theories/B.v"] == ["coq-stdlib/Init/Prelude.v", "theories/A.v", "coq-stdlib/micromega/Lia.v"]
+    assert imports["theories/D.v"] == ["coq-stdlib/Init/Prelude.v", "coq-stdlib/Arith/PeanoNat.v", "theories/A.v"]
+    assert imports["theories/E.v"] == ["coq-stdlib/Init/Prelude.v", "coq-stdlib/Lists/List.v"]
+    assert {"coq-stdlib/micromega/ZMicromega.v", "coq-stdlib/Numbers/Natural/Abstract/NAxioms.v",
+            "coq-stdlib/Init/Logic.v"} <= set(paths)
+    assert "coq-stdlib/Reals/Rdefinitions.v" not in paths
+    assert all(p.startswith("coq-stdlib/") or p.startswith("theories/") for p in paths)
+    for k, line in enumerate(lines):  # dependency order, closed under imports
+        assert set(line["imports"]) <= set(paths[:k]), line["path"]
+    peano = next(line for line in lines if line["path"] == "coq-stdlib/Arith/PeanoNat.v")
+    assert peano["imports"][0] == "coq-stdlib/Init/Prelude.v"
+    assert "Nat.add_0_l" in {p["full_name"] for p in peano["premises"]}
+
+
+def test_tracing_annotates_a_stdlib_premise_of_a_project_proof(proj, tmp_path):
+    """Fails if the tracer's resolver does not see the stdlib files a project file requires (the
+    step ``apply Nat.add_0_l.`` would carry no premise) or if the written corpus.jsonl lacks the
+    file the annotation's ``def_path`` names."""
+    from prover.coq.tracer import ensure_traced
+
+    out = tmp_path / "traced"
+    summary = ensure_traced(["theories/D.v"], out_dir=out, progress=False, project=load_project(str(proj)))
+    assert summary.failed == []
+    records = [r for s in ("train", "val", "test") for r in json.loads((out / f"{s}.json").read_text())]
+    step = next(t for r in records if r["full_name"] == "double_zero_plus" for t in r["traced_tactics"]
+                if "add_0_l" in t["tactic"])
+    text, premises = step["annotated_tactic"]
+    assert text == "apply <a>Nat.add_0_l</a>."
+    assert [(p["full_name"], p["def_path"]) for p in premises] == [("Nat.add_0_l", "coq-stdlib/Arith/PeanoNat.v")]
+    corpus = {json.loads(line)["path"]: json.loads(line) for line in (out / "corpus.jsonl").open()}
+    decl = next(p for p in corpus["coq-stdlib/Arith/PeanoNat.v"]["premises"] if p["full_name"] == "Nat.add_0_l")
+    assert decl["start"] <= premises[0]["def_pos"] <= decl["end"]
+
+
+def test_default_corpus_of_a_project_holds_its_premises(proj):
+    """Fails if the retrievers' default corpus ignores the project (the env's ``project`` option or
+    the run's theorems) and stays the stdlib's, if it is rewritten on every call, if an edited
+    source still gets the old corpus, or if theorems of several projects silently pick one."""
+    index = load_index(load_project(str(proj)), progress=False)
+    by_option = CoqEnvironment.default_corpus_path({"project": str(proj)})
+    by_theorems = CoqEnvironment.default_corpus_path({}, index.theorems())
+    assert by_option == by_theorems and Path(by_option).parent == cache_dir() / "corpus"
+    assert Path(by_option).name.startswith(load_project(str(proj)).key + "-")
+    lines = [json.loads(line) for line in Path(by_option).open()]
+    assert {"double_zero", "double_succ"} <= {p["full_name"] for line in lines if line["path"] == "theories/A.v"
+                                              for p in line["premises"]}
+    assert "coq-stdlib/Arith/PeanoNat.v" in {line["path"] for line in lines}
+    mtime = Path(by_option).stat().st_mtime_ns
+    assert CoqEnvironment.default_corpus_path({"project": str(proj)}) == by_option
+    assert Path(by_option).stat().st_mtime_ns == mtime
+    config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first"), ComponentSpec("fixed"),
+                          ComponentSpec("bm25"))
+    assert with_defaults(config, index.theorems()).retriever.options["corpus"] == by_option
+    with (proj / "theories" / "A.v").open("a") as f:
+        f.write("\nLemma double_zero' : double 0 = 0.\nProof. reflexivity. Qed.\n")
+    edited = CoqEnvironment.default_corpus_path({"project": str(proj)})
+    assert edited != by_option
+    assert "double_zero'" in {p["full_name"] for line in map(json.loads, Path(edited).open())
+                              if line["path"] == "theories/A.v" for p in line["premises"]}
+    stdlib_theorem = load_index(stdlib_project(), progress=False).theorem("Nat.add_0_l")
+    with pytest.warns(RuntimeWarning, match=r"belong to 2 Coq projects: the retriever's default corpus is the stdlib's"):
+        mixed = CoqEnvironment.default_corpus_path({}, [stdlib_theorem, *index.theorems()])
+    assert Path(mixed).name.startswith("stdlib-")
+
+
+def test_stdlib_default_corpus_is_unchanged(proj):
+    """Fails if the stdlib's default corpus changes name scheme (``stdlib-<scanner>-<corpus.py>-<root>``),
+    gains the ``coq-stdlib/`` prefix or any file but its own, or differs from its index's files in
+    order, imports or premises; or if an environment on the stdlib (option or theorems) gets another."""
+    path = default_corpus_path()
+    key = f"{code_version()}-{source_hash(CORPUS_MODULE.read_text())[:8]}-{source_hash(str(stdlib_root().resolve()))[:8]}"
+    assert path == cache_dir() / "corpus" / f"stdlib-{key}.jsonl"
+    index = load_index(stdlib_project(), progress=False)
+    lines = [json.loads(line) for line in path.open()]
+    assert [line["path"] for line in lines] == list(index.files)
+    assert all(line["imports"] == index.files[line["path"]].imports for line in lines)
+    assert not any(p.startswith("coq-stdlib/") for line in lines for p in [line["path"], *line["imports"]])
+    assert sum(len(line["premises"]) for line in lines) == sum(len(f.declarations) for f in index.files.values())
+    assert CoqEnvironment.default_corpus_path() == str(path)
+    assert CoqEnvironment.default_corpus_path({"project": "coq-stdlib"}) == str(path)
+    assert CoqEnvironment.default_corpus_path({}, [index.theorem("Nat.add_0_l")]) == str(path)
