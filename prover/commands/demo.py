@@ -77,7 +77,7 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False) 
     from search_tree import Status
 
     proved = 0
-    with DistributedProver(with_defaults(config), workers, record_events=False) as dp, \
+    with DistributedProver(with_defaults(config, theorems), workers, record_events=False) as dp, \
             tqdm(total=len(theorems), unit="lemma", desc=what, dynamic_ncols=True) as bar:
         for outcome in dp.iter_results([Task(t) for t in theorems]):
             result, theorem = outcome.result, outcome.task.theorem
