@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/coq_vs_hammer"), help="run directories, one per system")
     parser.add_argument("--only", nargs="+", metavar="SYSTEM", help="run only these systems (default: all)")
+    parser.add_argument("--report", action="store_true",
+                        help="prove nothing: print the tables from the run directories as they are (each must hold "
+                             "every theorem), e.g. after the code changed under a finished run")
     add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
     if args.limit < 1 or args.timeout <= 0 or args.workers < 1:
@@ -109,10 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     proved: dict[str, dict[str, float]] = {}
     commits: dict[str, str] = {}
     for name in names:
-        print(f"## {name}", file=sys.stderr, flush=True)
-        config = EvalConfig(table[name], benchmark, args.limit, workers=args.workers)
-        run_evaluation(config, theorems, run_dir / name, progress=True)
+        if not args.report:
+            print(f"## {name}", file=sys.stderr, flush=True)
+            config = EvalConfig(table[name], benchmark, args.limit, workers=args.workers)
+            run_evaluation(config, theorems, run_dir / name, progress=True)
         run = load_run(run_dir / name)
+        missing = {theorem_key(t) for t in theorems} - {r["key"] for r in run.records}
+        if missing:
+            parser.error(f"{run_dir / name}: {len(missing)} of the {len(theorems)} theorems have no result yet "
+                         "(run without --report to prove them)")
         proved[name] = proved_times(run)
         commits[name] = str(run.config.get("git_commit") or "?")[:10]
 

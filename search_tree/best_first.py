@@ -126,7 +126,7 @@ class BestFirstSearch:
                 node.add_edge(Edge(tactic, node, child, logprob, seconds))
             if isinstance(result, ProofFinished):
                 break
-            reason = self.meter.exhausted()
+            reason = self.meter.exhausted(expanding=True)
             if reason:
                 return reason
         node.mark_expanded()

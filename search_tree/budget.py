@@ -159,12 +159,17 @@ class Meter:
         limit = self.budget.max_env_calls
         return limit is None or self.env_calls + env_calls <= limit
 
-    def exhausted(self) -> str | None:
-        """The name of the first exhausted limit, or None while budget remains."""
+    def exhausted(self, expanding: bool = False) -> str | None:
+        """The name of the first exhausted limit, or None while budget remains.
+
+        ``expanding``: asked between the tactics of an expansion, which was counted when it began;
+        ``max_expansions`` then cannot stop it, or the last allowed expansion would try one tactic
+        only (a one-expansion search of seven tactics would be a search of the first one).
+        """
         b = self.budget
         if b.timeout is not None and self.elapsed >= b.timeout:
             return "timeout"
-        if b.max_expansions is not None and self.expansions >= b.max_expansions:
+        if not expanding and b.max_expansions is not None and self.expansions >= b.max_expansions:
             return "max_expansions"
         if b.max_env_calls is not None and self.env_calls >= b.max_env_calls:
             return "max_env_calls"

@@ -51,6 +51,8 @@ def replay(env: CoqEnvironment, theorem, script: str) -> object:
 def test_demo_prints_its_count_and_proofs_that_coq_accepts():
     """Each printed proof is replayed in a fresh coqtop session and must close its lemma.
 
+    The demo then prints what ``hammer`` alone proved of the same lemmas.
+
     Fails if the count line counts attempted lemmas instead of proved ones (seen: ``assert 2 == 4``),
     or if a printed script is not the proof found (seen with the demo printing the first line and
     then ``simpl.``: coqtop has no goal left for the second line).
@@ -58,17 +60,20 @@ def test_demo_prints_its_count_and_proofs_that_coq_accepts():
     limit = 4
     done = subprocess.run(
         [sys.executable, "-m", "prover.cli", "demo", "--limit", str(limit), "--timeout", "3",
-         "--max-expansions", "20"],
-        cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=240)
+         "--max-expansions", "20", "--workers", "2"],
+        cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert re.search(rf"^Coq stdlib, test split: \d+ lemmas with library proofs of at most 3 sentences; "
-                     rf"attempting {limit} of them \(3s and 20 expansions each\)$", out, re.MULTILINE), out
+                     rf"attempting {limit} of them \(3s and 20 expansions each, 2 workers\)$", out, re.MULTILINE), out
     count = re.search(rf"^proved (\d+) of {limit} lemmas in \d+s; every proof re-checked by coqc and coqchk with no axioms "
                       r"beyond the stdlib's$", out, re.MULTILINE)
     assert count, out
     blocks = PROVED_BLOCK.findall(out)
     assert len(blocks) == int(count.group(1)) >= 1, out
+    hammer = re.search(rf"^hammer alone, 3s per lemma, on the same lemmas: proved (\d+) of {limit} in \d+s \((\d+) of "
+                       r"them are withheld from CoqHammer by the leak guard", out, re.MULTILINE)
+    assert hammer and int(hammer.group(1)) + int(hammer.group(2)) <= limit, out
     with CoqEnvironment(tactic_timeout=10) as env:
         by_name = {t.extra["qualified_name"]: t for t in stdlib_theorems("test", env.index)}
         for name, path, line, indented in blocks:

@@ -38,6 +38,18 @@ def test_tactics_tried_best_first_and_expansion_stops_at_first_proof():
     assert result.tactics == ["a"]
 
 
+def test_last_allowed_expansion_tries_every_tactic():
+    """With ``max_expansions=1`` the root's expansion still tries all its tactics: the comparison
+    systems (``stock``: seven tactics on the first state) are one-expansion searches.
+
+    Fails if the in-expansion budget check counts the expansion under way against
+    ``max_expansions`` (seen: the expansion stopped after its first tactic, ``auto``)."""
+    env = ScriptedEnv({"s0": {"auto": "s0", "eauto": "s1", "lia": "proved"}})
+    result = prover([("auto", -0.1), ("eauto", -0.2), ("lia", -0.3)], max_expansions=1).search(env, THM)
+    assert [t for _, t in env.calls] == ["auto", "eauto", "lia"]
+    assert (result.status, result.tactics, result.num_expansions) == (Status.PROVED, ["lia"], 1)
+
+
 def test_merged_states_propagate_status_to_every_parent():
     graph = {"s0": {"a": "s1", "b": "s2"}, "s1": {"c": "s3"}, "s2": {"d": "s3"}, "s3": {"e": "proved"}}
     env = ScriptedEnv(graph)
