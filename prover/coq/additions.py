@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import tempfile
 import warnings
@@ -159,6 +160,38 @@ def guarded(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:
     """The theorems that lose at least one of the additions ``names`` to the leak guard."""
     names = tuple(names)
     return [t for t in theorems if len(offered(names, t)) < len(names)]
+
+
+# The tactics each addition brings, so that a proof is checked first with only the additions its own
+# tactics need (verification decides: a proof that fails so is checked with all of them).
+_RECONSTRUCTION = frozenset(
+    "sauto hauto qauto srun sfirstorder scrush ssimpl sintuition strivial sdone sinit sinvert sdestruct "
+    "sinduction leauto lauto bauto".split())
+TACTICS: dict[str, frozenset[str]] = {
+    "hammer": _RECONSTRUCTION,
+    "hammer-tactics": _RECONSTRUCTION,
+    "lia": frozenset({"lia", "nia"}),
+    "lra": frozenset({"lra", "nra"}),
+    "psatz": frozenset({"lia", "nia", "lra", "nra", "psatz"}),
+    "field": frozenset({"field", "field_simplify", "field_simplify_eq"}),
+    "ring": frozenset({"ring", "ring_simplify"}),
+}
+_WORD = re.compile(r"[A-Za-z_][\w']*")
+
+
+def needed(names: Iterable[str], tactics: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
+    """The additions among ``names`` whose tactics occur in ``tactics``; ``hammer``, whose proofs
+    are rewritten to reconstruction tactics, becomes the smaller ``hammer-tactics`` where the leak
+    guard offers it for ``theorem``. A guess that verification checks, never trusts."""
+    words = {w for t in tactics for w in _WORD.findall(t)}
+    out: list[str] = []
+    for name in names:
+        if words & TACTICS.get(name, frozenset()):
+            if name == "hammer" and offered(("hammer-tactics",), theorem):
+                name = "hammer-tactics"
+            if name not in out:
+                out.append(name)
+    return tuple(out)
 
 
 def with_additions(context: CoqContext, sentences: tuple[str, ...]) -> CoqContext:

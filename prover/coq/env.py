@@ -20,9 +20,10 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from search_tree.protocol import Proof, TacticState, Theorem, Verification
+from search_tree.protocol import Proof, TacticState, Theorem, Verification, proof_tactics
 
-from .additions import addition, annotate, available, names, offered, put_hammer_on_path, with_additions
+from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path,
+                        with_additions)
 from .context import CoqContext, adhoc_context, file_context
 from .hammer import HammerSession, RewriteLog
 from .render import render_proof
@@ -173,10 +174,11 @@ class CoqEnvironment:
         """The additions loaded for ``theorem``: the leak guard's, none where they broke its statement."""
         return () if (theorem.file_path, theorem.full_name) in self._bare else offered(self.additions, theorem)
 
-    def _sentences(self, theorem: Theorem) -> tuple[str, ...]:
-        """The sentences of the additions offered for ``theorem`` (leak guard applied)."""
+    def _sentences(self, theorem: Theorem, chosen: Sequence[str] | None = None) -> tuple[str, ...]:
+        """The sentences of the additions offered for ``theorem`` (leak guard applied), or of the
+        ``chosen`` ones."""
         out: list[str] = []
-        for name in self._offered(theorem):
+        for name in self._offered(theorem) if chosen is None else chosen:
             out.extend(addition(name).sentences)
             if name == "hammer":
                 out.append(f"Set Hammer ATPLimit {max(1, int(self.hammer_timeout / 2))}.")
@@ -225,18 +227,22 @@ class CoqEnvironment:
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
         """Re-check ``proof`` (:func:`prover.coq.verify.verify_proof`), its ``hammer`` steps first
         rewritten to the reconstruction tactics they printed in this environment's last search;
-        first without the context additions, so that a proof needing none is checked and printed
-        without them, then, if that fails, with them."""
+        first with only the context additions its tactics need (:func:`prover.coq.additions.needed`:
+        none for most proofs), so that the proof is checked and printed with what a user must add
+        and no more, then, if that fails, with all of them."""
         context = self.context(theorem)
         log = self._logs.get((context.key, context.statement), RewriteLog())
         try:
             proof = log.rewrite(proof)
         except ValueError as exc:
             return Verification(False, str(exc), render_proof(proof))
-        if context.additions:  # a proof that checks without the additions is reported without them
-            bare = verify_proof(self._bare_context(theorem), proof, self.stdlib_index, self.verify_timeout)
-            if bare.ok:
-                return bare
+        if context.additions:
+            chosen = needed(self._offered(theorem), proof_tactics(proof), theorem)
+            smaller = with_additions(self._bare_context(theorem), self._sentences(theorem, chosen))
+            if smaller.additions != context.additions:
+                first = verify_proof(smaller, proof, self.stdlib_index, self.verify_timeout)
+                if first.ok:
+                    return first
         return verify_proof(context, proof, self.stdlib_index, self.verify_timeout)
 
     @property

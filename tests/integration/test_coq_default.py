@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from generator.coq_default import CoqDefaultGenerator, build_default, coq_default, default_config
+from generator.coq_default import ADDITIONS, CoqDefaultGenerator, build_default, coq_default, default_config
 from generator.fixed import FixedTacticGenerator
 from generator.knn import KNNGenerator
 from generator.proof_retrieval import ProofRetrievalGenerator
@@ -101,6 +101,29 @@ def test_default_proves_with_a_decision_procedure_and_prints_its_addition():
 
 @pytest.mark.coq
 @needs_coq
+@pytest.mark.parametrize("statement, tactic, printed", [
+    ("Lemma sq : forall n m : nat, n <= m -> n * n <= m * m.", "nia.", ["Require Import Psatz."]),
+    ("Lemma ex : forall (A : Prop) (l : list A), l = l.", "sauto.", ["From Hammer Require Import Tactics."]),
+    ("Lemma tr : True /\\ True.", "auto.", []),
+])
+def test_a_proof_is_printed_with_the_additions_its_tactics_need(statement, tactic, printed):
+    """The default's environment loads every addition (CoqHammer, Psatz, ArithRing, Field), but a
+    verified proof names only what its own tactics need: a user pastes it with those lines and no
+    more. Fails if verification reports the proof with all the additions (seen: seven lines above
+    ``sauto.``, ``Set Hammer ATPLimit`` among them), or with none where it needs one."""
+    from prover.coq.env import CoqEnvironment
+    from search_tree.protocol import linear_proof
+
+    theorem = adhoc_theorem(statement, [])
+    with CoqEnvironment(additions=list(ADDITIONS)) as env:
+        verdict = env.verify(theorem, linear_proof([tactic]))
+    assert verdict.ok, verdict.message
+    lines = verdict.script.splitlines()
+    assert lines == [f"{additions.ANNOTATION}{s} *)" for s in printed] + [tactic], verdict.script
+
+
+@pytest.mark.coq
+@needs_coq
 def test_default_search_runs_hammer_once_and_leaves_no_atp():
     """On a false lemma the default's search tries ``hammer`` exactly once (on the first state,
     under its own time limit) and no ATP process survives the search. Fails if hammer is proposed
@@ -133,27 +156,6 @@ def test_statement_broken_by_additions_is_opened_without_them():
             with env.open(theorem) as (_, state):
                 assert "PaddX Padd P2 k n P" in state.pp
         assert env.context(theorem).additions == ()
-
-
-@pytest.mark.coq
-@needs_coq
-def test_proof_that_needs_no_addition_is_verified_and_printed_without_them():
-    """``reflexivity`` proves ``1 + 1 = 2`` in an environment with the default's additions: the
-    checked and printed proof carries none of them, while ``nia`` keeps Psatz. Fails if
-    verification always compiles the additions (the script would start with their comments) or
-    drops an addition a proof needs (coqc: nia not found)."""
-    from prover.coq.env import CoqEnvironment
-    from search_tree import linear_proof
-
-    two = adhoc_theorem("Lemma two : 1 + 1 = 2.", [])
-    square = adhoc_theorem("Lemma sq : forall n m : nat, n <= m -> n * n <= m * m.", [])
-    with CoqEnvironment(additions=("psatz", "ring")) as env:
-        plain = env.verify(two, linear_proof(["reflexivity."]))
-        needed = env.verify(square, linear_proof(["nia."]))
-    assert plain.ok and plain.script == "reflexivity.", plain
-    assert needed.ok and needed.script.splitlines() == [
-        "(* context addition, before the statement: Require Import Psatz. *)",
-        "(* context addition, before the statement: Require Import ArithRing. *)", "nia."], needed
 
 
 def test_side_by_side_systems_share_one_wall_clock_limit():
