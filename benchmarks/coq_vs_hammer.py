@@ -48,7 +48,7 @@ COMPARED = ("hammer", "sauto", "stock", "template", "default")
 
 def systems(timeout: float) -> dict:
     """The systems by name, as prover configurations (module docstring)."""
-    from generator.coq_default import alone_config, default_config
+    from prover.coq.presets import alone_config, default_config
     from prover.registry import ComponentSpec, ProverConfig
 
     template = ProverConfig(env=ComponentSpec("coq", {}), prover=ComponentSpec("best_first", {"timeout": timeout}),

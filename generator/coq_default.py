@@ -3,7 +3,7 @@
 Issue 13: a Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit, so the
 default must contain what ``hammer`` does and add what learning from the library gives. It is one
 generator, ``coq_default`` (:class:`CoqDefaultGenerator`), and one preset around it,
-:func:`default_config`: the environment with the context additions its
+:func:`prover.coq.presets.default_config`: the environment with the context additions its
 tactics need, BM25 premises for ``sauto use:`` / ``hauto use:``, best-first search with a
 wall-clock limit per theorem. ``dojo-prover prove --env coq``, ``demo`` and ``eval --env coq``
 without ``--generator`` run the preset.
@@ -52,8 +52,6 @@ _log = logging.getLogger(__name__)
 DECISION: tuple[tuple[str, float], ...] = (
     ("ring.", -1.95), ("lra.", -2.05), ("field.", -2.9), ("nia.", -3.0), ("nra.", -3.3),
 )
-#: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
-ADDITIONS = ("hammer", "psatz", "ring", "field")
 LEARNED_OFFSET = -0.5
 HAMMER_OFFSET = -1.5
 #: suggestions taken from each learned member per state
@@ -119,59 +117,3 @@ def coq_default(traces: str | None = None, learned: bool = True, hammer: bool = 
     if hammer:
         members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET, 10))
     return CoqDefaultGenerator(members)
-
-
-#: the search's share of tactics per expansion: every member's suggestions (baseline ~36 with its
-#: per-hypothesis templates, decision procedures, 2 x LEARNED_TOP, CoqHammer's 6)
-NUM_SAMPLED_TACTICS = 80
-
-
-def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float | None = None,
-                   max_expansions: int | None = None):
-    """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
-    whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
-    ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
-    clock between tactics, so a longer hammer call would overrun the theorem's limit."""
-    from prover.registry import ComponentSpec, ProverConfig
-
-    if hammer_timeout is None:
-        hammer_timeout = min(20.0, timeout / 3)
-    search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS}
-    if max_expansions is not None:
-        search["max_expansions"] = max_expansions
-    return ProverConfig(
-        env=ComponentSpec("coq", {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS),
-                                  "hammer_timeout": hammer_timeout}),
-        prover=ComponentSpec("best_first", search),
-        generator=ComponentSpec("coq_default", {}),
-        retriever=ComponentSpec("bm25", {}),
-    )
-
-
-def build_default(config):
-    """``(env, prover)`` built from ``config`` (a :func:`default_config`) through the registries,
-    the way an ``eval`` worker builds it; the caller enters and closes ``env``."""
-    from prover.registry import build_env, build_generator, build_prover, build_retriever, with_defaults
-
-    config = with_defaults(config)
-    env = build_env(config.env)
-    generator = build_generator(config.generator, build_retriever(config.retriever))
-    return env, build_prover(config.prover, generator)
-
-
-def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str] = ()):
-    """A one-step prover for comparisons: ``tactics`` tried on the theorem's first state only, in
-    the order given, with ``timeout`` seconds in all (each tactic's own limit is ``timeout`` split
-    evenly; ``hammer`` gets it as its ``hammer_timeout``), in an environment with ``additions``."""
-    from prover.registry import ComponentSpec, ProverConfig
-
-    if not tactics:
-        raise ValueError("alone_config needs at least one tactic")
-    each = timeout / len(tactics)
-    scored = [[t, -0.1 * (i + 1)] for i, t in enumerate(tactics)]
-    return ProverConfig(
-        env=ComponentSpec("coq", {"tactic_timeout": each, "additions": list(additions), "hammer_timeout": each}),
-        prover=ComponentSpec("best_first", {"timeout": timeout, "max_expansions": 1,
-                                            "num_sampled_tactics": len(tactics)}),
-        generator=ComponentSpec("fixed", {"tactics": scored}),
-    )

@@ -18,7 +18,7 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
 * generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``,
   ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
   prover's generator, whose whole preset, environment and search included, is
-  :func:`generator.coq_default.default_config`); a generator that uses premises receives ``retriever=`` among
+  :func:`prover.coq.presets.default_config`); a generator that uses premises receives ``retriever=`` among
   its options;
 * retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
   ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the

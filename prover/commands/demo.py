@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmarks.registry import stable_sample
-    from generator.coq_default import alone_config, default_config
+    from prover.coq.presets import alone_config, default_config
     from prover.coq.split import short_theorems
 
     if min(args.limit, args.workers) < 1 or min(args.timeout, args.tactic_timeout, args.hammer_timeout) <= 0:

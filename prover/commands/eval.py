@@ -65,11 +65,11 @@ def check_budget(args: argparse.Namespace) -> None:
 
 
 def _preset(args: argparse.Namespace) -> ProverConfig | None:
-    """The default Coq prover's preset (:func:`generator.coq_default.default_config`) when no
+    """The default Coq prover's preset (:func:`prover.coq.presets.default_config`) when no
     ``--generator`` is named and the environment is Coq; its options yield to the flags given."""
     if args.generator is not None or args.env != "coq":
         return None
-    from generator.coq_default import default_config
+    from prover.coq.presets import default_config
 
     return default_config(args.timeout)
 

@@ -73,7 +73,7 @@ def _prover(args: argparse.Namespace):
 
         return (CoqEnvironment(tactic_timeout=args.tactic_timeout),
                 baseline_prover(args.tactics, args.timeout, args.max_expansions))
-    from generator.coq_default import build_default, default_config
+    from prover.coq.presets import build_default, default_config
 
     return build_default(default_config(args.timeout, args.tactic_timeout, args.hammer_timeout, args.max_expansions))
 

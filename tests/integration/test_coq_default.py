@@ -8,7 +8,8 @@ import logging
 
 import pytest
 
-from generator.coq_default import ADDITIONS, CoqDefaultGenerator, build_default, coq_default, default_config
+from generator.coq_default import CoqDefaultGenerator, coq_default
+from prover.coq.presets import ADDITIONS, build_default, default_config
 from generator.fixed import FixedTacticGenerator
 from generator.knn import KNNGenerator
 from generator.proof_retrieval import ProofRetrievalGenerator

@@ -1,0 +1,67 @@
+"""The Coq prover presets: the default prover of issue 13 and the one-step comparison systems.
+
+A preset is a :class:`prover.registry.ProverConfig`, the same value ``eval`` records in a run's
+``config.json``, so ``prove``, ``demo``, ``eval`` and ``benchmarks/coq_vs_hammer.py`` build the
+default prover one way. The generator it names is :mod:`generator.coq_default`; the presets live
+here, beside the backend whose options (context additions, ``hammer_timeout``) they choose, so
+that the generator package does not depend on the prover's registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prover.registry import (ComponentSpec, ProverConfig, build_env, build_generator, build_prover, build_retriever,
+                             with_defaults)
+
+#: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
+ADDITIONS = ("hammer", "psatz", "ring", "field")
+
+#: the search's share of tactics per expansion: every member's suggestions (baseline ~36 with its
+#: per-hypothesis templates, decision procedures, 2 x LEARNED_TOP, CoqHammer's 6)
+NUM_SAMPLED_TACTICS = 80
+
+
+def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float | None = None,
+                   max_expansions: int | None = None) -> ProverConfig:
+    """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
+    whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
+    ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
+    clock between tactics, so a longer hammer call would overrun the theorem's limit."""
+    if hammer_timeout is None:
+        hammer_timeout = min(20.0, timeout / 3)
+    search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS}
+    if max_expansions is not None:
+        search["max_expansions"] = max_expansions
+    return ProverConfig(
+        env=ComponentSpec("coq", {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS),
+                                  "hammer_timeout": hammer_timeout}),
+        prover=ComponentSpec("best_first", search),
+        generator=ComponentSpec("coq_default", {}),
+        retriever=ComponentSpec("bm25", {}),
+    )
+
+
+def build_default(config: ProverConfig):
+    """``(env, prover)`` built from ``config`` (a :func:`default_config`) through the registries,
+    the way an ``eval`` worker builds it; the caller enters and closes ``env``."""
+    config = with_defaults(config)
+    env = build_env(config.env)
+    generator = build_generator(config.generator, build_retriever(config.retriever))
+    return env, build_prover(config.prover, generator)
+
+
+def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str] = ()) -> ProverConfig:
+    """A one-step prover for comparisons: ``tactics`` tried on the theorem's first state only, in
+    the order given, with ``timeout`` seconds in all (each tactic's own limit is ``timeout`` split
+    evenly; ``hammer`` gets it as its ``hammer_timeout``), in an environment with ``additions``."""
+    if not tactics:
+        raise ValueError("alone_config needs at least one tactic")
+    each = timeout / len(tactics)
+    scored = [[t, -0.1 * (i + 1)] for i, t in enumerate(tactics)]
+    return ProverConfig(
+        env=ComponentSpec("coq", {"tactic_timeout": each, "additions": list(additions), "hammer_timeout": each}),
+        prover=ComponentSpec("best_first", {"timeout": timeout, "max_expansions": 1,
+                                            "num_sampled_tactics": len(tactics)}),
+        generator=ComponentSpec("fixed", {"tactics": scored}),
+    )
