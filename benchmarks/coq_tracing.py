@@ -21,26 +21,34 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks.results import add_results_flag, write_results
+
+if TYPE_CHECKING:
+    from prover.coq.project import CoqProject
 
 DEFAULT_FILES = ["Arith/PeanoNat.v", "Lists/List.v", "Bool/Bool.v", "Arith/Between.v", "Init/Logic.v"]
 
 
-def _cpu() -> tuple[float, float]:
+def cpu_times() -> tuple[float, float]:
+    """CPU seconds (user + system) so far of this process and of its reaped children (coqtop, coqc)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
 
 
-def coqc_cpu(root: Path, path: str, module: str) -> float:
-    """CPU seconds ``coqc`` takes to compile a copy of ``root/path`` as ``module``."""
+def coqc_cpu(project: CoqProject, path: str) -> float:
+    """CPU seconds ``coqc`` takes to compile a copy of ``path`` (relative to the project's root) under
+    its logical name, with the project's flags (and ``-noinit`` where the project says so): the
+    baseline of any tracer of that file. A copy, so that the project's own ``.vo`` stay as they are."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / Path(path).name
-        shutil.copy(root / path, copy)
-        args = ["coqc", "-q", "-top", module] + (["-noinit"] if path.startswith("Init/") else []) + [copy.name]
-        _, before = _cpu()
+        shutil.copy(project.root / path, copy)
+        args = (["coqc", "-q", *project.coq_args, "-top", project.module(path)]
+                + (["-noinit"] if project.noinit(path) else []) + [copy.name])
+        _, before = cpu_times()
         subprocess.run(args, cwd=tmp, check=True, capture_output=True)
-        _, after = _cpu()
+        _, after = cpu_times()
     return after - before
 
 
@@ -60,13 +68,13 @@ def main() -> None:
     print(f"{'file':<28} " + " ".join(f"{h:>12}" for h in header))
     totals = [0, 0, 0.0, 0.0, 0.0, 0.0]
     for path in args.files:
-        (py0, coq0), t0 = _cpu(), time.perf_counter()
+        (py0, coq0), t0 = cpu_times(), time.perf_counter()
         trace = trace_file(index, resolver, path)
-        (py1, coq1), wall = _cpu(), time.perf_counter() - t0
+        (py1, coq1), wall = cpu_times(), time.perf_counter() - t0
         if trace.error:
             raise SystemExit(f"tracing failed: {trace.error}")
         py, coq = py1 - py0, coq1 - coq0
-        compiled = coqc_cpu(index.root, path, index.file(path).module)
+        compiled = coqc_cpu(index.project, path)
         row = [len(trace.theorems), trace.steps, wall, py, coq, compiled]
         totals = [a + b for a, b in zip(totals, row)]
         _print_row(path, *row)
