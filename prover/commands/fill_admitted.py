@@ -1,7 +1,8 @@
 """Prove the Admitted lemmas of a Coq project and write the proofs found (LeanAgent's sorry proving, for Coq).
 
 Every ``Admitted`` lemma of PROJECT (or those of ``--files``/``--theorems``) is searched, as
-``eval`` would (a resumable run directory ``--out``; run again to resume). Each proof found is
+``eval`` would, by default with the default Coq prover (:func:`prover.coq.presets.default_config`,
+its premises from the project's own corpus) (a resumable run directory ``--out``; run again to resume). Each proof found is
 written into its file in a copy of the project, and kept only if the file and every file that
 requires it still compile (:mod:`prover.coq.fill`). The result is a patch ``OUT.diff`` beside the
 run directory, or, with ``--write``, the files themselves (originals backed up in ``OUT/backup``).
@@ -29,8 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="run directory (created, or resumed); the patch is OUT.diff")
     parser.add_argument("--write", action="store_true", help="write the proofs into the files (after a backup in OUT/backup)")
     parser.add_argument("--jobs", type=int, default=2, help="coqc processes building the project (default: 2)")
-    add_run_arguments(parser, benchmark=False)
-    parser.set_defaults(generator="automation")
+    add_run_arguments(parser, benchmark=False)  # without --generator: the default Coq prover
 
 
 def _targets(index, args: argparse.Namespace) -> list:
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"no Admitted lemma to fill in {project.name}")
         return 0
     args.benchmark, args.limit = f"fill-admitted:{project.spec}", None
-    config = build_config(args, "none", {})
+    config = build_config(args, None, {})
     out = Path(args.out)
     run_evaluation(config, targets, out, progress=not args.no_progress)
     results = {r["key"]: r["result"] for r in ResultsFile(out / "results.jsonl").load()}
