@@ -35,9 +35,12 @@ fades over a few dozen lemmas; similarity still dominates.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
+import os
 import re
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -66,14 +69,28 @@ class StateIndex(Protocol):
     def search(self, queries: list[str], k: int, masks: Sequence[Any] | None = None) -> list[list[tuple[int, float]]]: ...
 
 
+#: indexes of at least this many states are kept in the cache directory: tokenising and indexing the
+#: ~80,000 traced stdlib states takes ~10 s, which every search worker would pay at start-up
+CACHED_FROM = 10_000
+
+
 class BM25StateIndex:
-    """BM25 (Robertson and Zaragoza 2009) over state tokens, with ``bm25s``."""
+    """BM25 (Robertson and Zaragoza 2009) over state tokens, with ``bm25s``.
+
+    A large index is saved under ``cache_root()/knn-bm25/<key>`` and loaded from there next time.
+    The key is a digest of the texts themselves and of the tokeniser, so changed traces or a
+    changed tokeniser never serve a stale index; an unreadable cached index is rebuilt."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         import bm25s
 
-        self._bm25 = bm25s.BM25()
-        self._bm25.index([tokenize(t) for t in texts], show_progress=False)
+        where = _cache_path(texts) if len(texts) >= CACHED_FROM else None
+        self._bm25 = _load_bm25(where) if where is not None else None
+        if self._bm25 is None:
+            self._bm25 = bm25s.BM25()
+            self._bm25.index([tokenize(t) for t in texts], show_progress=False)
+            if where is not None:
+                _save_bm25(self._bm25, where)
 
     def search(self, queries: list[str], k: int, masks: Sequence[Any] | None = None) -> list[list[tuple[int, float]]]:
         masks = masks if masks is not None else [None] * len(queries)
@@ -95,6 +112,47 @@ class BM25StateIndex:
             cand = cand[np.argpartition(-scores[cand], k - 1)[:k]]
         order = cand[np.lexsort((cand, -scores[cand]))]
         return [(int(i), float(scores[i])) for i in order]
+
+
+def _cache_path(texts: Sequence[str]) -> Path:
+    import bm25s
+
+    from search_tree.cache import cache_root
+
+    digest = hashlib.sha1(f"{_TOKEN.pattern}\0{bm25s.__version__}\0{len(texts)}".encode())
+    for text in texts:
+        digest.update(text.encode())
+        digest.update(b"\0")
+    return cache_root() / "knn-bm25" / digest.hexdigest()[:20]
+
+
+def _load_bm25(where: Path) -> Any | None:
+    """The index saved at ``where``, or None when there is none or it cannot be read."""
+    import bm25s
+
+    if not (where / "complete").exists():
+        return None
+    try:
+        return bm25s.BM25.load(str(where))
+    except Exception as exc:  # noqa: BLE001 - any damage means: rebuild it
+        _log.warning("rebuilding the kNN index: the cached one at %s is unreadable (%s)", where, exc)
+        shutil.rmtree(where, ignore_errors=True)
+        return None
+
+
+def _save_bm25(bm25: Any, where: Path) -> None:
+    """Save into a fresh directory renamed into place, marked ``complete`` last, so a killed save
+    leaves nothing that looks finished."""
+    tmp = where.with_name(f"{where.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        bm25.save(str(tmp))
+        (tmp / "complete").touch()
+        shutil.rmtree(where, ignore_errors=True)
+        tmp.rename(where)
+    except OSError as exc:  # a full or read-only cache costs start-up time, nothing else
+        _log.warning("could not cache the kNN index at %s: %s", where, exc)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 class DenseStateIndex:
