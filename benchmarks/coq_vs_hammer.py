@@ -122,14 +122,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{run_dir / name}: {len(missing)} of the {len(theorems)} theorems have no result yet "
                          "(run without --report to prove them)")
         proved[name] = proved_times(run)
-        commits[name] = str(run.config.get("git_commit") or "?")[:10]
+        last = max((str(r.get("finished_at", "")) for r in run.records), default="")
+        commits[name] = (f"{str(run.config.get('git_commit') or '?')[:10]} "
+                         f"({str(run.config.get('created', '?'))[11:16]}-{last[11:16]} UTC)")
 
     n = len(theorems)
     withheld = {theorem_key(t) for t in guarded(("hammer",), theorems)}
     what = f"the Coq stdlib's {args.split} split" if args.benchmark is None else f"`{benchmark}`"
     print(f"{n} theorems of {what} (stable sample), {args.timeout:g} s wall-clock each, "
           f"{args.workers} workers; run directories: {run_dir}\n")
-    print("Commits the run directories were started at (a resumed run keeps its first): "
+    print("Commits the run directories were started at (a resumed run keeps its first), and when they ran: "
           + ", ".join(f"{name} {commit}" for name, commit in commits.items()) + "\n")
     print(f"Leak guard: CoqHammer is withheld from {len(withheld)} of the {n} theorems (their module is among "
           f"those its imports load); `hammer` and `sauto` cannot prove those here.\n")
