@@ -151,9 +151,11 @@ def leaks(name: str, module: str) -> bool:
 
 
 def offered(names: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
-    """The additions among ``names`` that may be loaded for ``theorem`` (the leak guard)."""
+    """The additions among ``names`` that may be loaded for ``theorem``: installed (Coq accepts
+    them) and not leaking its own module (the leak guard). A generator asking whether its tactics
+    exist for a theorem gets one answer for both reasons."""
     module = theorem.extra.get("module", ADHOC_MODULE)
-    return tuple(n for n in names if not leaks(n, module))
+    return tuple(n for n in names if not probe(addition(n).sentences).error and not leaks(n, module))
 
 
 def guarded(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:

@@ -120,7 +120,8 @@ def test_leak_guard_withholds_hammer_from_modules_it_loads():
 
 def test_missing_coqhammer_is_left_out_with_one_warning(monkeypatch):
     """Fails if a missing library crashes the environment, warns without naming the Debian package,
-    or is not reported for the run's config."""
+    or is not reported for the run's config, or if the hammer generator still proposes tactics
+    that do not exist (seen: ``sauto.``, ``hauto.``... tried and failing on every state)."""
     monkeypatch.setitem(additions.ADDITIONS, "hammer",
                         Addition("hammer", ("From HammerMissingXyz Require Import Tactics.",), "libcoq-hammer"))
     with pytest.warns(RuntimeWarning, match=r"context addition 'hammer' left out: .*libcoq-hammer"):
@@ -130,6 +131,10 @@ def test_missing_coqhammer_is_left_out_with_one_warning(monkeypatch):
     # what a run's config.json records under "execution" (--env-opt additions=hammer,lia)
     assert CoqEnvironment.run_notes({"additions": "hammer,lia"}) == {
         "missing_additions": {"hammer": env.missing_additions["hammer"]}}
+    outside = env.theorem("Coq.Sorting.Permutation.Permutation_app_comm")
+    state = type("S", (), {"key": "k", "pp": "", "goals": ()})()
+    assert offered(("hammer", "lia"), outside) == ("lia",)
+    assert HammerGenerator().generate(state, outside, 10) == []
 
 
 def test_reconstruction_is_read_from_tagged_output_and_made_parseable():
