@@ -155,10 +155,8 @@ def stage_trace(project: CoqProject, index: CoqIndex, work: Path, jobs: int) -> 
                  "trace/coqc"], rows))
     print(f"\ntotal cpu s: {total.py_cpu:.2f} this process + {total.child_cpu:.2f} children (coqtop, workers); "
           f"the whole call also indexes (cached by now) and writes corpus.jsonl ({summary.premises} premises)")
-    for error in summary.failed:
-        print(f"failed: {error}")
-    for reason in summary.skipped:
-        print(f"theorem skipped: {reason}")
+    for line in summary.problems():
+        print(line)
 
 
 def stage_fill(project: CoqProject, work: Path) -> None:

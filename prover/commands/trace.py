@@ -74,10 +74,8 @@ def _trace_coq(args: argparse.Namespace) -> int:
     if s.steps_now:
         print(f"throughput: {s.steps_per_cpu_second:.0f} tactic steps per CPU second ({s.steps_now} steps, "
               f"{s.cpu_seconds_now:.1f} CPU s, {s.seconds_now:.1f} s wall summed over workers)")
-    for error in s.failed:
-        print(f"failed: {error}")
-    for reason in s.skipped:
-        print(f"theorem skipped: {reason}")
+    for line in s.problems():
+        print(line)
     return 1 if s.failed else 0
 
 

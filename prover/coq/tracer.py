@@ -310,6 +310,10 @@ class TraceSummary:
         """Tracing throughput on one core: tactic steps per CPU second (the issue's measure)."""
         return self.steps_now / self.cpu_seconds_now if self.cpu_seconds_now else 0.0
 
+    def problems(self) -> list[str]:
+        """One printable line per file that failed and per theorem skipped, for every report of a trace."""
+        return [f"failed: {e}" for e in self.failed] + [f"theorem skipped: {r}" for r in self.skipped]
+
 
 def ensure_traced(
     files: list[str] | None = None,
