@@ -22,7 +22,7 @@ from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--limit", type=int, default=32, help="how many lemmas to attempt (default: 32)")
+    parser.add_argument("--limit", type=int, default=16, help="how many lemmas to attempt (default: 16)")
     parser.add_argument("--timeout", type=float, default=10.0, help="search seconds per lemma (default: 10)")
     parser.add_argument("--max-expansions", type=int, default=40, help="expansions per lemma (default: 40)")
     parser.add_argument("--tactic-timeout", type=float, default=2.0, help="seconds per tactic (default: 2)")
