@@ -91,6 +91,15 @@ class BM25StateIndex:
             self._bm25.index([tokenize(t) for t in texts], show_progress=False)
             if where is not None:
                 _save_bm25(self._bm25, where)
+        # bm25s's term weights as a document-by-term matrix, scored by one sparse product over the
+        # query's distinct tokens (retrieval.bm25.column_scores): bm25s itself adds a token's postings
+        # once per occurrence with np.add.at, ~90 ms at p95 for a long state, against ~3 ms
+        import scipy.sparse as sp
+
+        weights = self._bm25.scores
+        self._matrix = sp.csc_matrix((weights["data"], weights["indices"], weights["indptr"]),
+                                     shape=(weights["num_docs"], len(weights["indptr"]) - 1))
+        self._vocab: dict[str, int] = self._bm25.vocab_dict  # (BM25, bm25s's default, scores no absent token)
 
     def search(self, queries: list[str], k: int, masks: Sequence[Any] | None = None) -> list[list[tuple[int, float]]]:
         masks = masks if masks is not None else [None] * len(queries)
@@ -102,9 +111,11 @@ class BM25StateIndex:
         keeps a masked query as fast as an unmasked one."""
         import numpy as np
 
+        from retrieval.bm25 import column_scores
+
         if not tokens:
             return []
-        scores = self._bm25.get_scores(tokens)
+        scores = column_scores(self._matrix, self._vocab, tokens)
         if mask is not None:
             scores = scores * mask
         cand = np.flatnonzero(scores > 0)

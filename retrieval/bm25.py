@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,11 +64,18 @@ class BM25Index:
 
     def scores(self, query: list[str]) -> np.ndarray:
         """BM25 score of every document for the tokenised ``query``."""
-        counts = Counter(t for t in query if t in self.vocab)
-        if not counts:
-            return np.zeros(self.matrix.shape[0])
-        ids = np.fromiter((self.vocab[t] for t in counts), dtype=np.int64, count=len(counts))
-        return self.matrix[:, ids] @ np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        return column_scores(self.matrix, self.vocab, query)
+
+
+def column_scores(matrix: sp.csc_matrix, vocab: Mapping[str, int], query: Sequence[str]) -> np.ndarray:
+    """Each document's score for ``query``: the sum of its term-weight columns, a term counted as
+    often as it occurs (terms not in ``vocab`` score nothing). One sparse product over the distinct
+    terms, so a long query full of repeated symbols costs no more than its vocabulary."""
+    counts = Counter(t for t in query if t in vocab)
+    if not counts:
+        return np.zeros(matrix.shape[0])
+    ids = np.fromiter((vocab[t] for t in counts), dtype=np.int64, count=len(counts))
+    return matrix[:, ids] @ np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
 
 
 class BM25Retriever(Retriever):
