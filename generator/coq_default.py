@@ -92,23 +92,27 @@ def trace_files(traces: str | Path | None = None) -> list[str]:
     return [str(p) for p in found if p.exists()]
 
 
-def coq_default(traces: str | None = None, learned: bool = True, hammer: bool = True,
+def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True, hammer: bool = True,
                 num_premises: int = 4, retriever: Any | None = None) -> CoqDefaultGenerator:
     """The ``coq_default`` generator (module docstring). ``traces``: the directory of the traced
-    splits (default: :func:`prover.coq.tracer.traced_data_dir`); ``learned=False`` leaves out kNN
-    and proof retrieval, ``hammer=False`` CoqHammer's tactics; ``retriever`` supplies the premises
-    of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them)."""
+    splits, or several (a project's own beside the stdlib's: one kNN and one proof-retrieval member
+    each, every one masked by its own corpus); default :func:`prover.coq.tracer.traced_data_dir`.
+    ``learned=False`` leaves out kNN and proof retrieval, ``hammer=False`` CoqHammer's tactics;
+    ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them)."""
     from generator.coq_hammer import HammerGenerator
     from prover.coq.automation import automation_generator
 
     baseline = automation_generator()
     members: list[tuple[TacticGenerator, float, int]] = [
         (baseline, 0.0, 1000), (FixedTacticGenerator(list(DECISION)), 0.0, len(DECISION))]
-    files = trace_files(traces) if learned else []
-    if learned and not files:
-        _log.warning("coq_default: no traced Coq data in %s, so kNN and proof retrieval are left out; "
-                     "run `dojo-prover trace --env coq` once to enable them", traces or "the tracer's cache directory")
-    if files:
+    directories = [None] if traces is None else [traces] if isinstance(traces, (str, Path)) else list(traces)
+    for directory in directories if learned else []:
+        files = trace_files(directory)
+        if not files:
+            _log.warning("coq_default: no traced Coq data in %s, so kNN and proof retrieval are left out; "
+                         "run `dojo-prover trace --env coq` once to enable them",
+                         directory or "the tracer's cache directory")
+            continue
         from generator.knn import KNNGenerator
         from generator.proof_retrieval import ProofRetrievalGenerator
 

@@ -221,10 +221,27 @@ def _with_default_corpus(config: ProverConfig, theorems: Sequence[Theorem]) -> P
                                                                {**config.retriever.options, "corpus": corpus}))
 
 
+def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> ProverConfig:
+    """``config`` whose generator, if it learns from traced proofs (a ``traces`` option) and was
+    given none, learns from those the environment names for the run (its class's
+    ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's)."""
+    generator = config.generator
+    if "traces" in generator.options or generator.name not in GENERATORS or config.env.name not in ENVIRONMENTS:
+        return config
+    if "traces" not in inspect.signature(GENERATORS.load(generator.name)).parameters:
+        return config
+    supplier = getattr(ENVIRONMENTS.load(config.env.name), "default_traces", None)
+    traces = None if supplier is None else supplier(dict(config.env.options), list(theorems))
+    if traces is None:
+        return config
+    return dataclasses.replace(config, generator=ComponentSpec(generator.name, {**generator.options, "traces": traces}))
+
+
 def with_defaults(config: ProverConfig, theorems: Sequence[Theorem] = ()) -> ProverConfig:
     """``config`` with every default option of its environment, prover and generator made explicit
-    (and the environment's default corpus for a retriever given none, for the ``theorems`` to prove)."""
-    config = _with_default_corpus(config, theorems)
+    (and the environment's default corpus for a retriever given none, and its default traces for a
+    learned generator given none, for the ``theorems`` to prove)."""
+    config = _with_default_traces(_with_default_corpus(config, theorems), theorems)
     _check_retriever(config.retriever.name)
     retriever = None if config.retriever.name == "none" else retrievers().load(config.retriever.name)
     return ProverConfig(_with_defaults(config.env, ENVIRONMENTS.load(config.env.name)),

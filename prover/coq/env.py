@@ -19,6 +19,7 @@ import json
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from search_tree.protocol import Proof, TacticState, Theorem, Verification, proof_tactics
 
@@ -30,6 +31,9 @@ from .render import render_proof
 from .session import CoqSession
 from .verify import verify_proof
 from .worker import Worker
+
+if TYPE_CHECKING:
+    from .project import CoqProject
 
 
 class CoqEnvironment:
@@ -100,28 +104,31 @@ class CoqEnvironment:
     @staticmethod
     def default_corpus_path(options: dict | None = None, theorems: Sequence[Theorem] = ()) -> str:
         """The premise corpus a retriever uses when given none: that of the project being proved
-        (its files and the stdlib files they require), written once into the cache directory
-        (:func:`prover.coq.corpus.default_corpus_path`), so a project's own lemmas are retrieved.
-
-        The project is the ``project`` option (with ``project_flags``) when given, else the one
-        that every theorem of the run belongs to (``extra["project"]``, as its index set it); the
-        stdlib when they belong to it or to several projects (no corpus holds several projects).
-        """
+        (:func:`run_project`; its files and the stdlib files they require), written once into the
+        cache directory (:func:`prover.coq.corpus.default_corpus_path`), so a project's own lemmas
+        are retrieved."""
         from .corpus import default_corpus_path
-        from .project import load_project, load_project_ref
 
-        options = options or {}
-        if "project" in options:
-            flags = options.get("project_flags")
-            project = load_project(options["project"], tuple(flags) if flags else None)
-        else:
-            refs = {json.dumps(t.extra.get("project"), sort_keys=True) for t in theorems}
-            if len(refs) > 1:
-                warnings.warn(f"the theorems belong to {len(refs)} Coq projects: the retriever's default corpus is "
-                              "the stdlib's (give it a corpus option to retrieve a project's lemmas)",
-                              RuntimeWarning, stacklevel=2)
-            project = load_project_ref(json.loads(refs.pop()) if len(refs) == 1 else None)
-        return str(default_corpus_path(project))
+        return str(default_corpus_path(run_project(options or {}, theorems)))
+
+    @staticmethod
+    def default_traces(options: dict | None = None, theorems: Sequence[Theorem] = ()) -> list[str] | None:
+        """The traced proofs a learned generator given none learns from (kNN, proof retrieval):
+        None (the stdlib's, its own default) for the stdlib; for a project (:func:`run_project`),
+        the stdlib's and, once ``dojo-prover trace --project`` has run, the project's own, because
+        a project's earlier proofs are the ones most like its next (Tactician learns from them)."""
+        from .tracer import traced_data_dir
+
+        project = run_project(options or {}, theorems)
+        if project.is_stdlib:
+            return None
+        own = traced_data_dir(project)
+        if not (own / "corpus.jsonl").exists():
+            warnings.warn(f"Coq project {project.name} is not traced, so kNN and proof retrieval learn from the "
+                          f"stdlib's proofs only; run `dojo-prover trace --env coq --project {project.ref()['spec']}` "
+                          "once to learn from its own", RuntimeWarning, stacklevel=2)
+            return None
+        return [str(traced_data_dir()), str(own)]
 
     @staticmethod
     def run_notes(options: dict) -> dict:
@@ -280,3 +287,20 @@ class CoqEnvironment:
         self._idle.append(worker)
         while len(self._idle) > self.max_idle:
             self._idle.pop(0).close()
+
+
+def run_project(options: dict, theorems: Sequence[Theorem] = ()) -> CoqProject:
+    """The project a run proves in: the ``project`` option (with ``project_flags``) when given, else
+    the one every theorem belongs to (``extra["project"]``, as its index set it); the stdlib when
+    they belong to it or to several projects (no corpus or trace holds several projects)."""
+    from .project import load_project, load_project_ref
+
+    if "project" in options:
+        flags = options.get("project_flags")
+        return load_project(options["project"], tuple(flags) if flags else None)
+    refs = {json.dumps(t.extra.get("project"), sort_keys=True) for t in theorems}
+    if len(refs) > 1:
+        warnings.warn(f"the theorems belong to {len(refs)} Coq projects: the default corpus and traces are the "
+                      "stdlib's (give the retriever a corpus option to retrieve a project's lemmas)",
+                      RuntimeWarning, stacklevel=2)
+    return load_project_ref(json.loads(refs.pop()) if len(refs) == 1 else None)

@@ -129,7 +129,7 @@ def test_default_corpus_of_a_project_holds_its_premises(proj):
     assert "double_zero'" in {p["full_name"] for line in map(json.loads, Path(edited).open())
                               if line["path"] == "theories/A.v" for p in line["premises"]}
     stdlib_theorem = load_index(stdlib_project(), progress=False).theorem("Nat.add_0_l")
-    with pytest.warns(RuntimeWarning, match=r"belong to 2 Coq projects: the retriever's default corpus is the stdlib's"):
+    with pytest.warns(RuntimeWarning, match=r"belong to 2 Coq projects: the default corpus and traces are the stdlib's"):
         mixed = CoqEnvironment.default_corpus_path({}, [stdlib_theorem, *index.theorems()])
     assert Path(mixed).name.startswith("stdlib-")
 
@@ -150,3 +150,45 @@ def test_stdlib_default_corpus_is_unchanged(proj):
     assert CoqEnvironment.default_corpus_path() == str(path)
     assert CoqEnvironment.default_corpus_path({"project": "coq-stdlib"}) == str(path)
     assert CoqEnvironment.default_corpus_path({}, [index.theorem("Nat.add_0_l")]) == str(path)
+
+
+# the project's own proofs that the default prover must learn from, and not from a later one
+LEARNS_FROM = """Require Import Foo.A.
+
+Lemma unfold_once : double 1 = 2.
+Proof. rewrite double_succ. reflexivity. Qed.
+
+Lemma unfold_later : double 2 = 4.
+Proof. cbv [double]. reflexivity. Qed.
+"""
+
+
+def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
+    """Fails if the default generator of a traced project learns from the stdlib's proofs only
+    (``rewrite double_succ.`` of the lemma before is not proposed), if it proposes a theorem's own
+    proof or a later lemma's tactic (``cbv [double].``), or if an untraced project is not named
+    with the command that traces it."""
+    from prover.coq.tracer import ensure_traced, traced_data_dir
+    from prover.registry import build_generator
+    from search_tree.protocol import TacticState
+
+    _add_file(proj, "theories/E.v", LEARNS_FROM)
+    project = load_project(str(proj))
+    index = load_index(project, progress=False)
+    config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first"),
+                          ComponentSpec("coq_default", {"hammer": False}), ComponentSpec("bm25"))
+    with pytest.warns(RuntimeWarning, match=r"is not traced.*dojo-prover trace --env coq --project "):
+        assert with_defaults(config, index.theorems()).generator.options["traces"] is None
+    assert ensure_traced(out_dir=None, progress=False, project=project).failed == []
+    traces = with_defaults(config, index.theorems()).generator.options["traces"]
+    assert traces == [str(traced_data_dir()), str(traced_data_dir(project))]
+    generator = build_generator(with_defaults(config, index.theorems()).generator)
+
+    def proposed(name: str, goal: str) -> list[str]:
+        return [" ".join(t.split()) for t, _ in generator.generate(TacticState(f"⊢ {goal}", 0), index.theorem(name), 64)]
+
+    later = proposed("unfold_later", "double 2 = 4")
+    assert any("rewrite double_succ" in t for t in later)
+    assert not any("cbv [double]" in t for t in later)
+    first = proposed("unfold_once", "double 1 = 2")
+    assert not any("rewrite double_succ" in t or "cbv [double]" in t for t in first)
