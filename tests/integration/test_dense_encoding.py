@@ -187,3 +187,39 @@ def test_chunks_run_longest_first_and_reject_a_bad_size():
     assert [c.tolist() for c in length_sorted_chunks(texts, 2)] == [[2, 4], [3, 0], [1]]
     with pytest.raises(ValueError, match="chunk_size must be at least 1, got 0"):
         length_sorted_chunks(texts, 0)
+
+
+SHARING_RUN = """
+import sys, time
+import torch
+torch.set_num_threads(1)
+from retrieval.corpus import Corpus
+from retrieval.dense import DenseRetriever
+from sentence_transformers import SentenceTransformer
+
+calls = [0]
+original = SentenceTransformer.encode
+def encode(self, *args, **kwargs):
+    calls[0] += 1
+    time.sleep(1.0)  # slow enough that the other worker arrives while this one encodes
+    return original(self, *args, **kwargs)
+SentenceTransformer.encode = encode
+ps2 = DenseRetriever(Corpus.from_jsonl(sys.argv[1]), cache_dir=sys.argv[2], chunk_size={chunk}, show_progress=False)
+print(calls[0], ps2.index.reconstruct_n(0, ps2.index.ntotal).sum())
+"""
+
+
+def test_two_workers_building_at_once_encode_the_corpus_once(corpus_file, tmp_path):
+    """Two search workers start on one shared cache at the same moment (as ``eval --workers 2``
+    does): fails if both encode the corpus (8 chunk encodes instead of 4: no lock around
+    encoding) or if the waiting one reads vectors other than those the first wrote."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    script = SHARING_RUN.format(chunk=CHUNK)
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(corpus_file), str(cache)], env=env,
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=600)[0].split() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    chunks = len(length_sorted_chunks([p.text for p in Corpus.from_jsonl(corpus_file).premises], CHUNK))
+    assert chunks == 4 and sorted(int(calls) for calls, _ in outputs) == [0, chunks]
+    assert outputs[0][1] == outputs[1][1]
