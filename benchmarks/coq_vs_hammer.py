@@ -18,7 +18,10 @@ with the same wall-clock limit per theorem (``--timeout``) and the same workers 
   never on the test theorems it is compared on.
 
 Each system is an ``eval`` run directory under ``--out`` (:func:`prover.run.evaluation.run_evaluation`),
-so an interrupted run resumes where it stopped when started again with the same arguments. Prints
+so an interrupted run resumes where it stopped when started again with the same arguments (a
+larger ``--limit`` is a new directory; its ``config.json`` may say ``carried_over`` when it was
+seeded with a finished smaller sample's results, which the stable sample contains, and the
+report then says so). Prints
 each pass rate, the union and the overlaps of ``default`` with each other system, the median time
 to proof, and how many theorems the leak guard withholds CoqHammer from (:func:`prover.coq.additions.guarded`:
 those whose module CoqHammer's imports load; ``hammer`` and ``sauto`` cannot prove them here). So
@@ -125,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         last = max((str(r.get("finished_at", "")) for r in run.records), default="")
         commits[name] = (f"{str(run.config.get('git_commit') or '?')[:10]} "
                          f"({str(run.config.get('created', '?'))[11:16]}-{last[11:16]} UTC)")
+        carried = run.config.get("carried_over")  # a larger sample seeded with a finished smaller one
+        if carried:
+            commits[name] += (f", its first {carried['theorems']} results carried over from {carried['from']} "
+                              "(the same system on the smaller stable sample, a subset of this one)")
 
     n = len(theorems)
     withheld = {theorem_key(t) for t in guarded(("hammer",), theorems)}
