@@ -226,8 +226,7 @@ def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> P
     given none, learns from those the environment names for the run (its class's
     ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's)."""
     generator = config.generator
-    if generator.options.get("traces") is not None or generator.name not in GENERATORS \
-            or config.env.name not in ENVIRONMENTS:  # None is the default: a config already filled in may say it
+    if "traces" in generator.options or generator.name not in GENERATORS or config.env.name not in ENVIRONMENTS:
         return config
     if "traces" not in inspect.signature(GENERATORS.load(generator.name)).parameters:
         return config
