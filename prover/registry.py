@@ -199,15 +199,23 @@ def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
                                      for k, v in coerced.items()})
 
 
+def _environment_default(env_name: str, supplier: str, options: dict[str, Any] | None,
+                         theorems: Sequence[Theorem]) -> Any | None:
+    """What environment ``env_name``'s class answers for a run through its static method
+    ``supplier(options, theorems)``, or None when it has no such method (or is not registered)."""
+    if env_name not in ENVIRONMENTS:
+        return None
+    method = getattr(ENVIRONMENTS.load(env_name), supplier, None)
+    return None if method is None else method(dict(options or {}), list(theorems))
+
+
 def default_corpus(env_name: str, options: dict[str, Any] | None = None,
                    theorems: Sequence[Theorem] = ()) -> str | None:
     """The corpus path environment ``env_name`` supplies to a retriever given none (its class's
     ``default_corpus_path(options, theorems)``: for Coq, that of the project the environment's
     options or the run's theorems name), or None (LeanDojo: the option is required)."""
-    if env_name not in ENVIRONMENTS:
-        return None
-    supplier = getattr(ENVIRONMENTS.load(env_name), "default_corpus_path", None)
-    return None if supplier is None else str(supplier(dict(options or {}), list(theorems)))
+    corpus = _environment_default(env_name, "default_corpus_path", options, theorems)
+    return None if corpus is None else str(corpus)
 
 
 def _with_default_corpus(config: ProverConfig, theorems: Sequence[Theorem]) -> ProverConfig:
@@ -226,12 +234,11 @@ def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> P
     given none, learns from those the environment names for the run (its class's
     ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's)."""
     generator = config.generator
-    if "traces" in generator.options or generator.name not in GENERATORS or config.env.name not in ENVIRONMENTS:
+    if "traces" in generator.options or generator.name not in GENERATORS:
         return config
     if "traces" not in inspect.signature(GENERATORS.load(generator.name)).parameters:
         return config
-    supplier = getattr(ENVIRONMENTS.load(config.env.name), "default_traces", None)
-    traces = None if supplier is None else supplier(dict(config.env.options), list(theorems))
+    traces = _environment_default(config.env.name, "default_traces", config.env.options, theorems)
     if traces is None:
         return config
     return dataclasses.replace(config, generator=ComponentSpec(generator.name, {**generator.options, "traces": traces}))
