@@ -24,13 +24,14 @@ import logging
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Sequence
 
 import numpy as np
 
 from retrieval.base import Query, Retriever
 from retrieval.corpus import Corpus
 from retrieval.embedding_cache import DEFAULT_CHUNK_SIZE, EmbeddingCache, encode_into, length_sorted_chunks
+from retrieval.query_text import state_query
 from search_tree.cache import cache_root
 
 if TYPE_CHECKING:
@@ -51,6 +52,18 @@ def default_model_path() -> str:
 
 def default_cache_dir() -> Path:
     return cache_root() / "retrieval"
+
+
+def fit_queries(encoder: "SentenceTransformer", prefix: str, states: Sequence[str]) -> list[str]:
+    """Each printed state as its main goal within ``encoder``'s window (:func:`state_query`),
+    measured in the encoder's own tokens with ``prefix`` and the special tokens counted."""
+    tokenizer = encoder.tokenizer
+    budget = encoder.max_seq_length - 2 - len(tokenizer.tokenize(prefix))
+
+    def lengths(lines: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in tokenizer(list(lines), add_special_tokens=False)["input_ids"]]
+
+    return [state_query(state, budget, lengths) for state in states]
 
 
 def load_encoder(model: str | None = None, device: str | None = None) -> "SentenceTransformer":
@@ -146,13 +159,15 @@ class DenseRetriever(Retriever):
         return np.ascontiguousarray(emb, dtype=np.float32)
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
-        """Query embeddings, on CPU with ``query_threads`` torch threads (restored afterwards).
+        """Embeddings of the states ``texts``, each fitted to the window (:func:`fit_queries`), on
+        CPU with ``query_threads`` torch threads (restored afterwards).
 
         A query is one short batch, for which intra-op parallelism buys little and costs a great
         deal when the cores are busy: measured on 2 cores at load 7 (Coq goals, median 235 tokens),
         2 threads took 940 ms median per query and 1 thread 147 ms. Search workers already use
         the cores, one each, so the default is 1; ``None`` keeps torch's setting.
         """
+        texts = fit_queries(self.encoder, self.query_prefix, texts)
         if self.query_threads is None or self.encoder.device.type != "cpu":
             return self.encode(texts, self.query_prefix)
         import torch

@@ -5,11 +5,15 @@ every other positive in the batch (in-batch negatives, as in DPR, Karpukhin et a
 hard negative of the batch, at temperature ``tau``. In-batch "negatives" that are in fact gold
 premises of the query are masked out, since common premises recur across a batch.
 
-Hard negatives follow the LeanSearch-PS recipe (Tao et al., 2025): random premises first; then,
-every ``mine_every`` epochs, the current model ranks a mining pool for each training query and
-premises at ranks ``mine_ranks`` (e.g. 30-100: similar but not the very top, which is rich in
-unannotated true premises) become that query's negatives. On a CPU the pool is a sample of the
-corpus (always including the positives), on a GPU it can be the whole corpus.
+Hard negatives follow the LeanSearch-PS recipe (Tao et al., 2025): every ``mine_every`` epochs,
+the current model ranks a mining pool for each training query and premises at ranks
+``mine_ranks`` (e.g. 30-100: similar but not the very top, which is rich in unannotated true
+premises) become that query's negatives. On a CPU the pool is a sample of the corpus (always
+including the positives), on a GPU it can be the whole corpus. Before the first mining round the
+negatives are BM25's premises at the same ranks over the whole corpus (the DPR recipe, Karpukhin
+et al. 2020): a CPU budget of an hour covers a fraction of an epoch on the Coq stdlib traces, so
+without them a run would never see a hard negative. Queries are the main goal fitted to the
+encoder's window (:func:`retrieval.dense.fit_queries`), as the retriever reads them at search.
 
 Checkpoints are sentence-transformers directories (``<out>/epoch-N`` and ``<out>/final``) that
 ``DenseRetriever(corpus, model=path)`` loads as they are; metrics go to ``<out>/metrics.csv`` via
@@ -28,6 +32,7 @@ Command line (a 60-minute CPU budget on the whole Coq train split)::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import random
 from pathlib import Path
@@ -38,9 +43,11 @@ from lightning.pytorch.callbacks import ModelCheckpoint
 import numpy as np
 import torch
 import torch.nn.functional as F
+from tqdm import tqdm
 
+from retrieval.bm25 import BM25Retriever
 from retrieval.corpus import Corpus
-from retrieval.dense import PASSAGE_PREFIX, QUERY_PREFIX, default_model_path, load_encoder
+from retrieval.dense import PASSAGE_PREFIX, QUERY_PREFIX, default_model_path, fit_queries, load_encoder
 from retrieval.training_data import PremiseDataModule, TrainingPair, evaluation_theorem_names, load_pairs
 
 
@@ -103,7 +110,10 @@ class HardNegativeMiner(L.Callback):
         self.mined = dict(state["mined"])
 
     def on_train_start(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
-        trainer.datamodule.train_set.hard_negatives = self.mined
+        dm: PremiseDataModule = trainer.datamodule
+        if not self.mined:  # a fresh run (a resumed one has its negatives from the checkpoint)
+            self.mined = bm25_negatives(dm.corpus, dm.train_set.pairs, self.ranks)
+        dm.train_set.hard_negatives = self.mined
 
     def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
         if (trainer.current_epoch + 1) % self.mine_every or 0 < trainer.max_steps <= trainer.global_step:
@@ -112,6 +122,19 @@ class HardNegativeMiner(L.Callback):
         self.mined = mine_hard_negatives(module, dm, self.pool, self.ranks, self.batch_size)
         dm.train_set.hard_negatives = self.mined
         module.log("mined_queries", float(len(self.mined)))
+
+
+def bm25_negatives(corpus: Corpus, pairs: Sequence[TrainingPair], ranks: tuple[int, int]) -> dict[int, list[int]]:
+    """Query index -> premises BM25 ranks at ``ranks`` over the whole corpus, positives removed."""
+    bm25 = BM25Retriever(corpus)
+    lo, hi = ranks
+    mined: dict[int, list[int]] = {}
+    for i, pair in enumerate(tqdm(pairs, desc="BM25 negatives", mininterval=10)):
+        ranked = [corpus.index_of(p.full_name) for p, _ in bm25.retrieve(pair.query, None, hi)]
+        negs = [j for j in ranked[lo:hi] if j is not None and j not in pair.positives]
+        if negs:
+            mined[i] = negs
+    return mined
 
 
 @torch.no_grad()
@@ -168,6 +191,8 @@ def train_dense(corpus: Corpus, pairs: Sequence[TrainingPair], out_dir: str | Pa
     L.seed_everything(seed, workers=True)
     out = Path(out_dir)
     module = DenseRetrieverModule(model, lr=lr, tau=tau)
+    queries = fit_queries(module.encoder, QUERY_PREFIX, [p.query for p in pairs])
+    pairs = [dataclasses.replace(p, query=q) for p, q in zip(pairs, queries)]
     dm = PremiseDataModule(corpus, pairs, batch_size, num_negatives, QUERY_PREFIX, PASSAGE_PREFIX, seed)
     positives = {i for p in pairs for i in p.positives}
     if mining_pool is None or mining_pool >= len(corpus):

@@ -131,7 +131,7 @@ def problems(markdown: str) -> list[str]:
 
 def test_every_path_and_name_in_the_docs_exists():
     """Fails if a doc names a moved or misspelt module, file or attribute (e.g. the removed
-    ``retrieval/lean_query.py`` if it were deleted, or ``prover.run.distributed`` after the move)."""
+    ``retrieval/query_text.py`` if it were deleted, or ``prover.run.distributed`` after the move)."""
     bad = {doc: problems((ROOT / doc).read_text()) for doc in DOCS}
     assert {doc: p for doc, p in bad.items() if p} == {}
 

@@ -16,7 +16,7 @@ from generator.lean_templates import (
 )
 from search_tree.syntax.lean import parse_goals
 from prover.lean.policy import refusal_reason
-from retrieval.lean_query import lean_query
+from retrieval.query_text import state_query
 from search_tree import TacticState
 
 PP = ("case h\nx y : ℕ\ninst✝ : Fact (1 < 2)\nh₀ : x + y = 10\nn : ℕ := 3\n⊢ x ≤\n    10\n\n"
@@ -52,9 +52,10 @@ def test_templates_load_as_a_template_set():
 
 def test_query_is_the_main_goal():
     state = TacticState(PP, 0, parse_goals(PP))
-    query = lean_query(state)
+    query = state_query(state)
     assert query == "x : ℕ\ny : ℕ\ninst✝ : Fact (1 < 2)\nh₀ : x + y = 10\nn : ℕ := 3\n⊢ x ≤ 10"
-    assert "x = x" in lean_query(state, all_goals=True)
-    short = lean_query(state, max_chars=30)
+    assert "x = x" not in query and state_query(PP) == query  # printed text reads the same
+    short = state_query(state, budget=30)
     assert short.endswith("⊢ x ≤ 10") and "h₀" not in short and len(short) <= 30
-    assert lean_query(TacticState("raw text", 1)) == "raw text"
+    assert state_query(state, budget=3) == "⊢ x ≤ 10"  # the target is never cut
+    assert state_query(TacticState("raw text", 1)) == "⊢ raw text"
