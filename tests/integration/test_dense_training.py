@@ -101,3 +101,26 @@ def test_command_line_refuses_to_train_on_nothing(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--corpus", str(write_corpus(tmp_path)), "--out", str(tmp_path / "run")])
     assert "no training data: give --traced and/or --proofs files" in capsys.readouterr().err
+
+
+def test_a_fresh_run_trains_on_bm25_hard_negatives_over_the_whole_corpus(corpus, tmp_path, monkeypatch):
+    """Before the first mining round each query's negatives are BM25's premises at the mining
+    ranks, positives removed. Fails if a fresh run starts on random negatives (an hour of CPU
+    covers a fraction of an epoch, so it would never see a hard one) or keeps a positive."""
+    from retrieval.bm25 import BM25Retriever
+    from retrieval.training import bm25_negatives
+
+    pairs = tiny_pairs(corpus)
+    mined = bm25_negatives(corpus, pairs, (0, 4))
+    assert set(mined) == set(range(len(pairs)))
+    for i, pair in enumerate(pairs):
+        ranked = [corpus.index_of(p.full_name) for p, _ in BM25Retriever(corpus).retrieve(pair.query, None, 4)]
+        assert mined[i] == [j for j in ranked if j not in pair.positives] and len(mined[i]) >= 2
+    seen = []
+    original_start = HardNegativeMiner.on_train_start
+    monkeypatch.setattr(HardNegativeMiner, "on_train_start",
+                        lambda self, trainer, module: (original_start(self, trainer, module),
+                                                       seen.append(dict(trainer.datamodule.train_set.hard_negatives))))
+    train_dense(corpus, pairs, tmp_path / "run", batch_size=3, mine_ranks=(0, 4), mining_pool=None,
+                accelerator="cpu", progress=False, max_steps=1)
+    assert seen == [mined]

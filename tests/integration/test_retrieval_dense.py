@@ -127,3 +127,24 @@ def test_ps2_encodes_queries_with_its_own_thread_count_and_restores_torch_settin
         assert seen == [1, 2] and torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_long_state_is_encoded_as_its_main_goal_within_the_window(corpus, encoder):
+    """The encoder truncates from the right; the query must keep the target of the main goal and
+    the newest hypotheses that fit, whatever the layout. Fails if the state is passed whole (the
+    target would be cut off), if the window is measured in characters rather than tokens, or if
+    the training side and the search side shape queries differently."""
+    from retrieval.dense import QUERY_PREFIX, fit_queries
+
+    hyps = "\n".join(f"H{i} : forall n m : nat, n + m * {i} = m * {i} + n" for i in range(60))
+    coq = f"{hyps}\n============================\nFoo.frob (x + y) = Foo.frob x + Foo.frob y\n\ngoal 2 is:\n True"
+    lean = f"{hyps.replace('forall', '∀').replace(' : nat,', ' : ℕ,')}\n⊢ Foo.frob (x + y) = Foo.frob x + Foo.frob y"
+    for state in (coq, lean):
+        (query,) = fit_queries(encoder, QUERY_PREFIX, [state])
+        tokens = len(encoder.tokenizer(QUERY_PREFIX + query)["input_ids"])
+        assert query.endswith("⊢ Foo.frob (x + y) = Foo.frob x + Foo.frob y") and "True" not in query
+        assert "H59 :" in query and "H0 :" not in query  # newest kept, oldest dropped
+        assert encoder.max_seq_length - 40 < tokens <= encoder.max_seq_length  # the window, full to a line
+    ps2 = DenseRetriever(corpus, encoder=encoder, show_progress=False)
+    (fitted,) = fit_queries(encoder, QUERY_PREFIX, [coq])
+    assert (ps2.encode_queries([coq]) == ps2.encode([fitted], QUERY_PREFIX)).all()
