@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     if not all(p.exists() for p in splits):
         raise SystemExit(f"no traces at {args.traces}: run `dojo-prover trace --env coq --out DIR`")
 
-    from generator.knn import KNNGenerator, tokenize
+    from generator.knn import KNNGenerator
+    from retrieval.state_index import tokenize
 
     t0 = time.perf_counter()
     gen = KNNGenerator.from_traced(splits, k=args.k, corpus=args.corpus)

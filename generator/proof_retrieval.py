@@ -8,7 +8,7 @@ often proved alike: the same induction, the same ``unfold; intros; ...`` opening
 closing automation. We do the same over traced proofs, without a language model:
 
 1. index each traced theorem by its first ``state_before`` (its statement as a goal, section
-   variables as hypotheses), BM25 over state tokens (:class:`generator.knn.BM25StateIndex`);
+   variables as hypotheses), BM25 over state tokens (:class:`retrieval.state_index.BM25StateIndex`);
 2. for a state (the theorem's first state, or any goal during search), take the ``k`` most
    similar theorems *accessible* from the theorem being proved (:mod:`generator.accessible`: its
    file's imports, earlier lemmas of its file, never itself);
@@ -43,10 +43,11 @@ from typing import Any
 
 from generator.accessible import AccessibleProofs, ProofOwner
 from generator.base import Suggestion, TacticGenerator
-from generator.knn import BM25StateIndex, StateIndex, adapt_hypothesis_names, traced_corpus
+from generator.knn import adapt_hypothesis_names, traced_corpus
 from generator.state_parsing import hypotheses_of
 from generator.traced import load_theorems
 from retrieval.corpus import Corpus
+from retrieval.state_index import BM25StateIndex, StateIndex
 from search_tree.protocol import Hypothesis, TacticState, Theorem
 
 _FOCUSING = re.compile(r"[-+*]+|[{}]|·|(?:\d+|all|\[\w+\])\s*:.*", re.S)

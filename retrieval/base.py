@@ -152,6 +152,7 @@ RETRIEVERS = Registry("retriever", {
     "mepo": "retrieval.mepo:MePoRetriever",
     "sine": "retrieval.sine:SInERetriever",
     "bm25": "retrieval.bm25:BM25Retriever",
+    "knn": "retrieval.neighbours:NeighbourRetriever",
     "fusion": "retrieval.fusion:FusionRetriever",
 })
 

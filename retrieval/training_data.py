@@ -1,4 +1,4 @@
-"""Training data for the dense retriever: (query, positive premises) pairs and a Lightning data module.
+"""Training data of the learned retrievers: (query, positive premises) pairs.
 
 Two sources, one shape:
 
@@ -17,14 +17,10 @@ theorem names (see :func:`evaluation_theorem_names`).
 from __future__ import annotations
 
 import json
-import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
-
-import lightning as L
-import torch
+from typing import Iterable
 
 from retrieval.corpus import Corpus
 from retrieval.evaluation import annotated_premises, load_traced
@@ -120,61 +116,3 @@ def load_pairs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset()
                f"none of the {len(named)} premise names used by its {len(kept)} non-excluded theorems "
                f"resolves in the corpus {corpus.source}")
     raise ValueError(f"{path}: no training pairs: {why}")
-
-
-class PremiseDataset(torch.utils.data.Dataset):
-    """Items ``(query, positive, negatives)`` as premise indices; one positive drawn per access.
-
-    Negatives come from ``hard_negatives[i]`` once mined (see
-    :class:`retrieval.training.HardNegativeMiner`), uniformly random premises before that.
-    """
-
-    def __init__(self, pairs: Sequence[TrainingPair], num_premises: int, num_negatives: int = 1, seed: int = 0) -> None:
-        self.pairs = list(pairs)
-        self.num_premises = num_premises
-        self.num_negatives = num_negatives
-        self.hard_negatives: dict[int, list[int]] = {}
-        self.rng = random.Random(seed)
-
-    def __len__(self) -> int:
-        return len(self.pairs)
-
-    def __getitem__(self, i: int) -> tuple[int, int, list[int]]:
-        pair = self.pairs[i]
-        positive = self.rng.choice(pair.positives)
-        pool = self.hard_negatives.get(i)
-        negatives: list[int] = []
-        while len(negatives) < self.num_negatives:
-            j = self.rng.choice(pool) if pool else self.rng.randrange(self.num_premises)
-            if j not in pair.positives:
-                negatives.append(j)
-        return i, positive, negatives
-
-
-class PremiseDataModule(L.LightningDataModule):
-    """Batches of (query texts, positive texts, negative texts) plus the ids needed to mask
-    in-batch false negatives; texts carry the retriever's query and passage prefixes."""
-
-    def __init__(self, corpus: Corpus, train: Sequence[TrainingPair], batch_size: int = 16, num_negatives: int = 1,
-                 query_prefix: str = "", passage_prefix: str = "", seed: int = 0) -> None:
-        super().__init__()
-        self.corpus = corpus
-        self.train_set = PremiseDataset(train, len(corpus), num_negatives, seed)
-        self.batch_size = batch_size
-        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
-
-    def collate(self, items: list[tuple[int, int, list[int]]]) -> dict:
-        premises = self.corpus.premises
-        pairs = self.train_set.pairs
-        return {
-            "queries": [self.query_prefix + pairs[i].query for i, _, _ in items],
-            "positives": [self.passage_prefix + premises[p].text for _, p, _ in items],
-            "negatives": [self.passage_prefix + premises[n].text for _, _, ns in items for n in ns],
-            "positive_ids": [p for _, p, _ in items],
-            "negative_ids": [n for _, _, ns in items for n in ns],
-            "gold": [set(pairs[i].positives) for i, _, _ in items],
-        }
-
-    def train_dataloader(self) -> torch.utils.data.DataLoader:
-        return torch.utils.data.DataLoader(self.train_set, batch_size=self.batch_size, shuffle=True,
-                                           collate_fn=self.collate, num_workers=0)

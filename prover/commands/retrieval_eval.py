@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from benchmarks.results import add_results_flag, write_results
+from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +29,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sine-t", type=float, default=1.5, help="SInE tolerance")
     parser.add_argument("--sine-g", type=int, default=0, help="SInE generality threshold")
     parser.add_argument("--sine-d", type=int, default=None, help="SInE depth limit (default: none)")
+    parser.add_argument("--knn-traces", nargs="+", default=[],
+                        help="traced JSON files `knn` learns from (the --data theorems are always left out)")
+    parser.add_argument("--knn-neighbours", type=int, default=64)
+    parser.add_argument("--knn-offline", action="store_true",
+                        help="every indexed state may vote (traces held out), not only accessible proofs")
     parser.add_argument("--limit", type=int, default=None, help="evaluate a random sample of this many tactics")
     parser.add_argument("--subcorpus", type=int, default=None,
                         help="evaluate on the gold premises plus random others, this many in all")
@@ -48,14 +54,16 @@ def run(args: argparse.Namespace) -> int:
         corpus = evaluation_subcorpus(corpus, examples.examples, args.subcorpus, args.seed)
     names = [n for n in args.retrievers.split(",") if n]
     members = [n for n in args.fusion.split(",") if n]
-    ps2 = {"model": args.ps2_model, "index": args.ps2_index}
-    options = {
-        "ps2": ps2,
+    if "knn" in [*names, *(members if "fusion" in names else [])] and not args.knn_traces:
+        raise UserError("retrieval-eval: the knn retriever needs --knn-traces FILE... (traced JSON to learn from)")
+    built = {
+        "ps2": {"model": args.ps2_model, "index": args.ps2_index},
         "mepo": {"p": args.mepo_p, "c": args.mepo_c},
         "sine": {"t": args.sine_t, "g": args.sine_g, "d": args.sine_d},
-        "fusion": {"retrievers": members, "options": {"ps2": ps2, "mepo": {"p": args.mepo_p, "c": args.mepo_c},
-                                                      "sine": {"t": args.sine_t, "g": args.sine_g, "d": args.sine_d}}},
+        "knn": {"traces": args.knn_traces, "exclude": [args.data], "neighbours": args.knn_neighbours,
+                "online": not args.knn_offline},
     }
+    options = {**built, "fusion": {"retrievers": members, "options": built}}
     out_dir = Path(args.output_dir or f"runs/retrieval-{time.strftime('%Y%m%d-%H%M%S')}")
     table = run_ablation(corpus, examples, names, {n: options.get(n, {}) for n in names}, out_dir,
                          config={"data": args.data, "corpus_file": args.corpus, "limit": args.limit,

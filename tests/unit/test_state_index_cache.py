@@ -1,11 +1,12 @@
-"""The kNN generator's BM25 index of traced states is cached on disk (generator/knn.py)."""
+"""The BM25 index of traced states (retrieval/state_index.py, behind the kNN generator, proof
+retrieval and the kNN premise retriever) is cached on disk."""
 
 from __future__ import annotations
 
 import bm25s
 import pytest
 
-from generator import knn
+from retrieval import state_index as knn
 
 TEXTS = ["x : nat ⊢ x + 0 = x", "l : list nat ⊢ rev (rev l) = l", "⊢ True", "n m : nat ⊢ n + m = m + n"]
 
