@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
+
+from benchmarks.results import add_results_flag, write_results
+from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -14,8 +18,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser)
     parser.add_argument("--retrievers", required=True, help="comma-separated retriever names (none, bm25, mepo, ...)")
     parser.add_argument("--retriever-opt", action="append", metavar="KEY=VALUE",
-                        help="option given to every retriever (e.g. corpus=PATH)")
+                        help="option given to every retriever (e.g. corpus=PATH), or NAME.KEY=VALUE to the "
+                             "retriever NAME only (e.g. ps2.model=DIR, knn.traces=train.json)")
     parser.add_argument("--out", required=True, help="directory holding one run per retriever and ablation.md")
+    add_results_flag(parser, markdown=True)
+
+
+def scoped_options(options: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
+    """Each retriever's options: the unscoped ``KEY`` ones and its own ``NAME.KEY`` ones; a scope
+    that names no retriever of the ablation is an error (a typo would silently do nothing)."""
+    scopes = {key.split(".", 1)[0] for key in options if "." in key}
+    if scopes - set(names):
+        raise UserError(f"--retriever-opt {', '.join(sorted(scopes - set(names)))}.*: no such retriever "
+                        f"in --retrievers {','.join(names)}")
+    shared = {k: v for k, v in options.items() if "." not in k}
+    return {name: {} if name == "none" else
+            shared | {k.split(".", 1)[1]: v for k, v in options.items() if k.startswith(f"{name}.")}
+            for name in names}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from prover.registry import check_names
 
     names = [n.strip() for n in args.retrievers.split(",") if n.strip()]
-    options = parse_options(args.retriever_opt, "--retriever-opt")
-    configs = {name: build_config(args, name, {} if name == "none" else options) for name in names}
+    options = scoped_options(parse_options(args.retriever_opt, "--retriever-opt"), names)
+    configs = {name: build_config(args, name, options[name]) for name in names}
     for config in configs.values():  # every name checked before any work starts
         check_names(config.prover)
     theorems = load_theorems(args)
@@ -49,4 +68,4 @@ def run(args: argparse.Namespace) -> int:
     table = "\n".join(lines) + "\n"
     (Path(args.out) / "ablation.md").write_text(table)
     print(table)
-    return 0
+    return write_results(0)

@@ -226,6 +226,19 @@ def test_ablate_cli_runs_each_retriever_and_names_unknown_ones(tmp_path, capsys)
     assert main(["ablate", "--retrievers", "none", *common]) == 0
     table = (tmp_path / "abl" / "ablation.md").read_text()
     assert table.splitlines()[0].startswith("| retriever | pass@1 |") and "| none |" in table
+    assert main(["ablate", "--retrievers", "none,bm25", "--retriever-opt", "ps2.model=x", *common]) == 2
+    assert "--retriever-opt ps2.*: no such retriever in --retrievers none,bm25" in capsys.readouterr().err
+
+
+def test_ablate_retriever_options_are_shared_or_scoped_to_one_retriever():
+    """``KEY=V`` goes to every retriever, ``NAME.KEY=V`` to NAME only (a trained model's path must
+    not reach BM25), and never to ``none``."""
+    from prover.commands.ablate import scoped_options
+
+    options = {"corpus": "c.jsonl", "ps2.model": "run/final", "knn.traces": ["train.json"], "knn.online": False}
+    assert scoped_options(options, ["none", "bm25", "ps2", "knn"]) == {
+        "none": {}, "bm25": {"corpus": "c.jsonl"}, "ps2": {"corpus": "c.jsonl", "model": "run/final"},
+        "knn": {"corpus": "c.jsonl", "traces": ["train.json"], "online": False}}
 
 
 def test_eval_and_report_cli(tmp_path, capsys):
