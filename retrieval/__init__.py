@@ -1,7 +1,7 @@
 """Premise retrieval: corpora and retrievers behind one interface.
 
 ``build_retriever(name, corpus, **options)`` with ``name`` in ``RETRIEVERS`` (``ps2``, ``mepo``,
-``sine``, ``bm25``, ``fusion``); every retriever answers ``retrieve(state, context, k)``. Heavy
+``sine``, ``bm25``, ``knn``, ``fusion``); every retriever answers ``retrieve(state, context, k)``. Heavy
 libraries (torch, FAISS, sentence-transformers, Lightning) load only with ``ps2`` and training.
 """
 

@@ -117,7 +117,7 @@ def test_fusion_retriever_combines_member_ranks(corpus):
 
 
 def test_registry(corpus):
-    assert set(RETRIEVERS) == {"ps2", "mepo", "sine", "bm25", "fusion"}
+    assert set(RETRIEVERS) == {"ps2", "mepo", "sine", "bm25", "knn", "fusion"}
     fusion = build_retriever("fusion", corpus, retrievers=["bm25", "sine"])
     assert [m.name for m in fusion.members] == ["bm25", "sine"]
     with pytest.raises(KeyError, match="unknown retriever"):
