@@ -65,6 +65,30 @@ def test_ablation_on_coq_data(tmp_path, capsys):
     assert (out / "table.md").read_text().startswith("| retriever |")
 
 
+def test_knn_in_the_ablation_learns_from_held_out_traces_and_needs_them(tmp_path, capsys):
+    """knn learns from --knn-traces with the --data theorems left out, even when the traces hold
+    them: the only other traced proof used app_nil_r, so the gold rev_involutive is never found.
+    Fails if the evaluated theorem itself is indexed (knn would find rev_involutive from its own
+    proof), or if knn without traces is anything but a one-line error."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(f) + "\n" for f in COQ_FILES))
+    traced = tmp_path / "val.json"
+    traced.write_text(json.dumps(COQ_TRACED))
+    train = tmp_path / "train.json"
+    other = {**COQ_TRACED[0], "full_name": "rev_nil_demo", "start": [20, 1], "traced_tactics": [
+        {**COQ_TRACED[0]["traced_tactics"][0], "state_before": "A : Type\nl : list A\n============================\n rev (rev l ++ []) = l",
+         "annotated_tactic": ["rewrite app_nil_r.", [{"full_name": "Coq.Lists.List.app_nil_r"}]]}]}
+    train.write_text(json.dumps([other, *COQ_TRACED]))  # the evaluated theorem too: it must be left out
+    out = tmp_path / "out"
+    assert main(["retrieval-eval", "--corpus", str(corpus), "--data", str(traced), "--retrievers", "knn",
+                 "--knn-traces", str(train), "--knn-offline", "--output-dir", str(out)]) == 0
+    (result,) = json.loads((out / "results.json").read_text())
+    assert result["retriever"] == "knn" and result["r10"] == 0.0  # only app_nil_r is voted for
+    assert main(["retrieval-eval", "--corpus", str(corpus), "--data", str(traced), "--retrievers", "bm25,fusion",
+                 "--fusion", "bm25,knn", "--output-dir", str(out)]) == 2
+    assert "the knn retriever needs --knn-traces" in capsys.readouterr().err
+
+
 DATA = default_data_dir()
 
 
