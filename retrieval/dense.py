@@ -61,7 +61,7 @@ def fit_queries(encoder: "SentenceTransformer", prefix: str, states: Sequence[st
     budget = encoder.max_seq_length - 2 - len(tokenizer.tokenize(prefix))
 
     def lengths(lines: Sequence[str]) -> list[int]:
-        return [len(ids) for ids in tokenizer(list(lines), add_special_tokens=False)["input_ids"]]
+        return [len(ids) for ids in tokenizer(list(lines), add_special_tokens=False, verbose=False)["input_ids"]]
 
     return [state_query(state, budget, lengths) for state in states]
 

@@ -174,7 +174,9 @@ class HardNegativeMiner(L.Callback):
         dm.train_set.hard_negatives = self.mined
 
     def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
-        if (trainer.current_epoch + 1) % self.mine_every or 0 < trainer.max_steps <= trainer.global_step:
+        ends = (trainer.should_stop or 0 < trainer.max_steps <= trainer.global_step  # the budget or a step limit
+                or trainer.current_epoch + 1 >= trainer.max_epochs)
+        if (trainer.current_epoch + 1) % self.mine_every or ends:
             return  # not a mining epoch, or training ends here and the negatives would go unused
         dm: PremiseDataModule = trainer.datamodule
         self.mined = mine_hard_negatives(module, dm, self.pool, self.ranks, self.batch_size)

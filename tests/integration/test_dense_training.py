@@ -59,13 +59,22 @@ def test_training_resumes_from_last_ckpt_with_its_mined_negatives(corpus, tmp_pa
     assert (final / "modules.json").exists()
 
 
-def test_time_budget_stops_training_and_leaves_a_resumable_checkpoint(corpus, tmp_path):
+def test_time_budget_stops_training_and_leaves_a_resumable_checkpoint(corpus, tmp_path, monkeypatch):
     """With max_time one second and no step limit, training stops on time and writes last.ckpt
-    and the final model. Fails if max_time is not passed to the Trainer (it would run 10,000 steps)."""
+    and the final model, without mining negatives that nothing would train on. Fails if max_time
+    is not passed to the Trainer (it would run 10,000 steps), or if the stop mines (on the Coq
+    stdlib that is a quarter of an hour spent after the budget ran out)."""
+    import retrieval.training as training
+
+    mined_at = []
+    original = training.mine_hard_negatives
+    monkeypatch.setattr(training, "mine_hard_negatives",
+                        lambda module, *a, **kw: (mined_at.append(module.global_step), original(module, *a, **kw))[1])
     out = tmp_path / "run"
     final = train(corpus, out, max_steps=10_000, max_time="00:00:00:01")
     ckpt = torch.load(out / "last.ckpt", weights_only=False)
     assert 0 < ckpt["global_step"] < 10_000
+    assert all(step < ckpt["global_step"] for step in mined_at)
     assert (final / "modules.json").exists()
 
 
