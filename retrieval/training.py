@@ -54,8 +54,8 @@ from retrieval.training_data import TrainingPair, evaluation_theorem_names, load
 class PremiseDataset(torch.utils.data.Dataset):
     """Items ``(query, positive, negatives)`` as premise indices; one positive drawn per access.
 
-    Negatives come from ``hard_negatives[i]`` once mined (see
-    :class:`retrieval.training.HardNegativeMiner`), uniformly random premises before that.
+    Negatives come from ``hard_negatives[i]`` (BM25's at the start, then the model's: see
+    :class:`HardNegativeMiner`); a query without any gets uniformly random premises.
     """
 
     def __init__(self, pairs: Sequence[TrainingPair], num_premises: int, num_negatives: int = 1, seed: int = 0) -> None:
