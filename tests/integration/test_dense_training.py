@@ -76,6 +76,10 @@ def test_time_budget_stops_training_and_leaves_a_resumable_checkpoint(corpus, tm
     assert 0 < ckpt["global_step"] < 10_000
     assert all(step < ckpt["global_step"] for step in mined_at)
     assert (final / "modules.json").exists()
+    mined_at.clear()  # the other ends of a run: its last epoch, its last step
+    train(corpus, tmp_path / "epochs", max_steps=-1, max_epochs=1)
+    train(corpus, tmp_path / "steps", max_steps=2)
+    assert mined_at == []
 
 
 def write_jsonl(path, records):
