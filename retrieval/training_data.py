@@ -4,8 +4,10 @@ Two sources, one shape:
 
 * traced tactics (LeanDojo benchmark JSON, from Lean or the Coq tracer): the state before a tactic
   is the query, the premises annotated in the tactic that resolve in the corpus are positives;
-* ``proofs.jsonl`` (``{full_name, statement, proof}``): the statement is the query, the names the
-  proof mentions that resolve in the corpus are positives (weak supervision: a name in a proof is a
+* ``proofs.jsonl`` (``{full_name, statement, proof}``): the statement, rewritten as the proof state
+  it opens (:func:`retrieval.statement_state.statement_as_state`, so that training queries look
+  like the states of evaluation and do not carry the theorem's own name), is the query; the names
+  the proof mentions that resolve in the corpus are positives (weak supervision: a name in a proof is a
   premise of its statement). A short name is resolved as Lean would, by trying the namespaces of
   the theorem from the innermost out (``Set.foo`` mentioning ``Ioc_subset`` may mean
   ``Set.Ioc_subset``).
@@ -24,6 +26,7 @@ from typing import Iterable
 
 from retrieval.corpus import Corpus
 from retrieval.evaluation import annotated_premises, load_traced
+from retrieval.statement_state import statement_as_state
 
 _IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
 
@@ -75,7 +78,7 @@ def resolve_name(name: str, namespace: str, corpus: Corpus) -> int | None:
 
 def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset(),
                       max_positives: int = 32) -> list[TrainingPair]:
-    """Pairs (statement -> premises named in the proof) from a ``proofs.jsonl`` file."""
+    """Pairs (statement as a state -> premises named in the proof) from a ``proofs.jsonl`` file."""
     pairs = []
     with Path(path).open(encoding="utf-8") as f:
         for line in f:
@@ -90,7 +93,7 @@ def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: set[str] = froz
                 if i is not None and corpus.premises[i].full_name != name:
                     pos[i] = None
             if pos:
-                pairs.append(TrainingPair(item["statement"], tuple(pos)[:max_positives], name))
+                pairs.append(TrainingPair(statement_as_state(item["statement"]), tuple(pos)[:max_positives], name))
     return pairs
 
 

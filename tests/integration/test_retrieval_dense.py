@@ -74,12 +74,12 @@ def test_training_data_sources(corpus, tmp_path):
     assert pairs == [TrainingPair(FROB_GOAL, (corpus.index_of("frob_add"),), "t1")]
     proofs = tmp_path / "proofs.jsonl"
     proofs.write_text("\n".join(json.dumps(x) for x in [
-        {"full_name": "Foo.frob_twice", "statement": "theorem frob_twice : ...", "proof": ":= by rw [frob, add_comm']"},
+        {"full_name": "Foo.frob_twice", "statement": "@[simp] theorem frob_twice (x : ℕ) : frob x = x", "proof": ":= by rw [frob, add_comm']"},
         {"full_name": "held_out", "statement": "s", "proof": "le_refl'"},
     ]))
     assert resolve_name("frob", "Foo", corpus) == corpus.index_of("Foo.frob")
     got = pairs_from_proofs(proofs, corpus, exclude={"held_out"})
-    assert got == [TrainingPair("theorem frob_twice : ...", (corpus.index_of("Foo.frob"), corpus.index_of("add_comm'")),
+    assert got == [TrainingPair("x : ℕ\n⊢ frob x = x", (corpus.index_of("Foo.frob"), corpus.index_of("add_comm'")),
                                 "Foo.frob_twice")]
     val = tmp_path / "val.json"
     val.write_text(json.dumps(traced))
