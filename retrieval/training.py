@@ -222,13 +222,16 @@ def mine_hard_negatives(module: DenseRetrieverModule, dm: PremiseDataModule, poo
 
 
 class SaveSentenceTransformer(L.Callback):
-    """Write the encoder as a sentence-transformers directory after each epoch and at the end."""
+    """Write the encoder as a sentence-transformers directory after each whole epoch and at the
+    end. An epoch cut short by the step or time budget is not saved as ``epoch-N``: that name
+    would claim a pass over all the data (``final`` and ``last.ckpt`` hold the weights)."""
 
     def __init__(self, out_dir: str | Path) -> None:
         self.out_dir = Path(out_dir)
 
     def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
-        module.encoder.save(str(self.out_dir / f"epoch-{trainer.current_epoch}"))
+        if trainer.fit_loop.epoch_loop.batch_progress.is_last_batch:
+            module.encoder.save(str(self.out_dir / f"epoch-{trainer.current_epoch}"))
 
     def on_train_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
         module.encoder.save(str(self.out_dir / "final"))

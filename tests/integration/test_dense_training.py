@@ -43,6 +43,7 @@ def test_training_resumes_from_last_ckpt_with_its_mined_negatives(corpus, tmp_pa
     assert ckpt["global_step"] == 3
     (state,) = [v for k, v in ckpt["callbacks"].items() if k.startswith("HardNegativeMiner")]
     assert state["mined"]  # epoch 0 ended at step 2 and mined
+    assert (out / "epoch-0").exists() and not (out / "epoch-1").exists()  # epoch 1 was cut short
 
     steps, seen = [], []
     original_step = DenseRetrieverModule.training_step
