@@ -5,7 +5,7 @@ PS-2 is evaluated on tactic states (``x : ℕ\\nh : 0 < x\\n⊢ goal``) but the 
 on headers teaches the encoder two things evaluation never shows it: the theorem keyword and
 attributes, and the theorem's own name, which is the strongest lexical cue of all (``add_comm``'s
 proof mentions ``add_comm``-like names) and is absent from every state. Rewriting the header as
-the state ``intro`` of all its binders would show closes both gaps: one hypothesis line per
+the state that introducing all its binders would show closes both gaps: one hypothesis line per
 binder group, anonymous instances as ``inst✝``, then ``⊢`` and the type.
 
 The rewrite is textual and conservative: a header it cannot split (unbalanced brackets, no
@@ -55,12 +55,8 @@ def _hypothesis(binder: str) -> str | None:
     type (``{x}``), whose type only Lean's elaborator knows."""
     inner = binder[1:-1].strip()
     colon = _top_level_colon(inner)
-    if binder[0] == "[":
-        if colon is None:
-            return f"inst✝ : {inner}"
-        return f"{inner[:colon].strip()} : {inner[colon + 1:].strip()}"
-    if colon is None:
-        return None
+    if colon is None:  # an instance binder without a name is printed as Lean names it
+        return f"inst✝ : {inner}" if binder[0] == "[" else None
     return f"{inner[:colon].strip()} : {inner[colon + 1:].strip()}"
 
 
@@ -84,17 +80,17 @@ def _strip_head(statement: str) -> str:
 
 def statement_as_state(statement: str) -> str:
     """The proof state a Lean ``theorem``/``lemma`` header opens, as LeanDojo prints states."""
-    rest = _strip_head(statement)
+    head = rest = _strip_head(statement)
     lines: list[str] = []
     while rest[:1] in _OPEN:
         end = _group_end(rest, 0)
         if end is None:
-            return _strip_head(statement)
+            return head
         hypothesis = _hypothesis(rest[:end])
         if hypothesis is not None:
             lines.append(_SPACES.sub(" ", hypothesis))
         rest = rest[end:].lstrip()
     if not rest.startswith(":"):
-        return _strip_head(statement)
+        return head
     lines.append("⊢ " + _SPACES.sub(" ", rest[1:].strip()))
     return "\n".join(lines)

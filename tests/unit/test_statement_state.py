@@ -15,7 +15,7 @@ from retrieval.statement_state import statement_as_state
     # anonymous instances print as inst✝, named ones keep their name; untyped binders are dropped
     ("theorem q [Mul R] [inst : Fintype ι] {x} (c : R) : c * c = c",
      "inst✝ : Mul R\ninst : Fintype ι\nc : R\n⊢ c * c = c"),
-    # colons inside brackets and `:=` in the type are not the header's colon; whitespace is folded
+    # colons inside brackets are not the header's colon; whitespace is folded
     ("theorem r {s : ∀ x : β, b = x → Set α} :\n    ⋃ (x) (h : b = x), s x h = s b rfl",
      "s : ∀ x : β, b = x → Set α\n⊢ ⋃ (x) (h : b = x), s x h = s b rfl"),
 ])
