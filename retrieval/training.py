@@ -49,6 +49,7 @@ from retrieval.bm25 import BM25Retriever
 from retrieval.corpus import Corpus
 from retrieval.dense import PASSAGE_PREFIX, QUERY_PREFIX, default_model_path, fit_queries, load_encoder
 from retrieval.training_data import TrainingPair, evaluation_theorem_names, load_pairs
+from search_tree.errors import UserError, one_line
 
 
 class PremiseDataset(torch.utils.data.Dataset):
@@ -297,11 +298,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    corpus = Corpus.from_jsonl(args.corpus)
-    exclude = evaluation_theorem_names(args.exclude)
     if not args.traced and not args.proofs:
         parser.error("no training data: give --traced and/or --proofs files")
-    pairs = [pair for path in [*args.traced, *args.proofs] for pair in load_pairs(path, corpus, exclude)]
+    try:  # the files are untrusted input: a bad one is a usage error naming it (exit 2), not a traceback
+        corpus = Corpus.from_jsonl(args.corpus)
+        exclude = evaluation_theorem_names(args.exclude)
+        pairs = [pair for path in [*args.traced, *args.proofs] for pair in load_pairs(path, corpus, exclude)]
+    except (UserError, ValueError, FileNotFoundError) as exc:
+        parser.error(one_line(exc))
     if args.limit is not None and args.limit < len(pairs):
         pairs = random.Random(args.seed).sample(pairs, args.limit)
     print(f"{len(pairs)} training pairs ({len(exclude)} evaluation theorems excluded)")

@@ -76,13 +76,30 @@ def resolve_name(name: str, namespace: str, corpus: Corpus) -> int | None:
     return None
 
 
+def _proof_record(line: str, where: str) -> dict:
+    """One ``proofs.jsonl`` record, or ``ValueError`` naming ``where`` and the bad field: the file
+    is untrusted input, and a wrong type would otherwise surface far away, inside the tokenizer."""
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not JSON ({exc.msg})") from None
+    if not isinstance(item, dict):
+        raise ValueError(f"{where}: a record must be a JSON object, not {type(item).__name__}")
+    for field in ("full_name", "statement", "proof"):
+        if not isinstance(item.get(field, "" if field == "proof" else None), str):
+            raise ValueError(f"{where}: {field!r} must be a string")
+    return item
+
+
 def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset(),
                       max_positives: int = 32) -> list[TrainingPair]:
     """Pairs (statement as a state -> premises named in the proof) from a ``proofs.jsonl`` file."""
     pairs = []
     with Path(path).open(encoding="utf-8") as f:
-        for line in f:
-            item = json.loads(line)
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            item = _proof_record(line, f"{path}: line {number}")
             name = item["full_name"]
             if name in exclude:
                 continue
@@ -103,6 +120,8 @@ def load_pairs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset()
     records = load_traced(path)
     if not records:
         raise ValueError(f"{path}: no training pairs: the file holds no records")
+    if not isinstance(records[0], dict):
+        raise ValueError(f"{path}: a record must be a JSON object, not {type(records[0]).__name__}")
     traced = "traced_tactics" in records[0]
     pairs = pairs_from_traced(records, corpus, exclude) if traced else pairs_from_proofs(path, corpus, exclude)
     if pairs:

@@ -117,6 +117,20 @@ def test_command_line_refuses_to_train_on_nothing(tmp_path, capsys):
     assert "no training data: give --traced and/or --proofs files" in capsys.readouterr().err
 
 
+def test_command_line_names_a_bad_training_file_and_exits_2(tmp_path, capsys):
+    """Fails if a malformed proofs.jsonl or a missing corpus ends in a traceback, not a usage error."""
+    corpus = str(write_corpus(tmp_path))
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"full_name": "Foo.x", "statement": 5, "proof": "frob"}])
+    for argv in (["--corpus", corpus, "--proofs", str(bad)],
+                 ["--corpus", str(tmp_path / "nosuch.jsonl"), "--proofs", str(bad)]):
+        with pytest.raises(SystemExit) as exit_:
+            main([*argv, "--out", str(tmp_path / "run")])
+        assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: line 1: 'statement' must be a string" in err and "nosuch.jsonl" in err
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_fresh_run_trains_on_bm25_hard_negatives_over_the_whole_corpus(corpus, tmp_path, monkeypatch):
     """Before the first mining round each query's negatives are BM25's premises at the mining
     ranks, positives removed. Fails if a fresh run starts on random negatives (an hour of CPU

@@ -1,6 +1,7 @@
 """PS-2 with the real bundled MiniLM, FAISS and Lightning on a tiny corpus (no mocks)."""
 
 import json
+import re
 
 import pytest
 
@@ -89,6 +90,21 @@ def test_training_data_sources(corpus, tmp_path):
     examples = premise_examples(traced, corpus)
     assert len(examples.examples) == 2 and examples.total_tactics == 3
     assert examples.dropped["no premises"] == 1 and examples.unresolved_premises == 1
+
+
+@pytest.mark.parametrize("bad, why", [
+    ('{"full_name": "a", "statement": "theorem a : True"', "line 2: not JSON"),
+    ('["a", "theorem a : True"]', "line 2: a record must be a JSON object, not list"),
+    ('{"statement": "theorem a : True", "proof": "rfl"}', "line 2: 'full_name' must be a string"),
+    ('{"full_name": "a", "statement": 5, "proof": "rfl"}', "line 2: 'statement' must be a string"),
+    ('{"full_name": "a", "statement": "theorem a : True", "proof": ["rfl"]}', "line 2: 'proof' must be a string"),
+])
+def test_malformed_proof_records_are_errors_naming_file_and_line(corpus, tmp_path, bad, why):
+    proofs = tmp_path / "proofs.jsonl"
+    good = {"full_name": "Foo.frob_twice", "statement": "theorem frob_twice : True", "proof": "frob"}
+    proofs.write_text(json.dumps(good) + "\n" + bad + "\n")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(proofs))}: {re.escape(why)}"):
+        pairs_from_proofs(proofs, corpus)
 
 
 def test_trained_checkpoint_reloads_and_retrieves(corpus, tmp_path):
