@@ -123,7 +123,13 @@ def load_pairs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset()
     if not isinstance(records[0], dict):
         raise ValueError(f"{path}: a record must be a JSON object, not {type(records[0]).__name__}")
     traced = "traced_tactics" in records[0]
-    pairs = pairs_from_traced(records, corpus, exclude) if traced else pairs_from_proofs(path, corpus, exclude)
+    if traced:
+        try:  # the shape of a traced file is checked where it is read: a missing or mistyped field
+            pairs = pairs_from_traced(records, corpus, exclude)
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise ValueError(f"{path}: malformed traced record ({type(exc).__name__}: {exc})") from exc
+    else:
+        pairs = pairs_from_proofs(path, corpus, exclude)
     if pairs:
         return pairs
     kept = [r for r in records if (r.get("full_name") or r.get("name")) not in exclude]

@@ -12,7 +12,7 @@ from retrieval.dense import DenseRetriever, load_encoder  # noqa: E402
 from retrieval.evaluation import evaluate, premise_examples  # noqa: E402
 from retrieval.training import train_dense  # noqa: E402
 from retrieval.training_data import (  # noqa: E402
-    TrainingPair, evaluation_theorem_names, pairs_from_proofs, pairs_from_traced, resolve_name,
+    TrainingPair, evaluation_theorem_names, load_pairs, pairs_from_proofs, pairs_from_traced, resolve_name,
 )
 from retrieval_fixtures import FROB_GOAL, small_corpus  # noqa: E402
 from search_tree.protocol import Theorem  # noqa: E402
@@ -105,6 +105,19 @@ def test_malformed_proof_records_are_errors_naming_file_and_line(corpus, tmp_pat
     proofs.write_text(json.dumps(good) + "\n" + bad + "\n")
     with pytest.raises(ValueError, match=f"^{re.escape(str(proofs))}: {re.escape(why)}"):
         pairs_from_proofs(proofs, corpus)
+
+
+@pytest.mark.parametrize("record", [
+    {"traced_tactics": []},  # no full_name
+    {"full_name": "t", "traced_tactics": [{"annotated_tactic": ["", [{"full_name": "frob_add"}]]}]},  # no state
+    {"full_name": "t", "traced_tactics": [{"state_before": "⊢ x", "annotated_tactic": ["", ["frob"]]}]},
+    {"full_name": "t", "traced_tactics": 5},
+])
+def test_malformed_traced_records_are_errors_naming_the_file(corpus, tmp_path, record):
+    traced = tmp_path / "train.json"
+    traced.write_text(json.dumps([record]))
+    with pytest.raises(ValueError, match=f"^{re.escape(str(traced))}: malformed traced record"):
+        load_pairs(traced, corpus)
 
 
 def test_trained_checkpoint_reloads_and_retrieves(corpus, tmp_path):
