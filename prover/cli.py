@@ -7,7 +7,8 @@ Bad input is caught here, once: a :class:`search_tree.errors.UserError` (every e
 that reports bad input or an unknown name derives from it) or a missing file is printed as one line
 ``dojo-prover CMD: error: ...`` and the exit status is 2 (argparse's own status for bad arguments).
 Anything else is a bug and keeps its traceback. Warnings (a torn last line of a run's results, a
-corrupt line ``report`` skips) are shown one line each, likewise.
+corrupt line ``report`` skips) are shown one line each, likewise. Both quote untrusted input, so their
+control characters are shown as escapes (:func:`prover.views.safe_text.printable`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 import warnings
 from typing import NoReturn
 
+from prover.views.safe_text import printable
 from search_tree.errors import UserError, one_line
 
 # subcommand name -> module defining it
@@ -40,7 +42,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (no usage dump), like every other CLI error."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {printable(message, keep='')} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,14 +69,14 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     prefix = f"dojo-prover {args.command}"
     with warnings.catch_warnings():  # restores the default display when the command returns
-        warnings.showwarning = lambda message, *_, **__: print(f"{prefix}: warning: {one_line(message)}",
-                                                               file=sys.stderr)
+        warnings.showwarning = lambda message, *_, **__: print(
+            f"{prefix}: warning: {printable(one_line(message), keep='')}", file=sys.stderr)
         try:
             return int(args._run(args) or 0)
         except Exception as exc:
             if not is_bad_input(exc):
                 raise
-            print(f"{prefix}: error: {one_line(exc)}", file=sys.stderr)
+            print(f"{prefix}: error: {printable(one_line(exc), keep='')}", file=sys.stderr)
             return 2
 
 

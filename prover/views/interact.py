@@ -13,6 +13,10 @@ command a line, from a terminal or a pipe alike:
 A tactic the backend refuses or that fails shows the backend's message and leaves the state as it
 was. When no goal is left the proof (every step taken, in order) is re-checked like any found
 proof (:meth:`search_tree.Environment.verify`) and printed in the backend's syntax.
+
+Goals, tactics and the backend's messages are untrusted text (a statement or a project file can
+hold terminal escapes): everything the session says goes through
+:func:`prover.views.safe_text.printable` first.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from search_tree import (
 )
 from search_tree.budget import outcome_name
 from search_tree.protocol import TacticResult
+
+from prover.views.safe_text import printable
 
 HELP = ("commands: N (take suggestion N) · any tactic · back · search SECS (best-first from here) · help · quit")
 
@@ -73,10 +79,14 @@ class Interaction:
 
     def __init__(self, env: Environment, session: Session, init_state: TacticState, theorem: Theorem,
                  propose: Callable[[TacticState], list[tuple[str, float]]], say: Callable[[str], None] = print):
-        self.env, self.session, self.theorem, self.propose, self.say = env, session, theorem, propose, say
+        self.env, self.session, self.theorem, self.propose, self._say = env, session, theorem, propose, say
         self.path: list[tuple[str, TacticState]] = []  # (tactic, the state it was run at)
         self.state: TacticState | ProofFinished = init_state
         self._tried: dict[int, list[Tried]] = {}
+
+    def say(self, text: str) -> None:
+        """Show ``text``, its control characters as escapes (see the module doc)."""
+        self._say(printable(text))
 
     def suggestions(self, state: TacticState) -> list[Tried]:
         """The generator's suggestions at ``state``, best first, each run once (then remembered)."""

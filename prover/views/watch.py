@@ -4,6 +4,7 @@ What it reads: ``config.json`` (what the run proves), ``results.jsonl`` (finishe
 ``finished_at``) and ``starts.jsonl`` (each attempt handed to a worker, with ``started_at``; see
 :mod:`prover.run.evaluation`). A worker's current theorem is its latest start without a result yet.
 A run being written is read as it is: a half-written last line is left for the next frame.
+Everything read from the run is untrusted text, shown through :func:`prover.views.safe_text.rich_text`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from prover.run.analysis import load_run
+from prover.views.safe_text import rich_text
 from search_tree.errors import UserError
 
 _SPARK = " ▁▂▃▄▅▆▇█"
@@ -75,7 +77,8 @@ def _starts(path: Path) -> list[dict[str, Any]]:
             record = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
             continue
-        if isinstance(record, dict) and {"key", "attempt", "worker", "started_at"} <= record.keys():
+        if (isinstance(record, dict) and {"key", "attempt", "worker", "started_at"} <= record.keys()
+                and isinstance(record["started_at"], (int, float))):
             out.append(record)
     return out
 
@@ -114,23 +117,25 @@ def render(snap: RunSnapshot, now: float | None = None, latest: int = 5) -> Grou
     done = len(snap.records)
     proved, failed, open_ = snap.count("proved"), snap.count("failed"), snap.count("open")
     rate = f"{proved / done:.1%}" if done else "–"
-    head = Text.assemble((f"{snap.path}", "bold"), f"  {snap.benchmark} · {snap.components}\n",
-                         f"finished {done}/{snap.total}  ", ("proved " + str(proved), "green"),
+    head = Text.assemble(rich_text(snap.path, "bold"), "  ", rich_text(snap.benchmark), " · ",
+                         rich_text(snap.components), "\n", f"finished {done}/{snap.total}  ",
+                         ("proved " + str(proved), "green"),
                          f"  failed {failed}  open {open_}  left {snap.total - done}  pass rate {rate}",
                          ("  (complete)" if snap.complete else ""))
     workers = Table(title="workers", title_justify="left", expand=False)
     for column in ("worker", "theorem", "attempt", "running for"):
         workers.add_column(column)
     for s in snap.running:
-        workers.add_row(str(s["worker"]), s["key"], str(s["attempt"]), f"{now - s['started_at']:.0f}s")
+        workers.add_row(rich_text(s["worker"]), rich_text(s["key"]), rich_text(s["attempt"]),
+                        f"{now - s['started_at']:.0f}s")
     if not snap.running:
         workers.add_row("–", "(none running)" if snap.complete else "(no worker has started a task yet)", "", "")
     proofs = Table(title="latest proofs", title_justify="left", expand=False)
     for column in ("theorem", "attempt", "time", "proof"):
         proofs.add_column(column)
     for r in [r for r in snap.records if r["status"] == "proved"][-latest:]:
-        proofs.add_row(r["key"], str(r["attempt"]), f"{r['result']['total_time']:.1f}s",
-                       " ".join(r["result"]["proof"] or []))
+        proofs.add_row(rich_text(r["key"]), rich_text(r["attempt"]), f"{r['result']['total_time']:.1f}s",
+                       rich_text(" ".join(r["result"]["proof"] or [])))
     parts = [head, workers, Text("pass rate against time: " + pass_rate_line(snap.records)), proofs]
-    parts += [Text(f"warning: {p}", style="yellow") for p in snap.problems]
+    parts += [rich_text(f"warning: {p}", "yellow") for p in snap.problems]
     return Group(*parts)

@@ -90,3 +90,53 @@ def test_a_statement_rejected_by_coq_is_one_line():
                          input="", capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
     assert out.returncode == 2 and out.stderr.startswith("dojo-prover interact: error: --statement")
     assert out.stderr.count("\n") == 1
+
+
+TERMINAL_CONTROLS = {chr(c) for c in [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0)]} | {
+    "\u202e", "\u2066", "\u200b", "\u2028"}
+# an OSC 8 hyperlink, a bell, Rich-like markup, clear screen, a bidi override, backspace, carriage return
+HOSTILE = "\x1b]8;;http://evil\x07[x H]\x1b[2J\u202e\x08\r"
+HOSTILE_SHOWN = "\\x1b]8;;http://evil\\x07[x H]\\x1b[2J\\u202e\\x08\\x0d"
+
+
+def _interact(args: list[str], script: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "prover.cli", "interact", "--suggestions", "2", *args],
+                          input=script, capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=300)
+
+
+def test_terminal_escapes_in_goals_and_messages_are_shown_not_obeyed():
+    """A statement and a failing tactic's message carry escape sequences. Fails if any control,
+    bidi or separator character reaches the terminal (stdout or stderr) as itself, or if the goal
+    and Coq's message are not shown with each one written as its escape."""
+    statement = f'Lemma esc : forall s : string, s = "{HOSTILE}" -> s = s.'
+    out = _interact(["--statement", statement, "--prelude", "Require Import Coq.Strings.String.",
+                     "--prelude", "Open Scope string_scope.", "esc"],
+                    'fail "\x1b]0;owned\x07 \x9b31m".\nexact I.\nintros s H.\nreflexivity.\n')
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert not (set(out.stdout) | set(out.stderr)) & TERMINAL_CONTROLS
+    assert f'  forall s : string, s = "{HOSTILE_SHOWN}" -> s = s\n' in out.stdout
+    assert f'H : s = "{HOSTILE_SHOWN}"\n' in out.stdout
+    refused, coq_error = out.stdout.split("the state is unchanged:")[1:3]
+    assert 'fail "\\x1b]0;owned\\x07 \\x9b31m". -> refused;' in out.stdout
+    assert "refused tactic 'fail \"\\x1b]0;owned\\x07 \\x9b31m\".': it contains control characters" in refused
+    assert "exact I. -> error;" in out.stdout and HOSTILE_SHOWN in coq_error  # Coq's message quotes the goal
+    assert out.stdout.endswith("Proof.\n  intros s H.\n  reflexivity.\nQed.\n")
+
+
+def test_an_error_quoting_hostile_input_is_one_escaped_line():
+    """Fails if the one-line error naming a bad --statement passes its escape sequences to the terminal."""
+    out = _interact(["--statement", f"Lemma x : nosuch{HOSTILE} = 1.", "x"], "")
+    assert out.returncode == 2 and out.stderr.startswith("dojo-prover interact: error: --statement")
+    assert out.stderr.count("\n") == 1 and not set(out.stderr[:-1]) & TERMINAL_CONTROLS
+    assert HOSTILE_SHOWN.replace("\\x0d", "") in out.stderr.replace("\\x0d", "")
+
+
+def test_a_proof_the_recheck_rejects_exits_1_and_is_not_printed():
+    """The session accepts `destruct cheat.` (a prelude axiom proves False), the re-check does not.
+    Fails if interact then exits 0 or prints the proof as if it were checked."""
+    out = _interact(["--statement", "Lemma bad : 0 = 1.", "--prelude", "Axiom cheat : False.", "bad"],
+                    "destruct cheat.\n")
+    assert out.returncode == 1, out.stdout[-2000:]
+    assert "> the backend's re-check rejected the proof: not proved (assumes " in out.stdout
+    assert "cheat" in out.stdout.split("rejected the proof:")[1]
+    assert "Proof." not in out.stdout and "Qed." not in out.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -121,3 +122,53 @@ def test_watch_follows_a_run_that_another_process_writes(finished, tmp_path, cap
         for process in (writer,):
             if process.poll() is None:
                 process.kill()
+
+
+HOSTILE_KEY = "Coq.x\x1b]8;;http://evil\x07link\x1b]8;;\x07\x1b[2J\u202ebad\x08\r"
+
+
+def _hostile_copy(finished: Path, tmp_path: Path, proof: list[str]) -> Path:
+    """A copy of the finished run whose proved records have ``proof`` and one record whose key,
+    and the benchmark's name, carry terminal escapes."""
+    copy = tmp_path / "hostile"
+    copy.mkdir()
+    config = json.loads((finished / "config.json").read_text())
+    config["run"]["benchmark"] = "bench[/x]\x1b[31m"
+    (copy / "config.json").write_text(json.dumps(config))
+    records = [json.loads(line) for line in (finished / "results.jsonl").read_text().splitlines()]
+    for r in records:
+        if r["status"] == "proved":
+            r["result"]["proof"] = proof
+    proved = [r for r in records if r["status"] == "proved"]
+    proved[-1]["key"] = HOSTILE_KEY
+    (copy / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return copy
+
+
+@pytest.mark.parametrize("proof", [["rewrite [/x]."], ["destruct H as [x H].", "exact [bold]H[/bold]."],
+                                   ["[link=http://evil]click[/link]"], ["apply (f [ x ]) ]]."]])
+def test_proofs_are_shown_exactly_as_text_never_as_markup(finished, tmp_path, capsys, proof):
+    """Fails if Rich reads a proof as markup: a crash (MarkupError on `[/x]`) or text silently
+    dropped (`destruct H as [x H]` shown as `destruct H as`)."""
+    copy = _hostile_copy(finished, tmp_path, proof)
+    assert main(["watch", str(copy), "--once"]) == 0
+    out = capsys.readouterr().out
+    assert " ".join(proof) in out
+
+
+def test_terminal_escapes_in_a_run_are_shown_not_obeyed(finished, tmp_path, capsys):
+    """Fails if an escape sequence, bell, backspace, carriage return or bidi override read from the
+    run directory reaches the terminal as itself instead of as its visible escape."""
+    copy = _hostile_copy(finished, tmp_path, ["exact H.\x1b[1A\x9b2K"])
+    assert main(["watch", str(copy), "--once"]) == 0
+    out = capsys.readouterr().out
+    assert not set(out) & {"\x1b", "\x07", "\x08", "\r", "\u202e", "\x9b"}
+    assert "bench[/x]\\x1b[31m" in out and "exact H.\\x1b[1A\\x9b2K" in out
+    assert "Coq.x\\x1b]8;;http://evil\\x07link\\x1b]8;;\\x07\\x1b[2J\\u202ebad\\x08\\x0d" in out
+
+
+def test_an_error_naming_a_hostile_path_is_one_escaped_line(tmp_path, capsys):
+    """Fails if the CLI's one-line error passes the escape sequences of the input it quotes to the terminal."""
+    assert main(["watch", str(tmp_path / "run\x1b]0;owned\x07\u202e")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"dojo-prover watch: error: {tmp_path}/run\\x1b]0;owned\\x07\\u202e: no such run directory\n"

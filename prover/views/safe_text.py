@@ -1,0 +1,48 @@
+"""Untrusted text made safe to show: on a terminal, in a Rich renderable, in an HTML page.
+
+Goals, hypotheses, tactics, theorem names, backend messages and everything read from a run
+directory come from outside (a project's files, a generated tactic, an edited log). Printed as
+they are, an escape sequence in them would drive the user's terminal (move the cursor, rewrite
+what is on screen, set the window title, make a hyperlink, ring the bell), a bidi override or
+zero-width character would make a reader see other text than the one checked, and Rich would
+read ``[/x]`` or ``[x H]`` as markup (an error, or text silently dropped). Every view shows
+untrusted text through one of the three functions here, which keep the text readable and show
+each control character as its escape (``\\x1b``), never as its effect.
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+
+from rich.text import Text
+
+# Categories shown as escapes: controls (C0, DEL, C1: ESC, CSI, OSC, BEL, backspace, carriage
+# return), formats (bidi overrides and isolates, zero-width characters), the line and paragraph
+# separators, and lone surrogates (which a terminal's encoder cannot even write).
+_HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def printable(text: str, keep: str = "\n\t") -> str:
+    """``text`` with every control, format and separator character not in ``keep`` written as its
+    escape (``\\x1b``, ``\\u202e``); ``keep`` holds the layout characters the place allows (newline
+    and tab by default, ``""`` for a one-line place)."""
+    if text.isprintable():  # the common case: nothing to escape
+        return text
+    return "".join(_escape(char) if char not in keep and unicodedata.category(char) in _HIDDEN else char
+                   for char in text)
+
+
+def rich_text(text: object, style: str = "") -> Text:
+    """``text`` as a Rich :class:`~rich.text.Text`: printable, and never read as markup."""
+    return Text(printable(str(text)), style=style)
+
+
+def html_text(text: object) -> str:
+    """``text`` for an HTML page: printable, and with ``<``, ``&`` and both quotes escaped."""
+    return html.escape(printable(str(text)))
