@@ -73,6 +73,7 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False) 
     from tqdm import tqdm
 
     from prover.registry import with_defaults
+    from prover.views.safe_text import printable
     from prover.run.distributed import DistributedProver, Task
     from search_tree import Status
 
@@ -85,7 +86,8 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False) 
             if result.status == Status.PROVED:
                 proved += 1
                 if show:
-                    bar.write(f"proved {theorem.extra['qualified_name']} ({theorem.file_path}:{theorem.position[0]}) "
-                              f"in {result.total_time:.1f}s:\n{textwrap.indent(result.script, '    ')}")
+                    bar.write(printable(f"proved {theorem.extra['qualified_name']} ({theorem.file_path}:"
+                                        f"{theorem.position[0]}) in {result.total_time:.1f}s:\n"
+                                        f"{textwrap.indent(result.script, '    ')}"))
             bar.set_postfix_str(f"proved {proved}")
     return proved

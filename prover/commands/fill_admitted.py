@@ -57,13 +57,14 @@ def run(args: argparse.Namespace) -> int:
     from prover.coq.fill import Edit, FillError, diff_text, fill_in_copy, write_back
     from prover.coq.project import load_project
     from prover.run.evaluation import ResultsFile, run_evaluation, theorem_key
+    from prover.views.safe_text import printable
 
     project = load_project(args.project, tuple(shlex.split(args.flags)) if args.flags else None)
     if args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
     index = project_index(project, jobs=args.jobs, progress=not args.no_progress)
     for path, error in index.failed.items():
-        print(f"not compiled, its lemmas skipped: {path}: {error}")
+        print(printable(f"not compiled, its lemmas skipped: {path}: {error}"))
     targets = _targets(index, args)
     if not targets:
         print(f"no Admitted lemma to fill in {project.name}")
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 written = write_back(project, copy, out / "backup", progress=not args.no_progress)
             except FillError as exc:
-                print(f"not written: {exc}")
+                print(printable(f"not written: {exc}"))
     rows = ["| lemma | file | proved | time (s) | proof, or why not |", "|---|---|---|---|---|"]
     proved = 0
     for t in targets:
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append(f"| {t.full_name} | {t.file_path} | {'yes' if ok else 'no'} | {seconds} | {_cell(text)} |")
     table = "\n".join(rows) + "\n"
     (out / "fill-admitted.md").write_text(f"# fill-admitted {project.name}\n\n{table}")
-    print(table, end="")
+    print(printable(table), end="")
     print(f"{proved}/{len(targets)} admitted lemmas proved; patch: {diff_path}"
           + (f"; written: {', '.join(written)} (originals in {out / 'backup'})" if written else ""))
     return 0

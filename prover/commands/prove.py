@@ -37,6 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prover.views.safe_text import printable
     from search_tree import Status
 
     for flag, value in (("--timeout", args.timeout), ("--tactic-timeout", args.tactic_timeout),
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     with env:
         theorem = statement_theorem(env, args) if args.statement else env.theorem(args.theorem)
         where = f"{theorem.file_path}:{theorem.position[0]}" if theorem.position else "(statement given)"
-        print(f"proving {theorem.full_name} from {where} ...", flush=True)
+        print(printable(f"proving {theorem.full_name} from {where} ..."), flush=True)
         started = time.monotonic()
         result = prover.search(env, theorem)
     print(f"status: {result.status.value} ({result.stop_reason})")
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
           f"{result.num_env_calls} tactics run, {result.num_expansions} states expanded")
     if result.status == Status.PROVED:
         print("proof (checked by coqc and coqchk, no axioms beyond the stdlib's):")
-        print(f"Proof.\n{textwrap.indent(result.script, '  ')}\nQed.")
+        print(printable(f"Proof.\n{textwrap.indent(result.script, '  ')}\nQed."))
         return 0
     return 1
 

@@ -11,8 +11,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from prover.run.report import write_report
+    from prover.views.safe_text import printable
 
     path = write_report(args.run_dir)
-    print(path.read_text())
-    print(f"written: {path}")
+    print(printable(path.read_text()))  # theorem names and proofs come from the run's files
+    print(printable(f"written: {path}"))
     return 0

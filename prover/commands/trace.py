@@ -59,6 +59,7 @@ def _trace_coq(args: argparse.Namespace) -> int:
     from prover.coq.build import project_index
     from prover.coq.project import load_project
     from prover.coq.tracer import ensure_traced
+    from prover.views.safe_text import printable
 
     workers = 1 if args.workers is None else args.workers
     if workers < 1:
@@ -75,7 +76,7 @@ def _trace_coq(args: argparse.Namespace) -> int:
         print(f"throughput: {s.steps_per_cpu_second:.0f} tactic steps per CPU second ({s.steps_now} steps, "
               f"{s.cpu_seconds_now:.1f} CPU s, {s.seconds_now:.1f} s wall summed over workers)")
     for line in s.problems():
-        print(line)
+        print(printable(line))
     return 1 if s.failed else 0
 
 

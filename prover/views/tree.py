@@ -6,6 +6,10 @@ call into the prover, and the searches' own events (``expand`` with best-first's
 MCTS's ``visits``/``value``; ``cycle`` and ``merge`` right after the tactic they judge). From these
 every edge gets one :data:`KINDS` outcome. Ids alone cannot tell a merge from a new state (a
 backend may number every result afresh), which is why the states are logged with their keys' first id.
+
+A log is read from a run directory, which anyone may have edited: an event whose fields are not of
+the types the search writes (an id that is not an integer, an outcome no search logs, a goal that
+is not text) is left out as malformed, so that what a view shows is never made of anything else.
 """
 
 from __future__ import annotations
@@ -56,6 +60,35 @@ class SearchTree:
 
 
 _NUMBERS = ("priority", "visits", "value")
+_OUTCOMES = ("state", "proved", "given_up", "error", "timeout", "crash", "refused")  # outcome_name's
+
+
+def _typed(value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` if it is a ``kind`` (a bool is not a number here), else a TypeError naming ``what``."""
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TypeError(f"{what} is {type(value).__name__}, not {getattr(kind, '__name__', 'a number')}")
+    return value
+
+
+def _numbers(event: dict[str, Any], names: tuple[str, ...]) -> dict[str, float]:
+    return {k: _typed(event[k], (int, float), k) for k in names if k in event}
+
+
+def _goals(goals: Any) -> list[dict[str, Any]] | None:
+    """The goals of a ``state`` event, checked to be what :meth:`search_tree.Meter.describe` writes."""
+    if goals is None:
+        return None
+    for goal in _typed(goals, list, "goals"):
+        _typed(goal, dict, "a goal")
+        _typed(goal["target"], str, "a goal's target")
+        if goal.get("name") is not None:
+            _typed(goal["name"], str, "a goal's name")
+        for hypothesis in _typed(goal.get("hypotheses", []), list, "a goal's hypotheses"):
+            if len(_typed(hypothesis, list, "a hypothesis")) != 2:
+                raise TypeError("a hypothesis is not a [name, type] pair")
+            for part in hypothesis:
+                _typed(part, str, "a hypothesis' name or type")
+    return goals
 
 
 def build_tree(events: list[dict[str, Any]], proof: list[str] | None = None,
@@ -81,28 +114,35 @@ def _apply(e: dict[str, Any], nodes: dict[int, StateNode], same: dict[int, int],
            root: int | None) -> int | None:
     """Add one event to the tree being built; returns the root (the first state a call was made at)."""
 
-    def node(state_id: int) -> StateNode:
+    def node(state_id: Any) -> StateNode:
+        state_id = _typed(state_id, int, "a state id")
         state_id = same.get(state_id, state_id)
         return nodes.setdefault(state_id, StateNode(state_id))
 
     kind = e.get("event")
     if kind == "state":
         if "same_as" in e:
-            same[e["state"]] = same.get(e["same_as"], e["same_as"])
+            same[_typed(e["state"], int, "a state id")] = same.get(e["same_as"], _typed(e["same_as"], int, "same_as"))
         else:
-            node(e["state"]).goals = e.get("goals")
+            node(e["state"]).goals = _goals(e.get("goals"))
     elif kind == "expand":
         n = node(e["state"])
-        n.numbers.update({k: e[k] for k in _NUMBERS if k in e})
+        n.numbers.update(_numbers(e, _NUMBERS))
     elif kind in ("tactic", "focus"):
+        outcome = e["outcome"]
+        if outcome not in _OUTCOMES:
+            raise TypeError(f"outcome {str(outcome)[:40]!r} is not one a search logs")
+        message = e.get("message")
+        tactic = (_typed(e["tactic"], str, "a tactic") if kind == "tactic"
+                  else f"(focus on goal {_typed(e['goal'], int, 'a goal number') + 1})")
+        step = Step(tactic, outcome, message=None if message is None else _typed(message, str, "a message"),
+                    seconds=_typed(e.get("seconds", 0.0), (int, float), "seconds"),
+                    numbers=_numbers(e, ("logprob", "prior")))
         src = node(e["state"])
         if root is None:
             root = src.id
             reached.add(root)
-        tactic = e["tactic"] if kind == "tactic" else f"(focus on goal {e['goal'] + 1})"
-        step = Step(tactic, e["outcome"], message=e.get("message"), seconds=e.get("seconds", 0.0),
-                    numbers={k: e[k] for k in ("logprob", "prior") if k in e})
-        if e["outcome"] == "state":
+        if outcome == "state":
             target = node(e["next_state"])
             step.target = target.id
             step.kind = "merged" if target.id in reached else "new"

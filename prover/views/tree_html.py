@@ -9,14 +9,19 @@ Merged and cycle edges link to the state they reached (``#s<id>``) instead of re
 A little inline script does two things, both also reachable from the address: ``#s<id>`` opens
 every ``<details>`` around state ``<id>`` and its goals (what the links use), and the search box
 (or ``#find=<text>``) opens and marks every edge or goal whose text contains ``<text>``.
+
+Every text from the log (tactics, goals, messages, names) and from the run's records goes into the
+page through :func:`prover.views.safe_text.html_text`: escaped for HTML, control and bidi
+characters shown as escapes. What is not text (kinds, ids, numbers) :mod:`prover.views.tree` has
+checked to be what a search writes.
 """
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
+from prover.views.safe_text import html_text
 from prover.views.tree import SearchTree, Step, build_tree, instructive
 
 _KIND_LABELS = {"new": "new state", "merged": "merged into", "cycle": "cycle back to", "proved": "proof finished",
@@ -54,9 +59,9 @@ def _goals(goals: list[dict[str, Any]] | None) -> str:
         return "<p class='num'>(no goal in focus: the block is solved, others wait)</p>"
     parts = []
     for i, g in enumerate(goals, 1):
-        hyps = "".join(f"{html.escape(n)} : {html.escape(t)}\n" for n, t in g.get("hypotheses", []))
-        name = f" ({html.escape(g['name'])})" if g.get("name") else ""
-        parts.append(f"<pre class='goal'>goal {i}{name}\n{hyps}{'─' * 20}\n{html.escape(g['target'])}</pre>")
+        hyps = "".join(f"{html_text(n)} : {html_text(t)}\n" for n, t in g.get("hypotheses", []))
+        name = f" ({html_text(g['name'])})" if g.get("name") else ""
+        parts.append(f"<pre class='goal'>goal {i}{name}\n{hyps}{'─' * 20}\n{html_text(g['target'])}</pre>")
     return "".join(parts)
 
 
@@ -67,8 +72,8 @@ def _numbers(numbers: dict[str, float]) -> str:
 def _step_label(step: Step) -> str:
     label = _KIND_LABELS.get(step.kind, step.kind)
     target = f" <a href='#s{step.target}'>state {step.target}</a>" if step.kind in ("merged", "cycle") else ""
-    message = f" <span class='msg'>{html.escape(step.message[:300])}</span>" if step.message else ""
-    return (f"<code>{html.escape(step.tactic)}</code> <span class='kind k-{step.kind}'>{label}</span>{target}"
+    message = f" <span class='msg'>{html_text(step.message[:300])}</span>" if step.message else ""
+    return (f"<code>{html_text(step.tactic)}</code> <span class='kind k-{step.kind}'>{label}</span>{target}"
             f" <span class='num'>{1000 * step.seconds:.1f} ms</span>{_numbers(step.numbers)}{message}")
 
 
@@ -90,15 +95,15 @@ def _state(tree: SearchTree, state_id: int, open_goals: bool) -> str:
 
 def tree_page(tree: SearchTree, title: str, summary: str = "") -> str:
     """The whole page for one search (``summary``: a line of text under the title)."""
-    warn = "".join(f"<p class='warn'>warning: {html.escape(p)}</p>" for p in tree.problems)
+    warn = "".join(f"<p class='warn'>warning: {html_text(p)}</p>" for p in tree.problems)
     kinds: dict[str, int] = {}
     for node in tree.nodes.values():
         for step in node.steps:
             kinds[step.kind] = kinds.get(step.kind, 0) + 1
     counts = ", ".join(f"{_KIND_LABELS.get(k, k)} {n}" for k, n in sorted(kinds.items()))
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{_STYLE}</style><script>{_SCRIPT}</script></head><body><h1>{html.escape(title)}</h1>"
-            f"<p>{html.escape(summary)} {len(tree.nodes)} states; edges: {counts}. The proof path is bold green "
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html_text(title)}</title>"
+            f"<style>{_STYLE}</style><script>{_SCRIPT}</script></head><body><h1>{html_text(title)}</h1>"
+            f"<p>{html_text(summary)} {len(tree.nodes)} states; edges: {counts}. The proof path is bold green "
             f"and open; click a state's line for its goals.</p>{warn}"
             f"<p><input id='q' size='40' placeholder='find a tactic, message or goal text' "
             f"oninput='find(this.value)'> <span id='hits'></span></p>"

@@ -101,3 +101,43 @@ def test_page_renders_goals_and_a_collapsed_state_opens_in_chromium(search, tmp_
     assert wrapper_open(dom(f"s{target}"))  # a link's target (Chromium also opens these by itself)
     found = dom("find=revert%20H.")  # the search box's script, driven from the address
     assert wrapper_open(found) and re.search(r'<summary class="hit"><code>revert H\.</code>', found)
+
+
+INJECT = "<img src=x onerror=\"document.body.dataset.owned=1\">"
+HOSTILE_EVENTS = [
+    {"event": "state", "state": 0, "goals": [{"name": f"g{INJECT}", "hypotheses": [[f"H{INJECT}", "\x1b[2Jn = m"]],
+                                               "target": f"m = n{INJECT}\u202e"}]},
+    {"event": "tactic", "state": 0, "tactic": f"exact {INJECT}'>", "outcome": "error",
+     "message": f"</span>{INJECT}\x07", "seconds": 0.1},
+    {"event": "tactic", "state": 0, "tactic": "t1", "outcome": f"error'>{INJECT}", "seconds": 0.1},
+    {"event": "tactic", "state": 0, "tactic": "t2", "outcome": "state", "next_state": f"1'>{INJECT}"},
+    {"event": "tactic", "state": 0, "tactic": "t3", "outcome": "error", "seconds": f"{INJECT}"},
+    {"event": "tactic", "state": 0, "tactic": ["t4"], "outcome": "error"},
+    {"event": "expand", "state": 0, "priority": f"{INJECT}"},
+    {"event": "state", "state": 2, "goals": [{"target": ["not text"]}]},
+    {"event": "tactic", "state": 0, "tactic": "exact H.", "outcome": "proved", "seconds": 0.2},
+]
+
+
+def test_a_hostile_log_cannot_put_markup_or_escapes_into_a_page(tmp_path):
+    """A log edited to inject HTML through every field (tactic, message, goal, hypothesis, goal
+    name, outcome, state id, seconds, numbers). Fails if a field the search writes as text reaches
+    the page unescaped or with raw control characters, if a field of the wrong type or an unknown
+    outcome is drawn instead of being left out with a warning, or (in Chromium) if the injected
+    handler runs."""
+    tree = build_tree(HOSTILE_EVENTS, ["exact H."])
+    assert [s.tactic for s in tree.nodes[0].steps] == [f"exact {INJECT}'>", "exact H."]
+    assert [re.sub(r" \(.*", "", p) for p in tree.problems] == [f"event {i}" for i in (3, 4, 5, 6, 7, 8)]
+    assert all("is malformed (TypeError" in p for p in tree.problems)
+    page = tree_page(tree, f"title {INJECT}", f"summary {INJECT}")
+    assert "<img" not in page and "\x1b" not in page and "\x07" not in page and "\u202e" not in page
+    assert "exact &lt;img src=x onerror=&quot;document.body.dataset.owned=1&quot;&gt;&#x27;&gt;" in page
+    assert "H&lt;img" in page and "\\x1b[2Jn = m" in page and "m = n&lt;img" in page and "\\u202e" in page
+    assert "&lt;/span&gt;&lt;img" in page and "\\x07" in page
+    if _chromium() is None:
+        pytest.skip("no Chromium to open the page in")
+    path = tmp_path / "hostile.html"
+    path.write_text(page)
+    out = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", f"file://{path}"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "<body" in out.stdout and "data-owned" not in out.stdout and "<img" not in out.stdout

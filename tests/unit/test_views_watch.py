@@ -128,8 +128,8 @@ HOSTILE_KEY = "Coq.x\x1b]8;;http://evil\x07link\x1b]8;;\x07\x1b[2J\u202ebad\x08\
 
 
 def _hostile_copy(finished: Path, tmp_path: Path, proof: list[str]) -> Path:
-    """A copy of the finished run whose proved records have ``proof`` and one record whose key,
-    and the benchmark's name, carry terminal escapes."""
+    """A copy of the finished run whose proved records have ``proof`` and keys, and whose
+    benchmark's name, carry terminal escapes."""
     copy = tmp_path / "hostile"
     copy.mkdir()
     config = json.loads((finished / "config.json").read_text())
@@ -139,8 +139,8 @@ def _hostile_copy(finished: Path, tmp_path: Path, proof: list[str]) -> Path:
     for r in records:
         if r["status"] == "proved":
             r["result"]["proof"] = proof
-    proved = [r for r in records if r["status"] == "proved"]
-    proved[-1]["key"] = HOSTILE_KEY
+    for i, r in enumerate(r for r in records if r["status"] == "proved"):
+        r["key"] = f"{HOSTILE_KEY}{i}"
     (copy / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     return copy
 
@@ -172,3 +172,19 @@ def test_an_error_naming_a_hostile_path_is_one_escaped_line(tmp_path, capsys):
     assert main(["watch", str(tmp_path / "run\x1b]0;owned\x07\u202e")]) == 2
     err = capsys.readouterr().err
     assert err == f"dojo-prover watch: error: {tmp_path}/run\\x1b]0;owned\\x07\\u202e: no such run directory\n"
+
+
+def test_report_prints_a_hostile_run_escaped(finished, tmp_path, capsys):
+    """Fails if `report`'s terminal output or its tree pages pass the escape sequences of a run's
+    benchmark name or proofs on as themselves (the Markdown file keeps them; what is shown is escaped)."""
+    copy = _hostile_copy(finished, tmp_path, ["exact H.\x1b[1A\x9b2K", "[/x]"])
+    assert main(["report", str(copy)]) == 0
+    out = capsys.readouterr().out
+    assert not set(out) & {"\x1b", "\x07", "\x08", "\r", "\u202e", "\x9b"}
+    assert "| benchmark | `bench[/x]\\x1b[31m` (limit 8) |" in out
+    assert "  ```\n  exact H.\\x1b[1A\\x9b2K\n  [/x]\n  ```" in out
+    pages = [page.read_text() for page in (copy / "trees").glob("*.html")]
+    assert pages and all("\x1b" not in page and "\x9b" not in page for page in pages)
+    assert any("Coq.x\\x1b]8;;http://evil\\x07link" in page for page in pages)
+    assert "- [Coq.x\\x1b]8;;http://evil\\x07link\\x1b]8;;\\x07\\x1b[2J\\u202ebad\\x08\\x0d" in out
+    assert "\x1b" in (copy / "report.md").read_text()
