@@ -14,6 +14,8 @@ def run(args: argparse.Namespace) -> int:
     from prover.views.safe_text import printable
 
     path = write_report(args.run_dir)
-    print(printable(path.read_text()))  # theorem names and proofs come from the run's files
+    # theorem names and proofs come from the run's files; read as bytes, so that a carriage return
+    # in them is shown, not taken for a line break
+    print(printable(path.read_bytes().decode("utf-8", "replace")))
     print(printable(f"written: {path}"))
     return 0
