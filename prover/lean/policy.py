@@ -5,148 +5,259 @@ the rendered proof is spliced into the theorem's source file when it is verified
 could give up, escape the tactic block, run code, or weaken the check is refused before it reaches
 Lean, with a :class:`TacticError` of kind ``REFUSED`` naming the input and the reason.
 
-Decisions (each one is a rule below):
+The text is first split into Lean's tokens (:mod:`prover.lean.lexer`, which refuses comments,
+unterminated or raw literals, control and invisible characters), so every rule below sees a
+string literal, a ``«name»`` or a character literal as Lean does. Then, in order:
 
 * ``sorry``, ``admit``, ``stop`` and ``sorryAx``: give-ups, never part of a proof.
-* ``?``-tactics (``exact?``, ``apply?``, ``rw?``, ``simp?``, ``simp_all?``, ``aesop?``, ...) and
-  ``hint``: they search a library and print a suggestion; ``apply?`` can leave the goal closed by
-  ``sorry``, and a proof should contain the suggestion, not the search. ``polyrith`` too: it calls
-  an external web service.
-* commands (``theorem``, ``def``, ``#eval``, ``#print``, ``import``, ``set_option``, ``attribute``,
-  ``macro``, ``syntax``, ``elab``, ``notation``, ``axiom``, ``termination_by``, ...): inside a
-  spliced proof they would end the tactic block and run as commands of the file.
-  ``set_option ... in`` is refused as well, since options such as ``debug.skipKernelTC`` weaken
-  the kernel check. ``open Foo in tac`` is allowed: it only scopes names and notation.
-* meta-programming and IO escapes (``run_tac``, ``run_cmd``, ``run_elab``, ``run_meta``,
-  ``unsafe``, ``IO``, ``System``, ``dbg_trace``, ``implemented_by``, ``extern``): arbitrary code
-  on the machine that runs the search.
-* ``native_decide``, ``decide +native``, ``(config := {native := true})`` and the names behind
-  them (``Lean.ofReduceBool``, ``Lean.ofReduceNat``, ``Lean.reduceBool``, ``Lean.trustCompiler``):
-  the proof would rest on the compiler through an extra axiom, and LeanDojo's check does not list
-  axioms. ``decide``'s other options (``kernel := true``) and ``simp (config := {decide := true})``
-  stay allowed: their proofs are still checked by the kernel.
-* ``where`` and ``@[...]``: they attach definitions or attributes to the declaration itself.
-* comments: ``/-``/``-/`` could swallow the rest of the source file at verification (an unterminated
-  one everything after the proof), ``--`` the rest of the line: neither belongs in a tactic, and a
-  comment would hide from this policy text that Lean never sees (or the reverse).
-* text whose brackets (``() [] {} ⟨⟩ ⦃⦄ ⟦⟧``) or string quotes do not balance, and a tactic that
-  ends in an opener (``by``, ``=>``, ``:=``, ``with``, ``fun``, ``·``, ``<;>``, ``|``, ``do``,
-  ``then``, ``else``): in the rendered proof they would close an enclosing term or take the next
-  tactics into their own body, so the file Lean checks would no longer be the tactics searched.
-* empty input, control and invisible characters (Unicode formats such as bidi overrides, line and
-  paragraph separators), and input longer than ``max_length``.
+* ``?``-tactics (``exact?``, ``apply?``, ``rw?``, ``simp?``, ``aesop?``: a listed tactic's name with
+  ``?``), wherever they stand (``(apply?)``, ``{ apply? }``), and ``hint``, ``polyrith``: they
+  search and print a suggestion (``apply?`` can leave the goal closed by ``sorry``; ``polyrith``
+  calls a web service); a proof should contain the suggestion, not the search.
+* compiler trust, in every spelling: any name with a component ``native`` (``decide +native``,
+  ``(config := { «native» := Bool.true })``, ``(native := !false)``), ``native_decide``,
+  ``bv_decide``, ``bv_check`` and the names behind them (``Lean.ofReduceBool``,
+  ``Lean.ofReduceNat``, ``Lean.trustCompiler``...). Such a proof rests on the compiler through an
+  extra axiom, and LeanDojo's check does not list axioms. A tactic's ``config :=`` must be a
+  structure instance that names its fields (``{ kernel := true }``), since a positional one
+  (``⟨false, true⟩``, ``DecideConfig.mk ..``) or another value (``{ cfg with .. }``, a constant) can
+  turn ``native`` on without naming it. Kernel-checked options (``decide (config := { kernel :=
+  true })``, ``simp (config := { decide := true })``) stay allowed.
+* ``#`` commands (``#eval``, ``#exit``, ``#print``; a lower-case name of at least four letters,
+  so that notations such as ``#α`` or ``#s`` pass).
+* meta-programming and IO escapes (``run_tac``, ``run_cmd``, ``unsafe``, ``IO``, ``System``,
+  ``dbg_trace``, ``implemented_by``, ``extern``...): arbitrary code on the machine; name and
+  syntax quotations (`` `foo``, `` `(tactic| ..)``) too, after the command rule.
+* commands and declaration modifiers (:data:`prover.lean.vocabulary.COMMANDS`), anywhere: inside a
+  spliced proof they end the tactic block and run as commands of the file (``set_option ... in`` as
+  well: options such as ``debug.skipKernelTC`` weaken the kernel check), and ``@[...]`` attributes.
+* a tactic that ends in an opener (``by``, ``=>``, ``:=``, ``with``, ``fun``, ``·``, ``<;>``, ``|``,
+  ``do``, ``then``, ``else``): its body would be the next tactics of the rendered proof.
+* ``open``, except as ``open Foo in <tactic>`` at the start (it only scopes names and notation).
+* the allow-list: the word at every tactic position (:func:`tactic_positions`: the start, after
+  ``;``, ``<;>``, ``by``, ``·``, a bracket or a combinator, a match arm's ``=>``, a line at the
+  column of its block) must be a tactic of :data:`prover.lean.vocabulary.TACTICS`; anything else,
+  a command nobody listed included, fails closed.
 
 Lines of a multi-line tactic may start at column 0 (``cases h with`` then ``| inl h => ...``, as
 LeanDojo traces them): the renderer (:mod:`prover.lean.script`) indents every line into the proof's
 block, and :func:`structure_problem` is checked again on the whole rendered block before the final
 check, so no line of a tactic can become a command of the file.
 
-Words are matched as whole Lean tokens, so ``List.get?`` or ``sorry_lemma`` are not refused, but
-a keyword inside a string literal is (a lost suggestion is cheaper than a hole in the check).
-``?``-tactics are recognised in tactic position only; ``#`` commands by a lower-case name of at
-least four letters, so that notations such as ``#α`` or ``#s`` (cardinality) pass.
+Words are matched as whole Lean names (``List.get?`` or ``sorry_lemma`` are not refused); the
+names of a string literal's contents are not words, since the lexer knows where literals end.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from prover.lean.lexer import LexError, Token, bracket_problem, tokenize
+from prover.lean.vocabulary import COMMANDS, TACTICS
 from search_tree.protocol import ErrorKind, TacticError
 
 DEFAULT_MAX_LENGTH = 4096
 
-# (pattern, reason); patterns are searched anywhere in the tactic text.
-_IDENT_BEFORE = r"(?<![\w.'!?\u2080-\u209c])"
-_IDENT_AFTER = r"(?![\w'!?\u2080-\u209c])"
+_GIVE_UPS = {"sorry", "admit", "stop"}
+_SUGGESTIONS = {"hint", "polyrith", "rw_search", "library_search", "says"}
+_COMPILER = {"native", "native_decide", "bv_decide", "bv_check", "ofReduceBool", "ofReduceNat", "reduceBool",
+             "reduceNat", "trustCompiler"}
+_ESCAPE_WORDS = {"run_tac", "run_cmd", "run_elab", "run_meta", "unsafe", "implemented_by", "extern"}
+_ESCAPE_PARTS = {"IO", "EIO", "BaseIO", "System", "unsafeIO", "unsafeEIO", "unsafeBaseIO", "dbg_trace", "dbgTrace",
+                 "evalExpr", "evalConst", "unsafeCast"}
+_HASH_COMMAND = re.compile(r"[a-z][a-z_]{3,}!?\Z")
+_DANGLING_WORDS = {"by", "with", "fun", "do", "then", "else"}
+_DANGLING_SYMBOLS = {"=>", ":=", "<;>", "·", "|", "λ"}
 
-
-# Where a tactic (rather than a term) starts: the beginning, after `;`, `<;>`, `by`, `·`, a
-# newline, `=>` or `|` (alternatives and match arms), or a combinator. A name ending in `?` in
-# term position (`rw [mem_iff_get?]`) is a lemma, not a `?`-tactic.
-_TACTIC_HEAD = (r"(?:\A|[;\n·|]|<;>|=>|" + _IDENT_BEFORE
-                + r"(?:by|try|repeat|all_goals|any_goals|focus|first|iterate\s+\d+|on_goal\s+-?\d+\s*=>))\s*")
-
-
-def _words(*words: str) -> str:
-    return _IDENT_BEFORE + "(?:" + "|".join(re.escape(w) for w in words) + ")" + _IDENT_AFTER
-
-
-def _components(*names: str) -> str:
-    """``names`` as any component of a dotted name, so ``_root_.Lean.ofReduceBool`` or ``Lean.sorryAx``
-    is caught as surely as the bare name."""
-    return r"(?<![\w'!?\u2080-\u209c])(?:" + "|".join(re.escape(n) for n in names) + ")" + _IDENT_AFTER
-
-
-_RULES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(_words("sorry", "admit", "stop") + "|" + _components("sorryAx")),
-     "gives up the goal instead of proving it"),
-    (re.compile(_TACTIC_HEAD + r"[A-Za-z_][\w']*\?(?![\w?'])"),
-     "`?`-tactics search and print suggestions (and may close goals with `sorry`); use the suggestion"),
-    (re.compile(_words("hint", "polyrith")), "suggestion tactic (polyrith calls a web service)"),
-    (re.compile(_components("native_decide", "ofReduceBool", "ofReduceNat", "reduceBool", "reduceNat",
-                            "trustCompiler") + r"|\+\s*native" + _IDENT_AFTER
-                + r"|" + _words("native") + r"\s*:=\s*true"),
-     "relies on the axiom Lean.ofReduceBool (trusts the compiler)"),
-    (re.compile(r"#[a-z][a-z_]{3,}!?(?![\w'])"), "a `#` command is not a tactic"),
-    (re.compile(_words("run_tac", "run_cmd", "run_elab", "run_meta", "unsafe", "implemented_by", "extern")
-                + "|" + _components("IO", "EIO", "BaseIO", "System", "unsafeIO", "unsafeEIO", "unsafeBaseIO",
-                                    "dbg_trace", "dbgTrace", "evalExpr", "evalConst", "unsafeCast")),
-     "meta-programming or IO escape"),
-    (re.compile(_words(
-        "theorem", "lemma", "def", "abbrev", "example", "instance", "axiom", "opaque", "structure",
-        "class", "inductive", "mutual", "namespace", "section", "end", "universe", "variable",
-        "import", "attribute", "macro", "macro_rules", "syntax", "elab", "elab_rules",
-        "declare_syntax_cat", "notation", "infix", "infixl", "infixr", "prefix", "postfix",
-        "initialize", "builtin_initialize", "deriving", "partial", "private", "protected",
-        "noncomputable", "set_option", "termination_by", "decreasing_by", "export", "where", "nonrec")),
-     "a command (or declaration modifier) is not a tactic"),
-    (re.compile(r"@\["), "an attribute belongs to a declaration, not a tactic"),
-]
-
-# Rules on the text's structure, checked on each tactic and again on the whole rendered block.
-_STRUCTURE: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"/-|-/"), "block comments are not allowed in a tactic"),
-    (re.compile(r"--"), "line comments are not allowed in a tactic"),
-    (re.compile(r"[\x00-\x08\x0b-\x1f\x7f]"), "control characters"),
-]
-_CLOSERS = {")": "(", "]": "[", "}": "{", "⟩": "⟨", "⦄": "⦃", "⟧": "⟦"}
-_OPENERS = {v: k for k, v in _CLOSERS.items()}
-_INVISIBLE = {"Cf", "Zl", "Zp", "Co", "Cs", "Cn"}  # formats (bidi, zero-width), separators, unassigned
-_DANGLING = re.compile(r"(?:" + _IDENT_BEFORE + r"(?:by|with|fun|do|then|else)|=>|:=|<;>|[·|λ])\s*\Z")
-
-
-def _bracket_problem(text: str) -> str | None:
-    """The first bracket that does not match, in Lean's pairs; string contents count too (a lost
-    suggestion is cheaper than a parse the policy did not foresee)."""
-    stack: list[str] = []
-    for char in text:
-        if char in _OPENERS:
-            stack.append(char)
-        elif char in _CLOSERS:
-            if not stack or stack[-1] != _CLOSERS[char]:
-                return f"unbalanced brackets ({char!r} closes {repr(stack[-1]) if stack else 'nothing'})"
-            stack.pop()
-    return f"unbalanced brackets ({stack[-1]!r} is never closed)" if stack else None
+# The tactic-position recognizer's vocabulary: combinators whose argument is a tactic, heads
+# whose tactic follows `=>` (or `in`), and tactics whose `| pattern =>` arms hold tactics.
+_COMBINATORS = {"try", "repeat", "repeat'", "all_goals", "any_goals", "focus", "classical", "with_reducible",
+                "with_reducible_and_instances", "with_unfolding_all"}
+_ARROW_HEADS = {"on_goal", "case", "case'", "next", "conv", "conv_lhs", "conv_rhs"}
+_ARM_HEADS = {"cases", "induction", "match"}
+_TERM_LETS = {"have", "let", "haveI", "letI", "show"}  # in a term, their `;` belongs to the term
+_CONTINUING_WORDS = {"from", "fun", "then", "else", "do", "calc", "at", "using", "with", "in"}
 
 
 def structure_problem(text: str) -> str | None:
     """Why ``text`` (a tactic, or a whole rendered block) could end, comment out or extend what
-    encloses it, or None: comments, control or invisible characters, unbalanced brackets or quotes."""
-    for pattern, reason in _STRUCTURE:
-        match = pattern.search(text)
-        if match is not None:
-            return f"{reason} (found {match.group(0)!r})"
-    invisible = next((c for c in text if unicodedata.category(c) in _INVISIBLE), None)
-    if invisible is not None:
-        return f"invisible character U+{ord(invisible):04X} ({unicodedata.name(invisible, 'unnamed')})"
-    if len(re.findall(r'(?<!\\)"', text)) % 2:
-        return "unterminated string literal (an odd number of '\"')"
-    return _bracket_problem(text)
+    encloses it, or None: what the lexer refuses (comments, unterminated or raw literals, control
+    and invisible characters) and unbalanced brackets."""
+    try:
+        return bracket_problem(tokenize(text))
+    except LexError as exc:
+        return str(exc)
 
-# `open A B in <tactic>` is a tactic; `open` anywhere else is the command.
-_OPEN_WORD = re.compile(_words("open"))
-_OPEN_IN = re.compile(r"\Aopen\s+(?:scoped\s+)?[\w.'\s]+?\s+in(?=\s)")
+
+def _name(token: Token) -> str | None:
+    """An undotted name's text (guillemets removed), else None."""
+    return token.parts[0] if token.kind == "name" and len(token.parts) == 1 else None
+
+
+def _adjacent(first: Token, second: Token) -> bool:
+    return first.start + len(first.text) == second.start
+
+
+def tactic_positions(tokens: list[Token]) -> set[int]:
+    """The indices of the tokens where a tactic starts. The model of Lean's tactic grammar: a
+    tactic starts the text, follows ``;`` or ``<;>`` where tactics are separated (not inside a term's
+    brackets), ``by``, a focusing ``·`` or bracket at a tactic position, a combinator (``try``,
+    ``all_goals``, ``iterate n``, ``first |``), the ``=>`` of ``case``/``next``/``conv`` or of a
+    ``cases``/``induction``/``match`` arm, ``open ... in``; and it starts a line at the column of the
+    block it belongs to (Lean's column rule), unless the line before ends in a symbol or word that
+    a term continues (``:=``, ``,``, ``from``...)."""
+    marked = {0} if tokens else set()
+    blocks: list[tuple[int, int]] = []  # (column, bracket depth) of the open tactic blocks
+    tactic_frame, heads, arm, arrow, term_let = [True], [""], [False], [False], [False]  # per depth
+    for i, token in enumerate(tokens):
+        depth = len(tactic_frame) - 1
+        if token.first_on_line and i > 0:
+            blocks = [(c, d) for c, d in blocks if d < depth or (d == depth and c <= token.column)]
+            before = tokens[i - 1]
+            continuing = ((before.kind == "symbol" and before.text != ";")
+                          or (before.kind == "name" and before.text in _CONTINUING_WORDS))
+            if (token.column, depth) in blocks and not continuing:
+                marked.add(i)
+        name = _name(token)
+        if i in marked:
+            tactic_frame[depth], term_let[depth] = True, False
+            if token.first_on_line and (token.column, depth) not in blocks:
+                blocks.append((token.column, depth))
+            if name is not None:
+                heads[depth], arrow[depth] = name, name in _ARROW_HEADS or name == "open"
+                if name in _COMBINATORS:
+                    marked.add(i + 1)
+                elif name in ("first", "solve") and i + 1 < len(tokens) and tokens[i + 1].text == "|":
+                    marked.add(i + 2)
+                elif name == "iterate":
+                    marked.add(i + 2 if i + 1 < len(tokens) and tokens[i + 1].kind == "number" else i + 1)
+            elif token.text == "·" or token.text in ("(", "{"):
+                marked.add(i + 1)
+        elif name in _TERM_LETS:
+            term_let[depth] = True
+        if token.kind == "open":
+            for stack, value in ((tactic_frame, False), (heads, ""), (arm, False), (arrow, False), (term_let, False)):
+                stack.append(value)
+        elif token.kind == "close":
+            if len(tactic_frame) > 1:
+                for stack in (tactic_frame, heads, arm, arrow, term_let):
+                    stack.pop()
+            blocks = [(c, d) for c, d in blocks if d < len(tactic_frame)]
+        elif token.text in (";", "<;>") and tactic_frame[depth]:
+            if token.text == ";" and term_let[depth]:
+                term_let[depth] = False
+            else:
+                marked.add(i + 1)
+        elif token.text == "," and depth > 0:
+            tactic_frame[depth] = False
+            blocks = [(c, d) for c, d in blocks if d < depth]
+        elif name == "by":
+            tactic_frame[depth] = True
+            marked.add(i + 1)
+        elif token.text == "|":
+            if heads[depth] in ("first", "solve"):
+                marked.add(i + 1)
+            arm[depth] = heads[depth] in _ARM_HEADS
+        elif token.text == "=>" or (name == "in" and heads[depth] == "open"):
+            if arrow[depth] or arm[depth]:
+                marked.add(i + 1)
+            arrow[depth] = arm[depth] = False
+    return {i for i in marked if i < len(tokens)}
+
+
+def _config_problem(tokens: list[Token], i: int) -> str | None:
+    """Why the value of the ``config :=`` at ``tokens[i]`` does not name its fields, or None."""
+    value = tokens[i + 2] if i + 2 < len(tokens) else None
+    if value is None or value.text != "{":
+        return f"found `config := {value.text if value else ''}`"
+    first = tokens[i + 3] if i + 3 < len(tokens) else None
+    if first is not None and first.text != "}" and not (
+            first.kind == "name" and i + 4 < len(tokens) and tokens[i + 4].text == ":="):
+        return f"found `config := {{ {first.text} {tokens[i + 4].text if i + 4 < len(tokens) else ''}`"
+    return None
+
+
+def _give_up(tokens: list[Token], i: int) -> str | None:
+    token = tokens[i]
+    if _name(token) in _GIVE_UPS or "sorryAx" in token.parts:
+        return f"gives up the goal instead of proving it (found {token.text!r})"
+    return None
+
+
+def _search(tokens: list[Token], i: int) -> str | None:
+    name = _name(tokens[i])
+    if name is not None and name.endswith("?") and (name[:-1] in TACTICS or name[:-1] in _SUGGESTIONS):
+        return f"`?`-tactics search and print suggestions (and may close goals with `sorry`); use the suggestion (found {name!r})"
+    if name in _SUGGESTIONS:
+        return f"suggestion tactic (polyrith calls a web service) (found {name!r})"
+    return None
+
+
+def _compiler(tokens: list[Token], i: int) -> str | None:
+    token = tokens[i]
+    if _COMPILER & set(token.parts):
+        return f"relies on the axiom Lean.ofReduceBool (trusts the compiler) (found {token.text!r})"
+    if _name(token) == "config" and i + 1 < len(tokens) and tokens[i + 1].text == ":=":
+        problem = _config_problem(tokens, i)
+        if problem is not None:
+            return f"a tactic's configuration must name its fields, as `{{ kernel := true }}` ({problem})"
+    return None
+
+
+def _hash_command(tokens: list[Token], i: int) -> str | None:
+    token, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None
+    if (token.kind == "symbol" and token.text.endswith("#") and after is not None and _adjacent(token, after)
+            and _HASH_COMMAND.match(after.text)):
+        return f"a `#` command is not a tactic (found '#{after.text}')"
+    return None
+
+
+def _escape(tokens: list[Token], i: int) -> str | None:
+    token = tokens[i]
+    if _name(token) in _ESCAPE_WORDS or _ESCAPE_PARTS & set(token.parts):
+        return f"meta-programming or IO escape (found {token.text!r})"
+    return None
+
+
+def _command(tokens: list[Token], i: int) -> str | None:
+    token, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None
+    if _name(token) in COMMANDS:
+        return f"a command (or declaration modifier) is not a tactic (found {token.text!r})"
+    if token.text == "@" and after is not None and after.text == "[" and _adjacent(token, after):
+        return "an attribute belongs to a declaration, not a tactic (found '@[')"
+    return None
+
+
+def _quotation(tokens: list[Token], i: int) -> str | None:
+    if tokens[i].text.startswith("`"):
+        return "name and syntax quotations (`foo, `(tactic| ..)) are meta-programming, not proof"
+    return None
+
+
+# The rules of the module doc that look at one token at a time, in the order they are reported.
+_TOKEN_RULES = (_give_up, _search, _compiler, _hash_command, _escape, _command, _quotation)
+
+
+def _token_problem(tokens: list[Token]) -> str | None:
+    for rule in _TOKEN_RULES:
+        for i in range(len(tokens)):
+            problem = rule(tokens, i)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _open_problem(tokens: list[Token]) -> str | None:
+    """``open`` is the command unless it is a leading ``open A B in`` (which scopes the tactic after it)."""
+    i = 0
+    while i < len(tokens) and _name(tokens[i]) == "open":
+        end = next((j for j in range(i + 1, len(tokens)) if _name(tokens[j]) == "in"), None)
+        if end is None or any(t.kind != "name" for t in tokens[i + 1:end]):
+            break
+        i = end + 1
+    if any(_name(token) == "open" for token in tokens[i:]):
+        return "the `open` command is not a tactic (only `open Foo in <tactic>` is)"
+    return None
 
 
 def refusal_reason(tactic: str, max_length: int = DEFAULT_MAX_LENGTH) -> str | None:
@@ -157,24 +268,24 @@ def refusal_reason(tactic: str, max_length: int = DEFAULT_MAX_LENGTH) -> str | N
         return "empty tactic"
     if len(tactic) > max_length:
         return f"longer than {max_length} characters ({len(tactic)})"
-    problem = structure_problem(tactic)
+    try:
+        tokens = tokenize(tactic)
+    except LexError as exc:
+        return str(exc)
+    problem = bracket_problem(tokens) or _token_problem(tokens)
     if problem is not None:
         return problem
-    for pattern, reason in _RULES:
-        match = pattern.search(tactic)
-        if match is not None:
-            return f"{reason} (found {match.group(0)!r})"
-    dangling = _DANGLING.search(tactic)
-    if dangling is not None:
-        return f"ends in {dangling.group(0).strip()!r}: its body would be taken from the tactics after it"
-    rest = tactic.strip()
-    while True:
-        opened = _OPEN_IN.match(rest)
-        if opened is None:
-            break
-        rest = rest[opened.end():].lstrip()
-    if _OPEN_WORD.search(rest):
-        return "the `open` command is not a tactic (only `open Foo in <tactic>` is)"
+    last = tokens[-1]
+    if _name(last) in _DANGLING_WORDS or (last.kind == "symbol" and last.text in _DANGLING_SYMBOLS):
+        return f"ends in {last.text!r}: its body would be taken from the tactics after it"
+    problem = _open_problem(tokens)
+    if problem is not None:
+        return problem
+    for i in sorted(tactic_positions(tokens)):
+        token = tokens[i]
+        if token.kind == "name" and _name(token) != "open" and (_name(token) not in TACTICS):
+            return (f"{token.text!r} is not a tactic this policy knows (only the tactic syntax listed in "
+                    f"prover/lean/vocabulary.py is accepted where a tactic starts)")
     return None
 
 
