@@ -35,7 +35,7 @@ _INVISIBLE = {"Cf", "Zl", "Zp", "Co", "Cs", "Cn"}  # formats (bidi, zero-width),
 _LETTER_LIKE = [(0x3B1, 0x3C9), (0x391, 0x3A9), (0x3CA, 0x3FB), (0x1F00, 0x1FFE), (0x2100, 0x214F),
                 (0x1D49C, 0x1D59F)]  # Lean's isLetterLike, less λ, Π and Σ (below)
 _SUBSCRIPTS = [(0x2080, 0x2089), (0x2090, 0x209C), (0x1D62, 0x1D6A), (0x2C7C, 0x2C7C)]
-_GLUED_QUOTE = {"¹", "×", "∑", "∏", "⟧"}  # the tokens ⁻¹', ×', ∑', ∏' and ⟧'
+_GLUED_QUOTE = {"¹", "×", "∑", "∏", "Σ", "⟧"}  # the tokens ⁻¹', ×', ∑', ∏', Σ', ⟧'
 _SYMBOLS = re.compile(r"<;>|<\|>|:=|=>|\.\.|[^\w\s\"'`«()\[\]{}⟨⟩⦃⦄⟦⟧‹›,;·]+|.", re.S)
 _STRING_ESCAPE = re.compile(r"\\(?:[\\\"'ntr]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|\n\s*)")
 _CHAR = re.compile(r"'(?:\\(?:[\\\"'ntr]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})|[^\\'\n])'")

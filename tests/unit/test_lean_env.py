@@ -39,15 +39,15 @@ GRAPH = {
         "rw [add_assoc]": MID,
         "constructor": TWO,
         "refine Eq.trans ?_ ?_": EVAR,
-        "gives_up": "sorry",
-        "bad": "unknown identifier 'bad'",
-        "slow": ld.DojoTacticTimeoutError,
-        "boom": ld.DojoCrashError("Unexpected EOF"),
-        "oom": ld.DojoCrashError("OOM"),
+        "exact gives_up": "sorry",
+        "exact bad": "unknown identifier 'bad'",
+        "simp [slow]": ld.DojoTacticTimeoutError,
+        "exact boom": ld.DojoCrashError("Unexpected EOF"),
+        "exact oom": ld.DojoCrashError("OOM"),
         "omega": "finished",
-        "odd": "some unusual line\n⊢ p ?m.1",
+        "exact odd": "some unusual line\n⊢ p ?m.1",
     },
-    MID: {"rw [add_comm b]": "finished", "slow": ld.DojoTacticTimeoutError},
+    MID: {"rw [add_comm b]": "finished", "simp [slow]": ld.DojoTacticTimeoutError},
 }
 
 
@@ -129,14 +129,14 @@ def test_mapping_of_real_leandojo_results():
         mid = session.run_tac(init, "rw [add_assoc]")
         assert isinstance(mid, TacticState) and mid.id == 1 and mid.goals[0].target == "a + (b + c) = a + (c + b)"
         assert isinstance(session.run_tac(mid, "rw [add_comm b]"), ProofFinished)
-        err = session.run_tac(init, "bad")
+        err = session.run_tac(init, "exact bad")
         assert err == TacticError("unknown identifier 'bad'", ErrorKind.ERROR)
-        assert isinstance(session.run_tac(init, "gives_up"), ProofGivenUp)
+        assert isinstance(session.run_tac(init, "exact gives_up"), ProofGivenUp)
         two = session.run_tac(init, "constructor")
         assert [g.name for g in two.goals] == ["left", "right"] and not two.has_evars
         evar = session.run_tac(init, "refine Eq.trans ?_ ?_")
         assert evar.num_goals == 2 and evar.has_evars
-        odd = session.run_tac(init, "odd")  # a layout the goal parser rejects: one opaque goal
+        odd = session.run_tac(init, "exact odd")  # a layout the goal parser rejects: one opaque goal
         assert odd.num_goals == 1 and odd.goals[0].target == odd.pp and odd.has_evars
     lean_thm = world.theorems[0]
     assert isinstance(lean_thm, ld.Theorem)
@@ -167,7 +167,7 @@ def test_timeout_restarts_and_replays_the_path():
     world = World()
     with make_env(world).open(THM) as (session, init):
         mid = session.run_tac(init, "rw [add_assoc]")
-        result = session.run_tac(mid, "slow")
+        result = session.run_tac(mid, "simp [slow]")
         assert result.kind == ErrorKind.TIMEOUT and "7s" in result.message
         assert world.starts == 2 and session.restarts == 1
         # the restarted REPL numbers states from 0 again: LeanDojo gives this state the id `mid` had,
@@ -183,9 +183,9 @@ def test_timeout_restarts_and_replays_the_path():
 def test_crash_restarts_and_reports_crash():
     world = World()
     with make_env(world).open(THM) as (session, init):
-        result = session.run_tac(init, "boom")
+        result = session.run_tac(init, "exact boom")
         assert result.kind == ErrorKind.CRASH and "Unexpected EOF" in result.message
-        oom = session.run_tac(init, "oom")
+        oom = session.run_tac(init, "exact oom")
         assert oom.kind == ErrorKind.CRASH and "out of memory" in oom.message
         assert isinstance(session.run_tac(init, "omega"), ProofFinished)
         assert world.starts == 3
@@ -194,17 +194,17 @@ def test_crash_restarts_and_reports_crash():
 def test_too_many_restarts_is_an_environment_failure():
     world = World()
     with make_env(world, max_restarts=2).open(THM) as (session, init):
-        session.run_tac(init, "slow")
-        session.run_tac(init, "boom")
+        session.run_tac(init, "simp [slow]")
+        session.run_tac(init, "exact boom")
         with pytest.raises(EnvironmentFailure, match="restarted 2 times"):
-            session.run_tac(init, "slow")
+            session.run_tac(init, "simp [slow]")
 
 
 def test_replay_that_diverges_is_an_environment_failure():
     world = World()
     with make_env(world).open(THM) as (session, init):
         mid = session.run_tac(init, "rw [add_assoc]")
-        session.run_tac(mid, "slow")
+        session.run_tac(mid, "simp [slow]")
         GRAPH[INIT]["rw [add_assoc]"] = TWO  # Lean now answers differently
         try:
             with pytest.raises(EnvironmentFailure, match="different result"):
@@ -279,7 +279,7 @@ def test_best_first_search_survives_timeouts_and_crashes():
 
     world = World()
     env = make_env(world, proof_checker=lambda thm, proof: proof == "by\n  rw [add_assoc]\n  rw [add_comm b]")
-    generator = FixedTacticGenerator(["slow", "boom", "rw [add_assoc]", "rw [add_comm b]"])
+    generator = FixedTacticGenerator(["simp [slow]", "exact boom", "rw [add_assoc]", "rw [add_comm b]"])
     result = BestFirstSearchProver(generator, timeout=30, num_sampled_tactics=4).search(env, THM)
     assert result.status == Status.PROVED, result.stop_reason
     assert result.tactics == ["rw [add_assoc]", "rw [add_comm b]"]

@@ -37,7 +37,7 @@ RULES: dict[str, dict[str, object]] = {
     QR: {"constructor": [Q, R]},
     P: {"exact hp": [], "assumption": []},
     Q: {"exact hq": [], "assumption": []},
-    R: {"exact hr": [], "assumption": [], "boom": ld.DojoCrashError("Unexpected EOF")},
+    R: {"exact hr": [], "assumption": [], "exact boom": ld.DojoCrashError("Unexpected EOF")},
 }
 
 
@@ -216,7 +216,7 @@ def test_replay_after_a_crash_on_a_focused_path_keeps_hidden_goals_hidden():
     with open_session(lean) as (session, init):
         split = session.run_tac(session.focus(session.run_tac(init, "constructor"), 1), "constructor")
         r = session.focus(split, 1)
-        crash = session.run_tac(r, "boom")
+        crash = session.run_tac(r, "exact boom")
         assert crash.kind == ErrorKind.CRASH and "Unexpected EOF" in crash.message
         assert lean.starts == 2 and session.restarts == 1
         # r is rebuilt in the new process from the recorded Lean text, and still hides two goals
