@@ -11,9 +11,10 @@ string literal, a ``«name»`` or a character literal as Lean does. Then, in ord
 
 * ``sorry``, ``admit``, ``stop`` and ``sorryAx``: give-ups, never part of a proof.
 * ``?``-tactics (``exact?``, ``apply?``, ``rw?``, ``simp?``, ``aesop?``: a listed tactic's name with
-  ``?``), wherever they stand (``(apply?)``, ``{ apply? }``), and ``hint``, ``polyrith``: they
-  search and print a suggestion (``apply?`` can leave the goal closed by ``sorry``; ``polyrith``
-  calls a web service); a proof should contain the suggestion, not the search.
+  ``?``), wherever they stand (``(apply?)``, ``{ apply? }``), and, where a tactic starts, ``hint``,
+  ``polyrith``, ``rw_search``: they search and print a suggestion (``apply?`` can leave the goal
+  closed by ``sorry``; ``polyrith`` calls a web service); a proof should contain the suggestion,
+  not the search.
 * compiler trust, in every spelling: any name with a component ``native`` (``decide +native``,
   ``(config := { «native» := Bool.true })``, ``(native := !false)``), ``native_decide``,
   ``bv_decide``, ``bv_check`` and the names behind them (``Lean.ofReduceBool``,
@@ -59,7 +60,10 @@ from search_tree.protocol import ErrorKind, TacticError
 DEFAULT_MAX_LENGTH = 4096
 
 _GIVE_UPS = {"sorry", "admit", "stop"}
-_SUGGESTIONS = {"hint", "polyrith", "rw_search", "library_search", "says"}
+_SUGGESTIONS = {"hint", "polyrith", "rw_search", "library_search"}  # refused where a tactic starts
+# Words that continue the tactic of the line before when Lean's column rule lets them start a line
+# (`simpa ...` then `using h` below it); they start no command.
+_CONTINUATIONS = {"using", "at", "with", "generalizing", "from", "says"}
 _COMPILER = {"native", "native_decide", "bv_decide", "bv_check", "ofReduceBool", "ofReduceNat", "reduceBool",
              "reduceNat", "trustCompiler"}
 _ESCAPE_WORDS = {"run_tac", "run_cmd", "run_elab", "run_meta", "unsafe", "implemented_by", "extern"}
@@ -188,8 +192,6 @@ def _search(tokens: list[Token], i: int) -> str | None:
     name = _name(tokens[i])
     if name is not None and name.endswith("?") and (name[:-1] in TACTICS or name[:-1] in _SUGGESTIONS):
         return f"`?`-tactics search and print suggestions (and may close goals with `sorry`); use the suggestion (found {name!r})"
-    if name in _SUGGESTIONS:
-        return f"suggestion tactic (polyrith calls a web service) (found {name!r})"
     return None
 
 
@@ -282,8 +284,10 @@ def refusal_reason(tactic: str, max_length: int = DEFAULT_MAX_LENGTH) -> str | N
     if problem is not None:
         return problem
     for i in sorted(tactic_positions(tokens)):
-        token = tokens[i]
-        if token.kind == "name" and _name(token) != "open" and (_name(token) not in TACTICS):
+        token, name = tokens[i], _name(tokens[i])
+        if name in _SUGGESTIONS:
+            return f"suggestion tactic (polyrith calls a web service) (found {name!r})"
+        if token.kind == "name" and name != "open" and name not in TACTICS and name not in _CONTINUATIONS:
             return (f"{token.text!r} is not a tactic this policy knows (only the tactic syntax listed in "
                     f"prover/lean/vocabulary.py is accepted where a tactic starts)")
     return None

@@ -88,6 +88,62 @@ VECTORS = {
     "exact h\u2028theorem": "invisible character U+2028",
     "exact h\u200b": "invisible character U+200B",
     "exact h\r#exit": "control characters",
+    # compiler trust in every spelling: field values, guillemets, flags, positional configurations
+    "decide (config := { native := Bool.true })": "ofReduceBool",
+    "decide (config := {native := true})": "ofReduceBool",
+    "decide (config := { native := (true) })": "ofReduceBool",
+    "decide (config := { native := !false })": "ofReduceBool",
+    "decide (config := { native := .true })": "ofReduceBool",
+    "decide (config := { «native» := true })": "ofReduceBool",
+    "decide +«native»": "ofReduceBool",
+    "decide (native := true)": "ofReduceBool",
+    "decide (config := ⟨false, true⟩)": "must name its fields, as `{ kernel := true }` (found `config := ⟨`)",
+    "decide (config := Lean.Meta.DecideConfig.mk false true false false)": "must name its fields",
+    "decide (config := { cfg with kernel := true })": "(found `config := { cfg with`)",
+    "bv_decide": "ofReduceBool",
+    "bv_check \"proof.lrat\"": "ofReduceBool",
+    "exact ofReduceBool _ _ rfl": "ofReduceBool",
+    "exact «Lean».«ofReduceBool» _ _ rfl": "ofReduceBool",
+    "simp only [Lean.trustCompiler]": "ofReduceBool",
+    "exact h\nattribute [extern \"c_fn\"] h": "IO escape",
+    # searches that print a suggestion, wherever they stand
+    "(apply?)": "`?`-tactics",
+    "{ apply? }": "`?`-tactics",
+    "first | rfl | (exact?)": "`?`-tactics",
+    "constructor <;> (rw?)": "`?`-tactics",
+    "· simp?": "`?`-tactics",
+    "(hint)": "suggestion",
+    "try polyrith": "suggestion",
+    # commands the old deny-list lacked, and commands no list has: not tactic syntax
+    "omega\nomit h": "command",
+    "omega\ninclude h": "command",
+    "seal foo": "command",
+    "unseal foo": "command",
+    "omega\nsimproc reduceFoo (foo _) := fun _ => return .continue": "command",
+    "omega\ndsimproc reduceFoo (foo _) := fun _ => return .continue": "command",
+    "omega\nadd_decl_doc foo": "command",
+    "omega\nregister_simp_attr my_simp": "command",
+    "omega\nbinder_predicate x \" > \" y:term => 0": "command",
+    "omega\ninit_quot": "command",
+    "omega\ngrind_pattern foo => x": "command",
+    "omega\nregister_option foo : Bool := {}": "command",
+    "omega\nalias bar := foo": "command",
+    "omega\nirreducible_def foo : Nat := 1": "command",
+    "omega\nnotation3 \"X\" => 1": "command",
+    "omega\nfrobnicate_decls Foo": "'frobnicate_decls' is not a tactic this policy knows",
+    "simp; frobnicate Foo": "'frobnicate' is not a tactic this policy knows",
+    "all_goals frobnicate": "'frobnicate' is not a tactic this policy knows",
+    "have h : a = a := by\n  frobnicate": "'frobnicate' is not a tactic this policy knows",
+    # literals that end elsewhere than the old quote count thought: they must not pass
+    'exact "\\\\" ++ "': "unterminated string literal",
+    'exact r"\\" ++ "x"': "raw and interpolated strings",
+    'exact r#"a"b"#': "raw and interpolated strings",
+    'exact s!"{h}"': "raw and interpolated strings",
+    "exact «foo": "unterminated «name»",
+    "exact '\"' ++ \"": "unterminated string literal",
+    "exact 'a": "character literal",
+    'exact "\\q"': "an escape Lean does not define",
+    "exact `(tactic| omega)": "quotations",
 }
 
 # Tactics a prover legitimately sends: multi-line with lines at column 0 (as LeanDojo traces them),
@@ -100,6 +156,47 @@ ALLOWED = [
     "simp (config := { decide := true })",
     "open Nat in simp [succ_le]",
     "exact ⟨fun ⟨x, hx⟩ => hx, fun h => ⟨_, h⟩⟩",
+]
+
+# Ordinary Mathlib proof lines: what the allow-list, the lexer and the compiler-trust rules must
+# let through (literals, guillemets, primes, images and sums, arms, calc, conv, combinators, and
+# hypotheses whose names are those of refused tactics).
+MATHLIB_LINES = [
+    "nlinarith [sq_nonneg (a - b), sq_nonneg (a + b), mul_pos ha hb]",
+    "rw [Finset.sum_range_succ, ih]; ring",
+    "obtain ⟨x, hx, rfl⟩ := h",
+    "rcases h with ⟨x, rfl⟩ | h",
+    "field_simp [hx.ne']",
+    "norm_num [Nat.factorial]",
+    "induction n with\n| zero => simp\n| succ n ih =>\n  rw [Finset.sum_range_succ, ih]\n  ring",
+    "calc a = b := by rw [h]\n  _ = c := by simp",
+    "refine ⟨fun h => ?_, fun h => ?_⟩ <;> simp_all",
+    "exact_mod_cast h",
+    "have key : (0 : ℝ) < 2 := by norm_num",
+    "conv_lhs => rw [← mul_one a]",
+    "filter_upwards [h] with x hx using hx.le",
+    "simpa using h 0",
+    "interval_cases n <;> simp_all",
+    "have : ∑' n : ℕ, f n = 0 := by simp [hf]",
+    "show f '' s ⊆ t",
+    "exact Set.preimage_mono (f := f) (h : f ⁻¹' s ⊆ f ⁻¹' t)",
+    "simp [show \"ab\".length = 2 from rfl, 'a'.isAlpha]",
+    "cases h <;> omega",
+    "linarith [h₁, h₂]",
+    "by_contra! h",
+    "push_neg at h ⊢",
+    "use 2; norm_num",
+    "constructor\n· intro h; exact h.1\n· intro h; exact ⟨h, trivial⟩",
+    "all_goals positivity",
+    "first | rfl | simp",
+    "open Real in exact pi_pos",
+    "simp [hint]",
+    "exact hint.le",
+    "exact «my lemma» h",
+    "simpa only [mul_comm]\n  using h",
+    "decide",
+    "decide (config := {})",
+    "omega",
 ]
 
 
@@ -146,7 +243,7 @@ def test_at_least_forty_vectors():
     assert len(VECTORS) >= 40
 
 
-@pytest.mark.parametrize("tactic", ALLOWED)
+@pytest.mark.parametrize("tactic", ALLOWED + MATHLIB_LINES)
 def test_honest_tactics_pass_and_render_confined(tactic):
     """Fails if a rule refuses idiomatic Lean (column-0 match arms, nested `by`, kernel-checked
     `decide` options) or if the renderer lets any of its lines out of the tactic block."""
