@@ -112,7 +112,10 @@ def tactic_positions(tokens: list[Token]) -> set[int]:
     a term continues (``:=``, ``,``, ``from``...)."""
     marked = {0} if tokens else set()
     blocks: list[tuple[int, int]] = []  # (column, bracket depth) of the open tactic blocks
-    tactic_frame, heads, arm, arrow, term_let = [True], [""], [False], [False], [False]  # per depth
+    # per bracket depth: whether tactics are separated there; the tactic whose `|` alternatives or
+    # arms are open (name, column); whether an arm's `=>` leads to a tactic; the head (`case`,
+    # `conv`, `open`...) whose `=>` (or `in`) does; whether a term-mode `have`/`let` owns the next `;`
+    tactic_frame, owner, arm, arrow, term_let = [True], [("", -1)], [False], [""], [False]
     for i, token in enumerate(tokens):
         depth = len(tactic_frame) - 1
         if token.first_on_line and i > 0:
@@ -127,8 +130,12 @@ def tactic_positions(tokens: list[Token]) -> set[int]:
             tactic_frame[depth], term_let[depth] = True, False
             if token.first_on_line and (token.column, depth) not in blocks:
                 blocks.append((token.column, depth))
+            if name is not None and token.first_on_line and token.column <= owner[depth][1]:
+                owner[depth] = ("", -1)  # a tactic of the same or an outer block: the arms are over
             if name is not None:
-                heads[depth], arrow[depth] = name, name in _ARROW_HEADS or name == "open"
+                arrow[depth] = name if name in _ARROW_HEADS or name == "open" else ""
+                if name in _ARM_HEADS or name in ("first", "solve"):
+                    owner[depth] = (name, token.column)
                 if name in _COMBINATORS:
                     marked.add(i + 1)
                 elif name in ("first", "solve") and i + 1 < len(tokens) and tokens[i + 1].text == "|":
@@ -140,11 +147,12 @@ def tactic_positions(tokens: list[Token]) -> set[int]:
         elif name in _TERM_LETS:
             term_let[depth] = True
         if token.kind == "open":
-            for stack, value in ((tactic_frame, False), (heads, ""), (arm, False), (arrow, False), (term_let, False)):
+            for stack, value in ((tactic_frame, False), (owner, ("", -1)), (arm, False), (arrow, ""),
+                                 (term_let, False)):
                 stack.append(value)
         elif token.kind == "close":
             if len(tactic_frame) > 1:
-                for stack in (tactic_frame, heads, arm, arrow, term_let):
+                for stack in (tactic_frame, owner, arm, arrow, term_let):
                     stack.pop()
             blocks = [(c, d) for c, d in blocks if d < len(tactic_frame)]
         elif token.text in (";", "<;>") and tactic_frame[depth]:
@@ -159,13 +167,13 @@ def tactic_positions(tokens: list[Token]) -> set[int]:
             tactic_frame[depth] = True
             marked.add(i + 1)
         elif token.text == "|":
-            if heads[depth] in ("first", "solve"):
+            if owner[depth][0] in ("first", "solve"):
                 marked.add(i + 1)
-            arm[depth] = heads[depth] in _ARM_HEADS
-        elif token.text == "=>" or (name == "in" and heads[depth] == "open"):
+            arm[depth] = owner[depth][0] in _ARM_HEADS
+        elif (token.text == "=>" and arrow[depth] != "open") or (name == "in" and arrow[depth] == "open"):
             if arrow[depth] or arm[depth]:
                 marked.add(i + 1)
-            arrow[depth] = arm[depth] = False
+            arrow[depth], arm[depth] = "", False
     return {i for i in marked if i < len(tokens)}
 
 

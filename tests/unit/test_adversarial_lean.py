@@ -134,6 +134,9 @@ VECTORS = {
     "simp; frobnicate Foo": "'frobnicate' is not a tactic this policy knows",
     "all_goals frobnicate": "'frobnicate' is not a tactic this policy knows",
     "have h : a = a := by\n  frobnicate": "'frobnicate' is not a tactic this policy knows",
+    "cases h with\n| inl h => exact h\n| inr h => frobnicate": "'frobnicate' is not a tactic this policy knows",
+    "first\n  | rfl\n  | frobnicate": "'frobnicate' is not a tactic this policy knows",
+    "open Nat in frobnicate": "'frobnicate' is not a tactic this policy knows",
     # literals that end elsewhere than the old quote count thought: they must not pass
     'exact "\\\\" ++ "': "unterminated string literal",
     'exact r"\\" ++ "x"': "raw and interpolated strings",

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from benchmarks.datasets import default_data_dir
-from prover.lean.policy import check_tactic, refusal_reason
+from prover.lean.lexer import tokenize
+from prover.lean.policy import check_tactic, refusal_reason, tactic_positions
 from search_tree import ErrorKind
 
 VAL = default_data_dir() / "leandojo-b4-sample" / "val.json"
@@ -88,3 +89,22 @@ def test_human_tactics_of_the_benchmark_pass():
     refused = [t for t in tactics if refusal_reason(t)]
     assert len(tactics) == 2949
     assert refused and set(refused) == {"sorry"}  # the benchmark's own `sorry`s, nothing else
+
+
+def test_tactic_positions_follow_lean_s_tactic_grammar():
+    """Fails if the recognizer misses a place where Lean starts a tactic (then a command written
+    there would pass), or takes a term for a tactic (then honest proofs are refused)."""
+    text = ("constructor\n"
+            "· intro h; exact foo (by simp; ring) h\n"
+            "· cases h with\n"
+            "  | inl h => exact h\n"
+            "  | inr h =>\n"
+            "    first | rfl | apply bar\n"
+            "all_goals try norm_num [R[T;T⁻¹]]\n"
+            "have : x := have y := z; y\n"
+            "obtain ⟨a, b⟩ :=\n"
+            "  foo")
+    tokens = tokenize(text)
+    heads = [tokens[i].text for i in sorted(tactic_positions(tokens))]
+    assert heads == ["constructor", "·", "intro", "exact", "simp", "ring", "·", "cases", "exact", "first", "rfl",
+                     "apply", "all_goals", "try", "norm_num", "have", "obtain"]
