@@ -15,10 +15,10 @@ disagree about where a literal ends, the text is refused (a :class:`LexError`) r
 * control and invisible characters (Unicode formats such as bidi overrides, line and paragraph
   separators): what a reviewer reads would not be what Lean reads.
 
-
 ``'`` starts a character literal wherever a token starts, as in Lean, except in ``''`` (Mathlib's
-image, ``f '' s``) and right after ``¹`` or ``×`` (the tokens ``⁻¹'``, preimage, and ``×'``); a
-character literal that is not closed at once is refused. Names follow Lean's ``isIdFirst`` and
+image, ``f '' s``) and right after ``¹``, ``×``, ``∑``, ``∏``, ``Σ`` or ``⟧`` (Mathlib's tokens
+``⁻¹'``, ``×'``, ``∑'``, ``∏'``, ``Σ'``, ``⟧'``); a character literal that is not closed at once is
+refused, so a quote misread here fails closed. Names follow Lean's ``isIdFirst`` and
 ``isIdRest``: ASCII letters and digits, ``_``, ``'``, ``!``, ``?``, Lean's letter-like blocks (Greek
 but ``λ Π Σ``, Coptic, letter-like symbols, mathematical alphanumerics) and subscripts.
 """
