@@ -78,8 +78,9 @@ def _prover(args: argparse.Namespace):
     if args.tactics:
         from prover.coq.automation import baseline_prover
         from prover.coq.env import CoqEnvironment
+        from prover.coq.presets import VERIFY_FLOOR
 
-        return (CoqEnvironment(tactic_timeout=args.tactic_timeout),
+        return (CoqEnvironment(tactic_timeout=args.tactic_timeout, verify_timeout=max(VERIFY_FLOOR, args.timeout)),
                 baseline_prover(args.tactics, args.timeout, args.max_expansions))
     from prover.coq.presets import build_default, default_config
 
