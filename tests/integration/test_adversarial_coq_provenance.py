@@ -128,6 +128,24 @@ def test_uint63_lxorA_library_proof_verifies(env):
     assert "Coq.Numbers.Cyclic.Int63.PrimInt63.lxor" in verdict.axioms
 
 
+def test_stdlib_theorem_beside_the_axiom_its_file_declares_verifies(env):
+    """Fails if a stdlib file's own trusted axiom (classic, in the checked library
+    Coq.Logic.Classical_Prop compiled from the stdlib's text) is refused."""
+    theorem = env.theorem("Coq.Logic.Classical_Prop.NNPP")
+    verdict = env.verify(theorem, linear_proof(["unfold not; intros; elim (classic p); auto.", "intro NP; elim (H NP)."]))
+    assert verdict.ok and verdict.axioms == (CLASSIC,), verdict
+
+
+def test_prelude_module_named_like_the_stdlib_one_is_not_trusted(env):
+    """Fails if a prelude's ``Classical_Prop.classic`` passes for the stdlib's: its kernel name is
+    DojoScratch.Classical_Prop.classic, and the printed name is shared with the real one."""
+    verdict = check(env, "Lemma bad : 0 = 1.", ["Require Import Classical.", "Module Classical_Prop.",
+                                                "Axiom classic : False.", "End Classical_Prop."],
+                    ["destruct Classical_Prop.classic."])
+    refused(verdict, "not proved (assumes ")
+    assert "DojoScratch.Classical_Prop.classic" in verdict.message, verdict.message
+
+
 # -- item 2: names resolved to kernel names, ambiguity refused --------------------------------------
 
 def make_project(root: Path, files: dict[str, str], flags: str = "-Q . P") -> Path:
@@ -203,6 +221,17 @@ def test_unused_admitted_lemma_of_another_file_does_not_block_an_honest_classica
     verdict = env.verify(target, linear_proof(["intros P H.", "destruct (classic P) as [p|n].", "exact p.",
                                                "contradiction."]))
     assert verdict.ok and verdict.axioms == (CLASSIC,), verdict
+
+
+def test_axiom_reached_through_a_module_alias_is_refused(project_env):
+    """Fails if an axiom printed under an alias (whose kernel name differs from the printed one)
+    is resolved by suffix to a trusted axiom of the same label."""
+    env, target = project_env({
+        "A.v": "Module Other.\nAxiom classic : False.\nEnd Other.\nModule Classical_Prop := Other.\n",
+        "C.v": "Require Import Coq.Logic.Classical.\nRequire P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    verdict = env.verify(target, linear_proof(["destruct P.A.Classical_Prop.classic."]))
+    refused(verdict, "not proved (assumes ")
+    assert "P.A.Other.classic" in verdict.message, verdict.message
 
 
 def test_axiom_inside_an_open_functor_is_unresolved(env):
@@ -307,3 +336,21 @@ def test_each_sentence_of_the_check_is_time_limited(env):
     verdict = verify.verify_proof(env.context(theorem), linear_proof(["let rec f n := f n in f 0."]),
                                   timeout=120, sentence_timeout=1)
     refused(verdict, "coqc rejected the proof (exit 1): Error: Timeout!")
+
+
+# -- the command line: refused with the reason, proved with the axioms it uses ----------------------
+
+def test_prove_command_refuses_the_admit_axiom_and_prints_classic(capsys):
+    """Fails if `prove` reports the one-line admit-axiom proof, or prints a classical proof
+    without the axiom it uses."""
+    from prover.cli import main
+
+    assert main(["prove", "--env", "coq", "--statement", "Lemma bad : 0 = 1.", "--prelude",
+                 "Require Import Coq.Compat.AdmitAxiom.", "--tactics", "destruct proof_admitted.", "--", "bad"]) == 1
+    out = capsys.readouterr().out
+    assert "status: failed (verification_failed: not proved (assumes Coq.Compat.AdmitAxiom.proof_admitted)" in out
+    assert main(["prove", "--env", "coq", "--statement", "Lemma em : forall P : Prop, P \\/ ~ P.", "--prelude",
+                 "Require Import Classical.", "--tactics", "exact classic.", "--", "em"]) == 0
+    out = capsys.readouterr().out
+    assert "proof (checked by coqc and coqchk; uses classic (Coq.Logic.Classical_Prop)):\nProof.\n  exact classic.\nQed." \
+        in out
