@@ -29,7 +29,7 @@ A proof counts only when all of this holds:
    one exception. coqchk lists the axioms of every library loaded, and a project's files are
    often downstream of an admitted lemma they do not use: for a project's file
    (``CoqContext.project_file``) an untrusted axiom of its *other* files is refused only when
-   the theorem may use it (``Print Assumptions`` prints a name with its label). An axiom the
+   the theorem uses it (``Print Assumptions`` names it). An axiom the
    checked library itself declares -- a prelude's ``Axiom``, an ``Admitted`` lemma, a ``Declare
    Module`` field, the file's own text before the theorem -- is refused whether used or not,
    even when it carries a trusted name: the checked library of an ad-hoc theorem is
@@ -64,7 +64,7 @@ from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded
 from .render import render_proof
-from .trusted_axioms import is_trusted, label
+from .trusted_axioms import is_trusted
 
 CHECKED = "Modules were successfully checked"
 
@@ -132,14 +132,12 @@ def refused_axioms(context: CoqContext, summary: list[str], resolution: Resoluti
     """The axioms of coqchk's ``summary`` that make the proof not proved (module docstring, 3.)."""
     own = context.module + "."
     used = set(resolution.names)
-    printed_labels = {label(n) for n in resolution.names + resolution.unresolved}
     refused = []
     for name in summary:
         if is_trusted(name) and (context.trusted_prefix or not name.startswith(own)):
             continue
-        elsewhere = context.project_file and not name.startswith(own)
-        if elsewhere and name not in used and label(name) not in printed_labels:
-            continue  # another file's axiom the theorem does not use
+        if context.project_file and not name.startswith(own) and name not in used:
+            continue  # another file's axiom the theorem does not use (resolution refuses look-alikes)
         refused.append(name)
     return refused
 
