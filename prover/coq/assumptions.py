@@ -93,10 +93,16 @@ def parse_loaded(text: str) -> tuple[list[Path], list[str]]:
 
 
 def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable[str] = (),
-            trusted: Callable[[str], bool] = is_trusted) -> Resolution:
+            trusted_scope: bool = False, trusted: Callable[[str], bool] = is_trusted) -> Resolution:
     """Resolve the names ``Print Assumptions`` printed against coqchk's ``summary`` (see the
     module docstring); ``parameters`` are the functor arguments and declared modules of the
-    modules open at the theorem, whose fields (``X.lt``) are parameters, not axioms."""
+    modules open at the theorem, whose fields (``X.lt``) are parameters, not axioms.
+
+    ``trusted_scope``: the modules open at the theorem are trusted text (a stdlib theorem inside a
+    functor or module type), so a name no summary axiom carries is one of their parameters or
+    fields, however it is printed (``Import M.`` prints ``M.t`` as ``t``). Elsewhere only
+    ``X.field`` of a listed parameter ``X`` is, and any other unlisted name is refused: it may be
+    an axiom of a functor still open at the theorem, which coqchk never sees as such."""
     by_label: dict[str, list[str]] = defaultdict(list)
     for name in summary:
         by_label[label(name)].append(name)
@@ -108,7 +114,7 @@ def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable
         candidates = by_label.get(label(name), [])
         exact = [c for c in candidates if c == name or c.endswith("." + name)]
         head = name.split(".", 1)[0]
-        if not exact and "." in name and head in params:
+        if not exact and (("." in name and head in params) or (trusted_scope and not candidates)):
             fields.append(name)
         elif not candidates:
             unresolved.append(f"{name} (no axiom of coqchk's summary has that name)")

@@ -25,7 +25,8 @@ A proof counts only when all of this holds:
    kernel names): each name ``Print Assumptions`` prints resolves to exactly one axiom of
    coqchk's summary, and a trusted one (:func:`prover.coq.assumptions.resolve`, fail closed;
    a field of a functor parameter of the modules open at the theorem, such as ``X.lt``, is a
-   parameter of the statement, not an axiom); and every axiom of the summary is trusted, with
+   parameter of the statement, not an axiom, and so, in a stdlib theorem's context, is any name
+   of the stdlib's own modules still open there that coqchk does not list); and every axiom of the summary is trusted, with
    one exception. coqchk lists the axioms of every library loaded, and a project's files are
    often downstream of an admitted lemma they do not use: for a project's file
    (``CoqContext.project_file``) an untrusted axiom of its *other* files is refused only when
@@ -115,7 +116,8 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = 600.0,
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
     script = annotate(context, script)  # the additions are part of the proof, printed with it
-    resolution = resolve(parse_assumptions(report), summary, context.module_parameters)
+    resolution = resolve(parse_assumptions(report), summary, context.module_parameters,
+                         trusted_scope=context.trusted_prefix and bool(context.closing))
     axioms = resolution.names + resolution.parameters
     refused = refused_axioms(context, summary, resolution)
     if resolution.unresolved:
@@ -146,7 +148,7 @@ def uses(axioms: Sequence[str]) -> str:
     """The axioms of a proof as a Coq user reads them: ``classic (Coq.Logic.Classical_Prop)``."""
     def one(name: str) -> str:
         module, _, short = name.rpartition(".")
-        return f"{short} ({module})" if is_trusted(name) else f"{name} (functor parameter)"
+        return f"{short} ({module})" if is_trusted(name) else f"{name} (parameter)"
     return ", ".join(one(a) for a in axioms)
 
 

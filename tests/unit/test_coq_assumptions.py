@@ -61,6 +61,17 @@ def test_resolve(printed, summary, params, names, fields, unresolved):
     assert (got.names, got.parameters, got.unresolved) == (names, fields, unresolved)
 
 
+def test_names_of_a_trusted_open_scope_are_its_parameters():
+    """Fails if a stdlib functor's imported parameter fields (``Import M.`` prints ``M.t`` as
+    ``t``) are refused, or if outside a trusted scope an unlisted name is accepted."""
+    printed = ["E.t", "t", "In", "classic"]
+    got = resolve(printed, [CLASSIC], ("M",), trusted_scope=True)
+    assert (got.names, got.parameters, got.unresolved) == ((CLASSIC,), ("E.t", "t", "In"), ())
+    assert resolve(printed, [CLASSIC], ("M",)).unresolved == tuple(
+        f"{n} (no axiom of coqchk's summary has that name)" for n in ("E.t", "t", "In"))
+    assert resolve(["helper"], ["P.A.helper", "P.B.helper"], trusted_scope=True).unresolved  # ambiguity still refused
+
+
 def test_print_assumptions_report_is_read_by_section():
     report = ("Section Variables:\nn : nat\nAxioms:\nclassic : forall P : Prop, P \\/ ~ P\n"
               "X.lt : X.t -> X.t -> Prop\n  continued type\n")
@@ -164,4 +175,4 @@ def test_bindings_of_coqc_arguments():
 
 def test_uses_names_the_axiom_and_its_module():
     assert label(CLASSIC) == "classic"
-    assert uses([CLASSIC, "X.lt"]) == "classic (Coq.Logic.Classical_Prop), X.lt (functor parameter)"
+    assert uses([CLASSIC, "X.lt"]) == "classic (Coq.Logic.Classical_Prop), X.lt (parameter)"
