@@ -145,11 +145,11 @@ def refused_axioms(context: CoqContext, summary: list[str], resolution: Resoluti
 
 
 def uses(axioms: Sequence[str]) -> str:
-    """The axioms of a proof as a Coq user reads them: ``classic (Coq.Logic.Classical_Prop)``."""
-    def one(name: str) -> str:
-        module, _, short = name.rpartition(".")
-        return f"{short} ({module})" if is_trusted(name) else f"{name} (parameter)"
-    return ", ".join(one(a) for a in axioms)
+    """The axioms of a proof as a Coq user reads them (``classic (Coq.Logic.Classical_Prop)``),
+    the parameters of the modules open at the theorem (``X.lt``) only counted."""
+    named = [f"{short} ({module})" for module, _, short in (a.rpartition(".") for a in axioms if is_trusted(a))]
+    parameters = sum(not is_trusted(a) for a in axioms)
+    return ", ".join(named + ([f"{parameters} parameter(s) of the modules open at the theorem"] if parameters else []))
 
 
 def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str, dirpath: str,

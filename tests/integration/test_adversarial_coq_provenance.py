@@ -146,6 +146,15 @@ def test_prelude_module_named_like_the_stdlib_one_is_not_trusted(env):
     assert "DojoScratch.Classical_Prop.classic" in verdict.message, verdict.message
 
 
+def test_stdlib_functor_with_imported_parameters_verifies(env):
+    """Fails if the fields of a stdlib functor's parameter, printed unqualified because the
+    functor imports it (``Import M.``: ``t``, ``In``), are refused as unresolved names."""
+    theorem = env.theorem("Coq.FSets.FSetBridge.NodepOfDep.elements_3")
+    verdict = env.verify(theorem, linear_proof(["intros; unfold elements; case (M.elements s); firstorder."]))
+    assert verdict.ok and {"t", "In", "M.elements"} <= set(verdict.axioms), verdict
+    assert verdict.message.endswith("it uses 6 parameter(s) of the modules open at the theorem"), verdict.message
+
+
 # -- item 2: names resolved to kernel names, ambiguity refused --------------------------------------
 
 def make_project(root: Path, files: dict[str, str], flags: str = "-Q . P") -> Path:

@@ -175,4 +175,6 @@ def test_bindings_of_coqc_arguments():
 
 def test_uses_names_the_axiom_and_its_module():
     assert label(CLASSIC) == "classic"
-    assert uses([CLASSIC, "X.lt"]) == "classic (Coq.Logic.Classical_Prop), X.lt (parameter)"
+    assert uses([CLASSIC, "X.lt", "t"]) == "classic (Coq.Logic.Classical_Prop), 2 parameter(s) of the modules open " \
+                                          "at the theorem"
+    assert uses([]) == ""
