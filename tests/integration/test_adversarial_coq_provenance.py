@@ -118,6 +118,13 @@ def test_primitive_float_proof_verifies(env):
     assert verdict.ok and verdict.axioms == ("Coq.Floats.PrimFloat.float",), verdict
 
 
+def test_ssreflect_sealed_under_module_is_no_assumption(env):
+    """Fails if the sealed fields of ssrunder's Under_rel (coqchk lists them as axioms; they are
+    defined in the same file) are refused: every ssreflect proof would be "not proved"."""
+    verdict = check(env, "Lemma t : forall n : nat, n = n.", ["From Coq Require Import ssreflect."], ["by move=> n."])
+    assert verdict.ok and verdict.axioms == () and verdict.message.endswith("Closed under the global context"), verdict
+
+
 def test_uint63_lxorA_library_proof_verifies(env):
     """Fails if the primitive integers and their specifications are refused (item: an honest
     proof of Uint63.lxorA was "not proved (assumes ...PrimInt63.compares, ...)")."""
