@@ -19,6 +19,7 @@ makes ``Coq.Logic.Classical_Prop.classic`` a proof of ``False``. So:
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -42,10 +43,14 @@ class ForeignLibrary(Exception):
 @functools.lru_cache(maxsize=1)
 def installed_libraries() -> dict[str, Path]:
     """The logical root names Coq finds by itself, each with its directory: ``Coq`` (the stdlib's
-    ``theories``) and every library under ``user-contrib``."""
+    ``theories``) and every library under ``user-contrib`` or a ``$COQPATH`` directory (the first
+    holding a name wins here; if Coq took it from another, :func:`check_loaded` refuses)."""
     theories = stdlib_root()
-    contrib = theories.parent / "user-contrib"
-    found = {p.name: p.resolve() for p in sorted(contrib.iterdir()) if p.is_dir()} if contrib.is_dir() else {}
+    found: dict[str, Path] = {}
+    for place in [theories.parent / "user-contrib", *map(Path, filter(None, os.environ.get("COQPATH", "").split(os.pathsep)))]:
+        for lib in sorted(place.iterdir()) if place.is_dir() else ():
+            if lib.is_dir():
+                found.setdefault(lib.name, lib.resolve())
     found[STDLIB_ROOT_NAME] = theories.resolve()
     return found
 
