@@ -38,7 +38,7 @@ ADHOC = [
 ]
 
 
-def timed(context, proof, index) -> tuple[float, float]:
+def timed(context, proof) -> tuple[float, float]:
     """(coqc seconds, coqchk seconds) of one check, each step as verify_proof runs it."""
     script = render_proof(proof)
     dirpath, _, base = context.module.rpartition(".")
@@ -47,7 +47,7 @@ def timed(context, proof, index) -> tuple[float, float]:
         t0 = time.perf_counter()
         verify._compile(context, script, "bench", Path(tmp), base, dirpath, deadline)
         t1 = time.perf_counter()
-        verify._coqchk(context.module, Path(tmp) / f"{base}.vo", dirpath, deadline)
+        verify._coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
         t2 = time.perf_counter()
     return t1 - t0, t2 - t1
 
@@ -65,7 +65,7 @@ def main() -> None:
         for label, theorem, tactics in cases:
             proof = linear_proof(tactics)
             assert env.verify(theorem, proof).ok, label
-            runs = [timed(env.context(theorem), proof, env.index) for _ in range(args.repeat)]
+            runs = [timed(env.context(theorem), proof) for _ in range(args.repeat)]
             c, k = min(r[0] for r in runs), min(r[1] for r in runs)
             coqc.append(c)
             both.append(c + k)

@@ -40,6 +40,7 @@ def verified(env: Environment, result: SearchResult, on_event: EventSink | None 
     verdict = env.verify(result.theorem, result.proof)
     result.stats["verify_time"] = time.monotonic() - t0
     result.script = verdict.script
+    result.stats["axioms"] = list(verdict.axioms)  # what the proof assumes, printed with it
     if on_event is not None:
         on_event({"event": "verify", "ok": verdict.ok, "message": verdict.message})
     if not verdict.ok:

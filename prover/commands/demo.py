@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     config = default_config(args.timeout, args.tactic_timeout, args.hammer_timeout, args.max_expansions)
     proved = _prove(config, theorems, args.workers, "default prover", show=True)
     print(f"proved {proved} of {len(theorems)} lemmas in {time.monotonic() - started:.0f}s; "
-          f"every proof re-checked by coqc and coqchk with no axioms beyond the stdlib's", flush=True)
+          f"every proof re-checked by coqc and coqchk, assuming only the axioms of prover/coq/trusted_axioms.py", flush=True)
     if not args.no_hammer:
         from prover.coq.additions import guarded
 
@@ -72,6 +72,7 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False) 
     is printed as it is found."""
     from tqdm import tqdm
 
+    from prover.commands.prove import assumes
     from prover.registry import with_defaults
     from prover.views.safe_text import printable
     from prover.run.distributed import DistributedProver, Task
@@ -87,7 +88,7 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False) 
                 proved += 1
                 if show:
                     bar.write(printable(f"proved {theorem.extra['qualified_name']} ({theorem.file_path}:"
-                                        f"{theorem.position[0]}) in {result.total_time:.1f}s:\n"
+                                        f"{theorem.position[0]}) in {result.total_time:.1f}s, {assumes(result)}:\n"
                                         f"{textwrap.indent(result.script, '    ')}"))
             bar.set_postfix_str(f"proved {proved}")
     return proved

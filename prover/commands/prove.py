@@ -60,10 +60,18 @@ def run(args: argparse.Namespace) -> int:
           f"{result.env_time:.1f}s; re-check {result.stats.get('verify_time', 0.0):.1f}s), "
           f"{result.num_env_calls} tactics run, {result.num_expansions} states expanded")
     if result.status == Status.PROVED:
-        print("proof (checked by coqc and coqchk, no axioms beyond the stdlib's):")
+        print(f"proof (checked by coqc and coqchk; {assumes(result)}):")
         print(printable(f"Proof.\n{textwrap.indent(result.script, '  ')}\nQed."))
         return 0
     return 1
+
+
+def assumes(result) -> str:
+    """What a checked proof assumes, for its reader: ``uses classic (Coq.Logic.Classical_Prop)``."""
+    from prover.coq.verify import uses
+
+    axioms = result.stats.get("axioms")
+    return f"uses {uses(axioms)}" if axioms else "no axioms"
 
 
 def _prover(args: argparse.Namespace):
@@ -71,8 +79,9 @@ def _prover(args: argparse.Namespace):
     if args.tactics:
         from prover.coq.automation import baseline_prover
         from prover.coq.env import CoqEnvironment
+        from prover.coq.presets import VERIFY_FLOOR
 
-        return (CoqEnvironment(tactic_timeout=args.tactic_timeout),
+        return (CoqEnvironment(tactic_timeout=args.tactic_timeout, verify_timeout=max(VERIFY_FLOOR, args.timeout)),
                 baseline_prover(args.tactics, args.timeout, args.max_expansions))
     from prover.coq.presets import build_default, default_config
 

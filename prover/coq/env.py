@@ -44,7 +44,10 @@ class CoqEnvironment:
     session attempts before giving up with :class:`EnvironmentFailure`; ``sentence_timeout``
     bounds each sentence of a file prefix; ``elide_proofs`` replays earlier lemmas of a file as
     ``Admitted`` when opening (see :func:`prover.coq.context.file_context`); ``max_idle`` is how
-    many idle coqtops are kept for reuse; ``verify_timeout`` bounds the final ``coqc`` check.
+    many idle coqtops are kept for reuse; ``verify_timeout`` bounds the final check (``coqc`` and
+    ``coqchk``), and each sentence of the checked proof gets ``verify_sentence_timeout`` seconds
+    (default: three times the longest any step could take in the search -- ``tactic_timeout``, or
+    ``hammer_timeout`` with ``"hammer"`` -- as slack for a loaded machine).
 
     ``additions`` names context additions (:data:`prover.coq.additions.ADDITIONS`: ``"hammer"``,
     ``"hammer-tactics"``, ``"lia"``...) loaded right before each theorem's statement unless the leak
@@ -71,6 +74,7 @@ class CoqEnvironment:
         elide_proofs: bool = True,
         max_idle: int = 1,
         verify_timeout: float = 600.0,
+        verify_sentence_timeout: float | None = None,
         additions: tuple[str, ...] | list[str] | str = (),
         hammer_timeout: float = 20.0,
         index=None,
@@ -94,6 +98,8 @@ class CoqEnvironment:
         self.elide_proofs = elide_proofs
         self.max_idle = max_idle
         self.verify_timeout = verify_timeout
+        self.verify_sentence_timeout = verify_sentence_timeout or 3 * max(
+            tactic_timeout, hammer_timeout if "hammer" in self.additions else 0.0)
         from .project import load_project
 
         self.project = load_project(project, tuple(project_flags) if project_flags else None)
@@ -140,11 +146,6 @@ class CoqEnvironment:
     def index(self):
         """The index of this environment's project (:class:`prover.coq.index.CoqIndex`), loaded on first use."""
         return self._index_of(self.project.ref())
-
-    @property
-    def stdlib_index(self):
-        """The stdlib's index: the axioms it declares are the only ones a proof may assume."""
-        return self._index_of(None)
 
     def _index_of(self, ref: dict | None):
         """The index of the project ``ref`` names (None: the stdlib), built (``.vo`` included) once."""
@@ -247,10 +248,10 @@ class CoqEnvironment:
             chosen = needed(self._offered(theorem), proof_tactics(proof), theorem)
             smaller = with_additions(self._bare_context(theorem), self._sentences(theorem, chosen))
             if smaller.additions != context.additions:
-                first = verify_proof(smaller, proof, self.stdlib_index, self.verify_timeout)
+                first = verify_proof(smaller, proof, self.verify_timeout, self.verify_sentence_timeout)
                 if first.ok:
                     return first
-        return verify_proof(context, proof, self.stdlib_index, self.verify_timeout)
+        return verify_proof(context, proof, self.verify_timeout, self.verify_sentence_timeout)
 
     @property
     def coqtop_pids(self) -> list[int]:

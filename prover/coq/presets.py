@@ -17,6 +17,9 @@ from prover.registry import (ComponentSpec, ProverConfig, build_env, build_gener
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
 
+#: the least time the final check gets, whatever the search's: coqc recompiles the theorem's file up to it
+VERIFY_FLOOR = 60.0
+
 #: the search's share of tactics per expansion: every member's suggestions (baseline ~36 with its
 #: per-hypothesis templates, decision procedures, 2 x LEARNED_TOP, CoqHammer's 6)
 NUM_SAMPLED_TACTICS = 80
@@ -27,7 +30,9 @@ def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_ti
     """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
     whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
     ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
-    clock between tactics, so a longer hammer call would overrun the theorem's limit."""
+    clock between tactics, so a longer hammer call would overrun the theorem's limit. The final
+    check gets the theorem's ``timeout`` too (at least :data:`VERIFY_FLOOR`), not the
+    environment's default ten minutes."""
     if hammer_timeout is None:
         hammer_timeout = min(20.0, timeout / 3)
     search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS}
@@ -35,7 +40,7 @@ def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_ti
         search["max_expansions"] = max_expansions
     return ProverConfig(
         env=ComponentSpec("coq", {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS),
-                                  "hammer_timeout": hammer_timeout}),
+                                  "hammer_timeout": hammer_timeout, "verify_timeout": max(VERIFY_FLOOR, timeout)}),
         prover=ComponentSpec("best_first", search),
         generator=ComponentSpec("coq_default", {}),
         retriever=ComponentSpec("bm25", {}),
@@ -60,7 +65,8 @@ def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str
     each = timeout / len(tactics)
     scored = [[t, -0.1 * (i + 1)] for i, t in enumerate(tactics)]
     return ProverConfig(
-        env=ComponentSpec("coq", {"tactic_timeout": each, "additions": list(additions), "hammer_timeout": each}),
+        env=ComponentSpec("coq", {"tactic_timeout": each, "additions": list(additions), "hammer_timeout": each,
+                                  "verify_timeout": max(VERIFY_FLOOR, timeout)}),
         prover=ComponentSpec("best_first", {"timeout": timeout, "max_expansions": 1,
                                             "num_sampled_tactics": len(tactics)}),
         generator=ComponentSpec("fixed", {"tactics": scored}),

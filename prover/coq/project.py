@@ -30,6 +30,7 @@ from pathlib import Path
 from search_tree.errors import UserError
 
 from .install import stdlib_root
+from .provenance import check_bindings
 
 PROJECT_FILE = "_CoqProject"
 STDLIB = "coq-stdlib"
@@ -237,6 +238,8 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
         raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags; {_FLAG_HELP}")
     if not any(lp.flag in ("-Q", "-R") for lp in load):
         raise ProjectError(f"Coq project {root}: no -Q or -R flag, so its files have no logical names; {_FLAG_HELP}")
+    check_bindings([(lp.flag, (root / lp.path).resolve(), lp.logical) for lp in load], options,
+                   "--flags" if flags else str(root / PROJECT_FILE))
     return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None)
 
 

@@ -16,100 +16,84 @@ A proof counts only when all of this holds:
    ``Qed`` closed our statement. (coqc refuses a file with open sections or modules at its end,
    so the ``End``s are needed; they close functors without their signatures, so they cannot fail
    for want of the library's later fields.)
-2. ``coqchk -o -norec <Module>`` (same ``-Q`` as coqc; it must report interning *our* ``.vo``)
-   re-checks the compiled library and accepts it, and its CONTEXT SUMMARY reports a predicative
-   ``Set``, no constant relying on type-in-type or unsafe (co)fixpoints, no assumed positivity.
-3. Every axiom in that summary, by fully qualified name, is one the standard library itself
-   declares: exactly an ``Axiom``/``Parameter``/``Conjecture`` of the index
-   (``Coq.Logic.Classical_Prop.classic``), or a field of a module the library declares with
-   ``Declare Module`` (``Coq.ssr.ssrunder.Under_rel.Under_rel``), in a library other than the
-   checked one -- or, for a stdlib context only, in the checked one. A project's own axioms, its
-   ``Admitted`` lemmas included, are never in that list (``index`` is always the stdlib's), so a
-   proof in a project's context that assumes one is "not proved (assumes Foo.B.x)". coqchk lists
-   the axioms of every library loaded, and a project's files are often downstream of an admitted
-   lemma they do not use: for a project's file (``CoqContext.project_file``) an axiom of its
-   *other* files is refused when ``Print Assumptions`` names it (qualified through the summary),
-   while one its own file declares before the theorem is refused whether used or not, as for an
-   ad-hoc prelude. The checked library of an
-   ad-hoc theorem is ``DojoScratch``: every axiom it declares (prelude ``Axiom``, ``Admitted``
-   lemma, ``Declare Module`` field) makes the proof "not proved (assumes DojoScratch.X)", whether
-   or not the proof uses it, and a stdlib name (``classic``) in the prelude is still
-   ``DojoScratch.classic``.
+2. ``coqchk -o -norec <Module>`` (same ``-Q`` as coqc) re-checks the compiled library and
+   accepts it; every library it loaded comes from where its name says it must (*our* ``.vo``
+   for the checked one, ``$(coqc -where)`` for ``Coq.*``, ``user-contrib`` for an installed
+   library: :mod:`prover.coq.provenance`); and its CONTEXT SUMMARY reports a predicative ``Set``,
+   no constant relying on type-in-type or unsafe (co)fixpoints, no assumed positivity.
+3. The axioms are trusted ones (:mod:`prover.coq.trusted_axioms`, a reviewed list of exact
+   kernel names): each name ``Print Assumptions`` prints resolves to exactly one axiom of
+   coqchk's summary, and a trusted one (:func:`prover.coq.assumptions.resolve`, fail closed;
+   a field of a functor parameter of the modules open at the theorem, such as ``X.lt``, is a
+   parameter of the statement, not an axiom, and so, in a stdlib theorem's context, is any name
+   of the stdlib's own modules still open there that coqchk does not list); and every axiom of the summary is trusted, with
+   one exception. coqchk lists the axioms of every library loaded, and a project's files are
+   often downstream of an admitted lemma they do not use: for a project's file
+   (``CoqContext.project_file``) an untrusted axiom of its *other* files is refused only when
+   the theorem uses it (``Print Assumptions`` names it). An axiom the
+   checked library itself declares -- a prelude's ``Axiom``, an ``Admitted`` lemma, a ``Declare
+   Module`` field, the file's own text before the theorem -- is refused whether used or not,
+   even when it carries a trusted name: the checked library of an ad-hoc theorem is
+   ``DojoScratch``, so a prelude's ``classic`` is ``DojoScratch.classic``. Only a stdlib
+   theorem's context, which is the stdlib's own text, may declare a trusted axiom.
 
-coqchk's summary covers every library loaded, so it over-approximates the theorem's axioms;
-``Verification.axioms`` is the precise list from ``Print Assumptions`` (qualified through the
-summary where it names them; functor parameters such as ``X.lt`` stay as printed).
+Each sentence from the statement to ``Qed`` runs under ``Set Default Timeout`` (the search's
+per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
+the check run longer than the search that found it allowed.
+
+``Verification.axioms`` is the precise list from ``Print Assumptions``, by kernel name
+(functor parameters as printed); :func:`uses` writes it for people (``classic
+(Coq.Logic.Classical_Prop)``).
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 import subprocess
 import tempfile
 import time
-from functools import lru_cache
+from collections.abc import Sequence
 from pathlib import Path
 
 from search_tree.protocol import Proof, Verification, proof_tactics
 
 from .additions import annotate
-from .context import CoqContext, rename_statement, sealed_module
+from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
+from .context import CoqContext, rename_statement
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
+from .provenance import ForeignLibrary, bindings, check_loaded
 from .render import render_proof
-from .sentences import strip_comments
-from .stdlib import block_sentence
+from .trusted_axioms import is_trusted
 
-AXIOM_KINDS = frozenset({"axiom", "axioms", "parameter", "parameters", "conjecture"})
-CLOSED = "Closed under the global context"
 CHECKED = "Modules were successfully checked"
-PREDICATIVE = "Set is predicative"
 
 
 class CheckFailed(Exception):
     """One step of the re-check refused the proof; the message says which and why."""
 
 
-def stdlib_axioms(index) -> frozenset[str]:
-    """Qualified names of the axioms and parameters the standard library declares."""
-    return frozenset(f"{f.module}.{d.full_name}" for f in index.files.values()
-                     for d in f.declarations if d.kind in AXIOM_KINDS)
-
-
-@lru_cache(maxsize=8)
-def stdlib_declared_modules(index) -> frozenset[str]:
-    """Qualified names of the modules the standard library declares (``Declare Module M : T``)
-    or seals (``Module Export Under_rel : UNDER_REL.``): coqchk lists their fields as axioms."""
-    found = set()
-    for f in index.files.values():
-        text = (index.root / f.path).read_text()
-        stack: list[tuple[str, str]] = []
-        for start, end in f.sentences:
-            block = block_sentence(strip_comments(text[start:end]).strip())
-            if block is None:
-                continue
-            kind, name, _ = block
-            if kind == "declare" or (kind == "module" and sealed_module(block[2])):
-                found.add(".".join([f.module] + [n for k, n in stack if k == "module"] + [name]))
-            if kind in ("section", "module"):
-                stack.append((kind, name))
-            elif kind == "end" and stack:
-                stack.pop()
-    return frozenset(found)
-
-
-def verification_source(context: CoqContext, script: str, name: str, report: str) -> str:
+def verification_source(context: CoqContext, script: str, name: str, report: str,
+                        sentence_timeout: int | None = None) -> str:
     """The ``.v`` text that :func:`verify_proof` compiles, the theorem named ``name``, its
-    assumptions redirected to ``report`` (see the module docstring)."""
+    assumptions redirected to ``report``, each sentence from the statement to ``Qed`` limited to
+    ``sentence_timeout`` seconds (see the module docstring)."""
     body = "\n".join("  " + line for line in script.splitlines())
-    return (f"{context.source_prefix.rstrip()}\n{rename_statement(context.statement, name)}\nProof.\n{body}\nQed.\n"
-            f"Set Printing Width 1000000.\n"
+    limit, unlimit = (f"Set Default Timeout {sentence_timeout}.\n", "Unset Default Timeout.\n") \
+        if sentence_timeout else ("", "")
+    return (f"{context.source_prefix.rstrip()}\n{limit}{rename_statement(context.statement, name)}\nProof.\n{body}\n"
+            f"Qed.\n{unlimit}Set Printing Width 1000000.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n"
             + "".join(line + "\n" for line in context.closing))
 
 
-def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.0) -> Verification:
-    """Compile the proof with coqc, re-check it with coqchk, check its axioms (module docstring)."""
+def verify_proof(context: CoqContext, proof: Proof, timeout: float = 600.0,
+                 sentence_timeout: float | None = None) -> Verification:
+    """Compile the proof with coqc, re-check it with coqchk, check its axioms (module docstring).
+
+    ``timeout`` bounds the whole check (coqc and coqchk), ``sentence_timeout`` each sentence of
+    the proof, ``Qed`` included (None: no limit but ``timeout``)."""
     if not proof:
         return Verification(False, "empty proof")
     try:
@@ -123,37 +107,56 @@ def verify_proof(context: CoqContext, proof: Proof, index, timeout: float = 600.
         return Verification(False, str(exc))
     nonce = secrets.token_hex(8)
     deadline = time.monotonic() + timeout
+    limit = None if sentence_timeout is None else max(1, math.ceil(sentence_timeout))
     dirpath, _, base = context.module.rpartition(".")
     with tempfile.TemporaryDirectory(prefix="dojo-coq-verify-") as tmp:
         try:
-            report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline)
+            report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
             summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
     script = annotate(context, script)  # the additions are part of the proof, printed with it
-    axioms = _qualified(parse_assumptions(report), summary)
-    own = context.module + "."
-    trusted = stdlib_axioms(index)
-    declared = stdlib_declared_modules(index)
-    used = set(axioms)
-    refused = [a for a in summary if not (
-        (context.trusted_prefix or not a.startswith(own))
-        and (a in trusted or a.rpartition(".")[0] in declared
-             or (context.project_file and not a.startswith(own) and a not in used)))]
+    resolution = resolve(parse_assumptions(report), summary, context.module_parameters,
+                         trusted_scope=context.trusted_prefix and bool(context.closing))
+    axioms = resolution.names + resolution.parameters
+    refused = refused_axioms(context, summary, resolution)
+    if resolution.unresolved:
+        return Verification(False, f"not proved (assumes {'; '.join(resolution.unresolved)}): an assumption that "
+                                   f"cannot be resolved to one trusted axiom is refused", script, axioms)
     if refused:
-        return Verification(False, f"not proved (assumes {', '.join(refused)}): coqchk lists axioms the standard "
-                                   f"library does not declare (prelude axioms, admitted lemmas, declared modules)",
-                            script, tuple(axioms))
+        return Verification(False, f"not proved (assumes {', '.join(refused)}): only the axioms listed in "
+                                   f"prover/coq/trusted_axioms.py may be assumed", script, axioms)
     return Verification(True, "coqc and coqchk accepted the proof; " + (
-        f"it assumes only the library's own axioms or functor parameters: {axioms}" if axioms else CLOSED),
-        script, tuple(axioms))
+        f"it uses {uses(axioms)}" if axioms else CLOSED), script, axioms)
+
+
+def refused_axioms(context: CoqContext, summary: list[str], resolution: Resolution) -> list[str]:
+    """The axioms of coqchk's ``summary`` that make the proof not proved (module docstring, 3.)."""
+    own = context.module + "."
+    used = set(resolution.names)
+    refused = []
+    for name in summary:
+        if is_trusted(name) and (context.trusted_prefix or not name.startswith(own)):
+            continue
+        if context.project_file and not name.startswith(own) and name not in used:
+            continue  # another file's axiom the theorem does not use (resolution refuses look-alikes)
+        refused.append(name)
+    return refused
+
+
+def uses(axioms: Sequence[str]) -> str:
+    """The axioms of a proof as a Coq user reads them (``classic (Coq.Logic.Classical_Prop)``),
+    the parameters of the modules open at the theorem (``X.lt``) only counted."""
+    named = [f"{short} ({module})" for module, _, short in (a.rpartition(".") for a in axioms if is_trusted(a))]
+    parameters = sum(not is_trusted(a) for a in axioms)
+    return ", ".join(named + ([f"{parameters} parameter(s) of the modules open at the theorem"] if parameters else []))
 
 
 def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str, dirpath: str,
-             deadline: float) -> str:
+             deadline: float, sentence_timeout: int | None = None) -> str:
     """Run coqc on the whole file (exit 0 required); the text of the assumptions report."""
     report = f"dojo_assumptions_{nonce}"
-    (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", report))
+    (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", report, sentence_timeout))
     # the project's bindings first: a later -Q wins, so the checked file is ours, not the project's
     cmd = (["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath]
            + (["-noinit"] if context.noinit else []) + [f"{base}.v"])
@@ -168,64 +171,23 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
 
 def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> list[str]:
     """Re-check the compiled library with coqchk (the project's load path, then ours); the axioms
-    of its context summary, qualified."""
+    of its context summary. Every library it loaded must come from where its name says
+    (:func:`prover.coq.provenance.check_loaded`)."""
     module = context.module
     done = _run(["coqchk", "-o", "-norec", module, *context.load_path, "-Q", str(vo.parent), dirpath], vo.parent,
                 deadline, "coqchk")
     text = done.stdout + done.stderr
     if done.returncode != 0 or CHECKED not in text:
         raise CheckFailed(f"coqchk rejected the compiled proof (exit {done.returncode}): {_last_error(text)}")
-    if f"[intern {vo} ..." not in text:
-        raise CheckFailed(f"coqchk did not check the compiled file {vo.name} (it resolved {module} elsewhere)")
+    try:
+        check_loaded(*parse_loaded(text), (vo, module),
+                     [(d, logical) for flag, d, logical in bindings(context.load_path) if flag != "-I"])
+    except ForeignLibrary as exc:
+        raise CheckFailed(str(exc)) from None
     axioms, unsafe = parse_summary(text)
     if unsafe:
         raise CheckFailed("the proof relies on unsafe features: " + "; ".join(unsafe))
     return axioms
-
-
-def parse_summary(text: str) -> tuple[list[str], list[str]]:
-    """(axioms, unsafe findings) of coqchk's ``CONTEXT SUMMARY``; a summary that is missing or has
-    a section this parser does not know is an unsafe finding (fail closed)."""
-    at = text.find("CONTEXT SUMMARY")
-    if at < 0:
-        return [], ["coqchk printed no context summary"]
-    sections: dict[str, list[str]] = {}
-    header = None
-    for line in text[at:].splitlines()[2:]:
-        if line.startswith("* "):
-            header, _, rest = line[2:].partition(":")
-            sections[header] = [rest.strip()] if rest.strip() else []
-        elif line.strip() and header is not None:
-            sections[header].append(line.strip())
-    unsafe = [f"{h}: {', '.join(v)}" for h, v in sections.items()
-              if h not in ("Theory", "Axioms") and v != ["<none>"]]
-    if sections.get("Theory") != [PREDICATIVE]:
-        unsafe.append(f"Theory: {', '.join(sections.get('Theory', ['missing']))}")
-    return [a for a in sections.get("Axioms", []) if a != "<none>"], unsafe
-
-
-def parse_assumptions(report: str) -> list[str]:
-    """The axiom names of a ``Print Assumptions`` report (section variables and flags left out:
-    coqchk decides about those)."""
-    axioms: list[str] = []
-    section = None
-    for line in report.splitlines():
-        if not line.strip() or line.strip() == CLOSED:
-            continue
-        if line.endswith(":") and not line.startswith(" "):
-            section = line[:-1]
-        elif section == "Axioms" and not line.startswith(" "):
-            axioms.append(line.split(" : ", 1)[0].strip())
-    return axioms
-
-
-def _qualified(names: list[str], summary: list[str]) -> list[str]:
-    """Each printed name as the one qualified name of the summary it abbreviates, if exactly one."""
-    out = []
-    for name in names:
-        matches = [q for q in summary if q == name or q.endswith("." + name)]
-        out.append(matches[0] if len(matches) == 1 else name)
-    return out
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:

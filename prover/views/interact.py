@@ -177,7 +177,7 @@ class Interaction:
         if not verdict.ok:
             self.say(f"the backend's re-check rejected the proof: {verdict.message}")
             return False
-        self.say("proof (re-checked from scratch, no axioms beyond the library's):\n"
+        self.say(f"proof ({verdict.message}):\n"
                  f"Proof.\n{textwrap.indent(self.env.render(self.theorem, proof), '  ')}\nQed.")
         return True
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 import prover.coq.verify as verify
+from prover.coq.assumptions import parse_summary
 from prover.coq.context import ADHOC_MODULE, CoqContext, adhoc_context, adhoc_theorem, rename_statement, theorem_name
 from prover.coq.env import CoqEnvironment
 from search_tree import linear_proof
@@ -99,7 +100,7 @@ def test_every_check_uses_a_fresh_name_and_report_file(monkeypatch, env):
     seen = []
     real = verify.verification_source
     monkeypatch.setattr(verify, "verification_source",
-                        lambda ctx, script, name, report: seen.append((name, report)) or real(ctx, script, name, report))
+                        lambda ctx, script, name, report, limit: seen.append((name, report)) or real(ctx, script, name, report, limit))
     for _ in range(2):
         assert check(env, "Lemma t : True.", [], ["exact I."]).ok
     (n1, r1), (n2, r2) = seen
@@ -127,7 +128,7 @@ def test_vector4_prewritten_assumptions_file_is_refused_and_useless(env):
     with pytest.raises(ValueError, match=r"prelude sentence 'Redirect .*'Redirect' is not allowed"):
         adhoc_theorem("Lemma f : nat -> False.", ['Redirect "assumptions" Print Assumptions I.'])
     ctx = raw('Redirect "assumptions" Print Assumptions I.', "Lemma f : nat -> False.")
-    verdict = verify.verify_proof(ctx, linear_proof(["fix f 1.", "exact f."]), env.index)
+    verdict = verify.verify_proof(ctx, linear_proof(["fix f 1.", "exact f."]))
     assert not verdict.ok and "coqc rejected the proof" in verdict.message and "ill-formed" in verdict.message
 
 
@@ -219,7 +220,7 @@ def test_statement_attributes_are_checked():
 ])
 def test_coqchk_reports_unsafe_features_with_the_constant(env, flag, proof, finding):
     """Fails if coqchk's summary is not read: coqc accepts these proofs of False."""
-    verdict = verify.verify_proof(raw(flag, "Lemma t : False."), linear_proof([proof]), env.index)
+    verdict = verify.verify_proof(raw(flag, "Lemma t : False."), linear_proof([proof]))
     assert not verdict.ok and verdict.message.startswith("the proof relies on unsafe features:"), verdict
     assert finding in verdict.message
 
@@ -228,9 +229,9 @@ def test_type_in_type_is_reported():
     """Fails if a type-in-type finding (or an unknown summary section) is not an unsafe finding."""
     text = ("CONTEXT SUMMARY\n===============\n\n* Theory: Set is predicative\n  \n* Axioms: <none>\n  \n"
             "* Constants/Inductives relying on type-in-type:\n    Top.U\n  \n* Something new:\n    Top.x\n")
-    axioms, unsafe = verify.parse_summary(text)
+    axioms, unsafe = parse_summary(text)
     assert axioms == [] and unsafe == ["Constants/Inductives relying on type-in-type: Top.U", "Something new: Top.x"]
-    assert verify.parse_summary("no summary") == ([], ["coqchk printed no context summary"])
+    assert parse_summary("no summary") == ([], ["coqchk printed no context summary"])
 
 
 # -- honest statements of every shape still verify -------------------------------------------------
@@ -277,5 +278,5 @@ def test_stdlib_theorem_inside_a_functor_with_a_signature_compiles_to_the_end(en
 def test_verify_timeout_bounds_the_check(env):
     """Fails if the verification timeout is not applied to coqc."""
     verdict = verify.verify_proof(adhoc_context(adhoc_theorem("Lemma t : True.")), linear_proof(["exact I."]),
-                                  env.index, timeout=0.01)
+                                  timeout=0.01)
     assert not verdict.ok and "timed out (verification timeout)" in verdict.message, verdict

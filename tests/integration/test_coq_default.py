@@ -168,7 +168,8 @@ def test_side_by_side_systems_share_one_wall_clock_limit():
 
     table = systems(21.0)
     assert set(COMPARED) <= set(table)
-    assert table["hammer"].env.options == {"tactic_timeout": 21.0, "additions": ["hammer"], "hammer_timeout": 21.0}
+    assert table["hammer"].env.options == {"tactic_timeout": 21.0, "additions": ["hammer"], "hammer_timeout": 21.0,
+                                           "verify_timeout": 60.0}  # the final check's floor
     assert table["sauto"].env.options["additions"] == ["hammer-tactics"]
     assert table["stock"].env.options["tactic_timeout"] == pytest.approx(3.0)
     assert {name: table[name].prover.options["timeout"] for name in table} == dict.fromkeys(table, 21.0)

@@ -78,7 +78,7 @@ def test_nonexistent_premise_is_a_tactic_error():
 def test_verification_refuses_a_proof_that_still_calls_hammer():
     """Fails if verify_proof lets ``hammer`` (an ATP call) reach coqc."""
     context = additions.with_additions(adhoc_context(REV), additions.ADDITIONS["hammer"].sentences)
-    verdict = verify_proof(context, linear_proof(["hammer."]), index=None)
+    verdict = verify_proof(context, linear_proof(["hammer."]))
     assert not verdict.ok and "calls an external prover" in verdict.message
 
 

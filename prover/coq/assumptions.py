@@ -1,0 +1,128 @@
+"""What coqchk and ``Print Assumptions`` report about a checked proof, read and resolved to kernel names.
+
+Two reports, each with its blind spot:
+
+* coqchk's CONTEXT SUMMARY names every axiom of every library it loaded by its fully qualified
+  kernel name (``Coq.Logic.Classical_Prop.classic``): exact, but over-approximated (a library's
+  unused axioms are listed too) and blind to axioms inside a functor still open at the theorem;
+* ``Print Assumptions`` names what the theorem really uses, but by the shortest name that resolves
+  in the current scope (``classic``, ``A.helper``), so two axioms may print alike, and a functor's
+  parameter fields (``X.lt``) appear among them.
+
+:func:`resolve` turns each printed name into the one summary axiom it can be, matching by label
+(the last component, which a constant keeps through aliases, functor applications and
+``Include``) and then by suffix. It fails closed: a name no summary axiom carries (unless it is a
+field of a functor parameter), a name several carry, or one whose label is shared with an axiom
+that is not trusted while the match is, is *unresolved*, and the proof is not proved. The last
+rule is what makes resolution safe against aliasing: whichever constant the printed name meant,
+its label is the printed label, so if every axiom with that label is trusted, so is it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .trusted_axioms import is_trusted, label
+
+CLOSED = "Closed under the global context"
+PREDICATIVE = "Set is predicative"
+_INTERN = re.compile(r"^\[intern (.+) \.\.\.$", re.M)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Each printed assumption as a kernel name (a functor parameter's field as printed), and
+    the printed names that could not be resolved, each with the reason."""
+
+    names: tuple[str, ...]
+    parameters: tuple[str, ...]
+    unresolved: tuple[str, ...]
+
+
+def parse_summary(text: str) -> tuple[list[str], list[str]]:
+    """(axioms, unsafe findings) of coqchk's ``CONTEXT SUMMARY``; a summary that is missing or has
+    a section this parser does not know is an unsafe finding (fail closed)."""
+    at = text.find("CONTEXT SUMMARY")
+    if at < 0:
+        return [], ["coqchk printed no context summary"]
+    sections: dict[str, list[str]] = {}
+    header = None
+    for line in text[at:].splitlines()[2:]:
+        if line.startswith("* "):
+            header, _, rest = line[2:].partition(":")
+            sections[header] = [rest.strip()] if rest.strip() else []
+        elif line.strip() and header is not None:
+            sections[header].append(line.strip())
+    unsafe = [f"{h}: {', '.join(v)}" for h, v in sections.items()
+              if h not in ("Theory", "Axioms") and v != ["<none>"]]
+    if sections.get("Theory") != [PREDICATIVE]:
+        unsafe.append(f"Theory: {', '.join(sections.get('Theory', ['missing']))}")
+    return [a for a in sections.get("Axioms", []) if a != "<none>"], unsafe
+
+
+def parse_assumptions(report: str) -> list[str]:
+    """The axiom names of a ``Print Assumptions`` report (section variables and flags left out:
+    coqchk decides about those)."""
+    axioms: list[str] = []
+    section = None
+    for line in report.splitlines():
+        if not line.strip() or line.strip() == CLOSED:
+            continue
+        if line.endswith(":") and not line.startswith(" "):
+            section = line[:-1]
+        elif section == "Axioms" and not line.startswith(" "):
+            axioms.append(line.split(" : ", 1)[0].strip())
+    return axioms
+
+
+def parse_loaded(text: str) -> tuple[list[Path], list[str]]:
+    """(the ``.vo`` files coqchk interned, the libraries of its "Ordered list") of its output."""
+    paths = [Path(p) for p in _INTERN.findall(text)]
+    at = text.find("Ordered list:")
+    libraries: list[str] = []
+    if at >= 0:
+        for line in text[at:].splitlines()[1:]:
+            if not line.startswith("  ") or not line.strip():
+                break
+            libraries.append(line.strip())
+    return paths, libraries
+
+
+def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable[str] = (),
+            trusted_scope: bool = False, trusted: Callable[[str], bool] = is_trusted) -> Resolution:
+    """Resolve the names ``Print Assumptions`` printed against coqchk's ``summary`` (see the
+    module docstring); ``parameters`` are the functor arguments and declared modules of the
+    modules open at the theorem, whose fields (``X.lt``) are parameters, not axioms.
+
+    ``trusted_scope``: the modules open at the theorem are trusted text (a stdlib theorem inside a
+    functor or module type), so a name no summary axiom carries is one of their parameters or
+    fields, however it is printed (``Import M.`` prints ``M.t`` as ``t``). Elsewhere only
+    ``X.field`` of a listed parameter ``X`` is, and any other unlisted name is refused: it may be
+    an axiom of a functor still open at the theorem, which coqchk never sees as such."""
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for name in summary:
+        by_label[label(name)].append(name)
+    params = set(parameters)
+    names: list[str] = []
+    fields: list[str] = []
+    unresolved: list[str] = []
+    for name in printed:
+        candidates = by_label.get(label(name), [])
+        exact = [c for c in candidates if c == name or c.endswith("." + name)]
+        head = name.split(".", 1)[0]
+        if not exact and (("." in name and head in params) or (trusted_scope and not candidates)):
+            fields.append(name)
+        elif not candidates:
+            unresolved.append(f"{name} (no axiom of coqchk's summary has that name)")
+        elif len(exact) != 1:
+            unresolved.append(f"{name} (it may name any of {', '.join(sorted(candidates))})")
+        elif trusted(exact[0]) and not all(trusted(c) for c in candidates):
+            others = sorted(c for c in candidates if not trusted(c))
+            unresolved.append(f"{name} (it may name {exact[0]} or {', '.join(others)})")
+        else:
+            names.append(exact[0])
+    return Resolution(tuple(names), tuple(fields), tuple(unresolved))

@@ -1,0 +1,145 @@
+"""Where each Coq library comes from: the stdlib and installed libraries only from where Coq installed them.
+
+The trusted axioms are named by kernel name (:mod:`prover.coq.trusted_axioms`), and a kernel name
+says where a constant comes from only if no one else can give a library that name. A project
+that binds ``-Q . Coq.Logic`` and holds a ``Classical_Prop.v`` with ``Axiom classic : False.``
+makes ``Coq.Logic.Classical_Prop.classic`` a proof of ``False``. So:
+
+* :func:`check_bindings` refuses, when a project is loaded, any ``-Q``/``-R`` (in a
+  ``_CoqProject``, ``--flags`` or an ``-arg``) that binds a logical name under ``Coq`` or under
+  an installed library's (``Hammer``, ``mathcomp``...), or that binds the empty name to a
+  directory holding such a subdirectory, and any ``-arg`` that moves the standard library
+  (``-coqlib``, ``-boot``);
+* :func:`check_loaded` checks, after coqchk ran, what it says it loaded: every ``Coq.*`` library
+  from ``$(coqc -where)/theories``, every installed library from its directory under
+  ``user-contrib``, the checked library from the verification's own directory, every other one
+  from a directory of the project's load path, and no library it did not account for.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from search_tree.errors import UserError
+
+from .install import stdlib_root
+
+STDLIB_ROOT_NAME = "Coq"
+#: ``-arg`` options that bind load paths or replace the standard library
+_MOVING_OPTIONS = frozenset({"-Q", "-R", "-coqlib", "-boot"})
+
+
+class ProvenanceError(UserError, ValueError):
+    """A project or flag that would give a library the name of the stdlib's or an installed library's."""
+
+
+class ForeignLibrary(Exception):
+    """coqchk loaded a library from somewhere other than where its name says it must come from."""
+
+
+@functools.lru_cache(maxsize=1)
+def installed_libraries() -> dict[str, Path]:
+    """The logical root names Coq finds by itself, each with its directory: ``Coq`` (the stdlib's
+    ``theories``) and every library under ``user-contrib`` or a ``$COQPATH`` directory (the first
+    holding a name wins here; if Coq took it from another, :func:`check_loaded` refuses)."""
+    theories = stdlib_root()
+    found: dict[str, Path] = {}
+    for place in [theories.parent / "user-contrib", *map(Path, filter(None, os.environ.get("COQPATH", "").split(os.pathsep)))]:
+        for lib in sorted(place.iterdir()) if place.is_dir() else ():
+            if lib.is_dir():
+                found.setdefault(lib.name, lib.resolve())
+    found[STDLIB_ROOT_NAME] = theories.resolve()
+    return found
+
+
+def bindings(args: Sequence[str]) -> list[tuple[str, Path, str]]:
+    """The ``(flag, directory, logical name)`` of each ``-Q``/``-R``/``-I`` in coqc arguments."""
+    out: list[tuple[str, Path, str]] = []
+    i = 0
+    while i < len(args):
+        if args[i] in ("-Q", "-R") and i + 2 < len(args):
+            out.append((args[i], Path(args[i + 1]), args[i + 2]))
+            i += 3
+        elif args[i] == "-I" and i + 1 < len(args):
+            out.append(("-I", Path(args[i + 1]), ""))
+            i += 2
+        else:
+            i += 1
+    return out
+
+
+def _owner(logical: str) -> str:
+    return "the standard library" if logical == STDLIB_ROOT_NAME else f"the installed library {logical}"
+
+
+def check_bindings(bindings: Iterable[tuple[str, Path, str]], options: Sequence[str], where: str) -> None:
+    """Refuse (:class:`ProvenanceError`, naming ``where``) a binding ``(flag, directory, logical
+    name)`` or an ``-arg`` option that would give a project's file a name of the stdlib or of an
+    installed library (module docstring)."""
+    protected = installed_libraries()
+    for flag, directory, logical in bindings:
+        if flag == "-I":
+            continue
+        root = logical.split(".", 1)[0]
+        if root in protected:
+            raise ProvenanceError(f"{where}: {flag} {directory} {logical} binds the logical name {root!r} of "
+                                  f"{_owner(root)}, whose files Coq takes only from {protected[root]}")
+        if not logical and directory.is_dir():
+            clash = sorted(p.name for p in directory.iterdir() if p.is_dir() and p.name in protected)
+            if clash:
+                raise ProvenanceError(f"{where}: {flag} {directory} \"\" names its subdirectory {clash[0]} "
+                                      f"{clash[0]!r}, the logical name of {_owner(clash[0])}")
+    for option in options:
+        if option in _MOVING_OPTIONS:
+            raise ProvenanceError(f"{where}: the option {option} may not be passed to coqc: it binds load paths "
+                                  f"or moves the standard library (give -Q/-R as load-path flags, not in -arg)")
+
+
+def check_loaded(paths: Sequence[Path], libraries: Sequence[str], checked: tuple[Path, str],
+                 bindings: Iterable[tuple[Path, str]]) -> None:
+    """Raise :class:`ForeignLibrary` unless each ``.vo`` coqchk interned (``paths``) is where its
+    library's name says it must be, and these are exactly the ``libraries`` it listed.
+
+    ``checked`` is the compiled file and its library's name; ``bindings`` the project's
+    ``(directory, logical name)`` pairs (none for the stdlib or an installed library)."""
+    protected = installed_libraries()
+    own = [(d.resolve(), logical) for d, logical in bindings]
+    vo, module = checked[0].resolve(), checked[1]
+    named: dict[str, Path] = {}
+    for path in paths:
+        where = path.resolve()
+        name = module if where == vo else _library_name(where, protected, own)
+        if name is None:
+            raise ForeignLibrary(f"coqchk loaded {path}, which is in no directory of the standard library, "
+                                 f"an installed library or the project")
+        if name in named and named[name] != where:
+            raise ForeignLibrary(f"coqchk loaded {name} twice, from {named[name]} and {where}")
+        named[name] = where
+        root = name.split(".", 1)[0]
+        if root in protected and where != vo and not where.is_relative_to(protected[root]):
+            raise ForeignLibrary(f"coqchk loaded {name} from {where}, not from {_owner(root)} in {protected[root]}")
+    if set(named) != set(libraries):
+        extra = sorted(set(libraries) - set(named)) or sorted(set(named) - set(libraries))
+        raise ForeignLibrary(f"coqchk's list of libraries does not match the files it loaded ({', '.join(extra)})")
+    if named.get(module) != vo:
+        raise ForeignLibrary(f"coqchk did not check the compiled file {vo.name} (it resolved {module} elsewhere)")
+
+
+def _library_name(path: Path, protected: dict[str, Path], own: list[tuple[Path, str]]) -> str | None:
+    """The library name a ``.vo`` at ``path`` has: from the stdlib's or an installed library's
+    directory, else from the deepest project binding that holds it; None if none does."""
+    for root, directory in protected.items():
+        if path.is_relative_to(directory):
+            parts = path.relative_to(directory).with_suffix("").parts
+            return ".".join((root, *parts))
+    best: tuple[int, str] | None = None
+    for directory, logical in own:
+        if path.is_relative_to(directory):
+            parts = path.relative_to(directory).with_suffix("").parts
+            depth = len(directory.parts)
+            if best is None or depth > best[0]:
+                best = (depth, ".".join(p for p in (logical, *parts) if p))
+    return None if best is None else best[1]

@@ -1,0 +1,372 @@
+"""Adversarial tests of what a checked Coq proof may assume, and where its libraries come from.
+
+Every test runs the real coqc and coqchk (the project tests build real projects). The trusted
+axioms are a reviewed list of kernel names (prover.coq.trusted_axioms); a name means what it says
+only when no one else can give a library that name (prover.coq.provenance), and a name that
+``Print Assumptions`` prints is trusted only when it resolves to exactly one trusted axiom
+(prover.coq.assumptions). Each test names, in its docstring, the breakage it catches.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import prover.coq.verify as verify
+from prover.coq.assumptions import parse_summary
+from prover.coq.context import ADHOC_MODULE, CoqContext, adhoc_theorem
+from prover.coq.env import CoqEnvironment
+from prover.coq.project import load_project
+from prover.coq.provenance import ProvenanceError
+from prover.coq.trusted_axioms import TRUSTED_AXIOMS
+from search_tree import ProofGivenUp, linear_proof
+
+pytestmark = [pytest.mark.coq]
+
+CLASSIC = "Coq.Logic.Classical_Prop.classic"
+FUNEXT = "Coq.Logic.FunctionalExtensionality.functional_extensionality_dep"
+
+
+@pytest.fixture(scope="module")
+def env():
+    with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048) as env:
+        yield env
+
+
+def check(env, statement, prelude, tactics):
+    return env.verify(adhoc_theorem(statement, prelude), linear_proof(tactics))
+
+
+def refused(verdict, message):
+    assert not verdict.ok, verdict
+    assert verdict.message.startswith(message), verdict.message
+
+
+# -- the list: every stdlib axiom but the admit axiom and the extraction realizers ------------------
+
+def test_the_list_is_the_stdlib_axioms_less_the_untrusted(tmp_path):
+    """Fails if a listed name is not an axiom of the installed stdlib (a typo or a renamed axiom
+    would never match), or if a stdlib axiom is neither listed nor deliberately left out."""
+    theories = Path(subprocess.run(["coqc", "-where"], capture_output=True, text=True, check=True).stdout.strip())
+    modules = sorted(".".join(p.relative_to(theories / "theories").with_suffix("").parts)
+                     for p in (theories / "theories").rglob("*.vo"))
+    (tmp_path / "All.v").write_text("".join(f"Require Coq.{m}.\n" for m in modules))
+    subprocess.run(["coqc", "-Q", ".", "T", "All.v"], cwd=tmp_path, check=True, capture_output=True)
+    done = subprocess.run(["coqchk", "-o", "-norec", "T.All", "-Q", ".", "T"], cwd=tmp_path, capture_output=True,
+                          text=True, check=True)
+    axioms, unsafe = parse_summary(done.stdout + done.stderr)
+    assert not unsafe
+    left_out = sorted(set(axioms) - set(TRUSTED_AXIOMS))
+    assert set(TRUSTED_AXIOMS) <= set(axioms)
+    assert left_out == ["Coq.Compat.AdmitAxiom.proof_admitted"] + [
+        f"Coq.extraction.ExtrOcamlIntConv.{n}" for n in
+        "int int_natlike_rec int_opp int_poslike_rec int_succ int_twice int_zero int_zlike_case".split()]
+
+
+# -- item 1: the admit axiom and other declared-but-untrusted stdlib axioms -------------------------
+
+def test_admit_axiom_one_line_false_proof_is_not_proved(env):
+    """Fails if "every Axiom of the stdlib's sources" is trusted again: proof_admitted : False."""
+    verdict = check(env, "Lemma bad : 0 = 1.", ["Require Import Coq.Compat.AdmitAxiom."], ["destruct proof_admitted."])
+    refused(verdict, "not proved (assumes Coq.Compat.AdmitAxiom.proof_admitted): only the axioms listed in "
+                     "prover/coq/trusted_axioms.py may be assumed")
+    assert verdict.axioms == ("Coq.Compat.AdmitAxiom.proof_admitted",)
+
+
+def test_admit_axiom_loaded_but_unused_still_refused_in_a_prelude(env):
+    """Fails if an ad-hoc context's untrusted library axioms count only when used (the summary,
+    not Print Assumptions, decides for a prelude: fail closed)."""
+    verdict = check(env, "Lemma t : True.", ["Require Coq.Compat.AdmitAxiom."], ["exact I."])
+    refused(verdict, "not proved (assumes Coq.Compat.AdmitAxiom.proof_admitted)")
+
+
+def test_extraction_realizer_parameter_is_not_trusted(env):
+    """Fails if a stdlib Parameter outside the list (ExtrOcamlIntConv's int) is trusted."""
+    verdict = check(env, "Lemma t : True.", ["Require Import Coq.extraction.ExtrOcamlIntConv."], ["exact I."])
+    refused(verdict, "not proved (assumes Coq.extraction.ExtrOcamlIntConv.")
+    assert "Coq.extraction.ExtrOcamlIntConv.int_zero" in verdict.message
+
+
+# -- honest proofs that use the listed axioms verify, printed with them ------------------------------
+
+def test_classic_proof_verifies_and_names_classic(env):
+    verdict = check(env, "Lemma em : forall P : Prop, P \\/ ~ P.", ["Require Import Classical."], ["exact classic."])
+    assert verdict.ok and verdict.axioms == (CLASSIC,), verdict
+    assert verdict.message.endswith("it uses classic (Coq.Logic.Classical_Prop)")
+
+
+def test_functional_extensionality_proof_verifies_and_names_it(env):
+    verdict = check(env, "Lemma fe : forall f g : nat -> nat, (forall x, f x = g x) -> f = g.",
+                    ["Require Import FunctionalExtensionality."], ["intros f g H.", "apply functional_extensionality.",
+                                                                   "exact H."])
+    assert verdict.ok and verdict.axioms == (FUNEXT,), verdict
+    assert verdict.message.endswith("it uses functional_extensionality_dep (Coq.Logic.FunctionalExtensionality)")
+
+
+def test_reals_proof_verifies_with_the_reals_axioms(env):
+    """Fails if the real numbers' axioms or their sealed module fields are not trusted."""
+    verdict = check(env, "Lemma r : forall x y : R, (x + y = y + x)%R.", ["Require Import Reals."],
+                    ["intros.", "apply Rplus_comm."])
+    assert verdict.ok and set(verdict.axioms) == {"Coq.Reals.ClassicalDedekindReals.sig_forall_dec", FUNEXT}, verdict
+
+
+def test_primitive_float_proof_verifies(env):
+    """Fails if the kernel's primitive floats (declared with Primitive) are taken for axioms."""
+    verdict = check(env, "Lemma f : (1 + 1 = 2)%float.", ["Require Import PrimFloat."], ["reflexivity."])
+    assert verdict.ok and verdict.axioms == ("Coq.Floats.PrimFloat.float",), verdict
+
+
+def test_ssreflect_sealed_under_module_is_no_assumption(env):
+    """Fails if the sealed fields of ssrunder's Under_rel (coqchk lists them as axioms; they are
+    defined in the same file) are refused: every ssreflect proof would be "not proved"."""
+    verdict = check(env, "Lemma t : forall n : nat, n = n.", ["From Coq Require Import ssreflect."], ["by move=> n."])
+    assert verdict.ok and verdict.axioms == () and verdict.message.endswith("Closed under the global context"), verdict
+
+
+def test_uint63_lxorA_library_proof_verifies(env):
+    """Fails if the primitive integers and their specifications are refused (item: an honest
+    proof of Uint63.lxorA was "not proved (assumes ...PrimInt63.compares, ...)")."""
+    theorem = env.theorem("Coq.Numbers.Cyclic.Int63.Uint63.lxorA")
+    verdict = env.verify(theorem, linear_proof(["apply bit_ext; intros n.", "rewrite !lxor_spec, xorb_assoc; auto."]))
+    assert verdict.ok, verdict
+    assert "Coq.Numbers.Cyclic.Int63.Uint63.lxor_spec" in verdict.axioms
+    assert "Coq.Numbers.Cyclic.Int63.PrimInt63.lxor" in verdict.axioms
+
+
+def test_stdlib_theorem_beside_the_axiom_its_file_declares_verifies(env):
+    """Fails if a stdlib file's own trusted axiom (classic, in the checked library
+    Coq.Logic.Classical_Prop compiled from the stdlib's text) is refused."""
+    theorem = env.theorem("Coq.Logic.Classical_Prop.NNPP")
+    verdict = env.verify(theorem, linear_proof(["unfold not; intros; elim (classic p); auto.", "intro NP; elim (H NP)."]))
+    assert verdict.ok and verdict.axioms == (CLASSIC,), verdict
+
+
+def test_prelude_module_named_like_the_stdlib_one_is_not_trusted(env):
+    """Fails if a prelude's ``Classical_Prop.classic`` passes for the stdlib's: its kernel name is
+    DojoScratch.Classical_Prop.classic, and the printed name is shared with the real one."""
+    verdict = check(env, "Lemma bad : 0 = 1.", ["Require Import Classical.", "Module Classical_Prop.",
+                                                "Axiom classic : False.", "End Classical_Prop."],
+                    ["destruct Classical_Prop.classic."])
+    refused(verdict, "not proved (assumes ")
+    assert "DojoScratch.Classical_Prop.classic" in verdict.message, verdict.message
+
+
+def test_stdlib_functor_with_imported_parameters_verifies(env):
+    """Fails if the fields of a stdlib functor's parameter, printed unqualified because the
+    functor imports it (``Import M.``: ``t``, ``In``), are refused as unresolved names."""
+    theorem = env.theorem("Coq.FSets.FSetBridge.NodepOfDep.elements_3")
+    verdict = env.verify(theorem, linear_proof(["intros; unfold elements; case (M.elements s); firstorder."]))
+    assert verdict.ok and {"t", "In", "M.elements"} <= set(verdict.axioms), verdict
+    assert verdict.message.endswith("it uses 6 parameter(s) of the modules open at the theorem"), verdict.message
+
+
+# -- item 2: names resolved to kernel names, ambiguity refused --------------------------------------
+
+def make_project(root: Path, files: dict[str, str], flags: str = "-Q . P") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "_CoqProject").write_text(flags + "\n" + "".join(f"{name}\n" for name in files))
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.fixture
+def project_env(tmp_path, monkeypatch):
+    """An environment on a fresh project written from ``files``, and its admitted ``target``."""
+    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
+    opened = []
+
+    def open_project(files: dict[str, str]):
+        root = make_project(tmp_path / "proj", files)
+        env = CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root))
+        opened.append(env)
+        return env, next(t for t in env.index.admitted() if t.full_name == "target")
+
+    yield open_project
+    for env in opened:
+        env.close()
+
+
+HELPERS = {"A.v": "Lemma helper : 0 = 1.\nAdmitted.\n", "B.v": "Lemma helper : True.\nAdmitted.\n"}
+
+
+def test_two_admitted_lemmas_printed_alike_are_refused(project_env):
+    """Fails if an unqualified printed name is left unresolved and so trusted (`exact helper.`
+    was written into the user's file)."""
+    env, target = project_env({**HELPERS, "C.v": "Require Import P.B P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    verdict = env.verify(target, linear_proof(["exact helper."]))
+    refused(verdict, "not proved (assumes ")
+    assert "P.A.helper" in verdict.message and "P.B.helper" in verdict.message, verdict.message
+
+
+def test_one_admitted_helper_is_named(project_env):
+    env, target = project_env({"A.v": HELPERS["A.v"], "C.v": "Require Import P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    refused(env.verify(target, linear_proof(["exact helper."])), "not proved (assumes P.A.helper)")
+
+
+def test_project_lemma_named_classic_is_not_the_stdlib_axiom(project_env):
+    """Fails if an admitted project lemma named ``classic`` passes for Coq.Logic.Classical_Prop.classic."""
+    env, target = project_env({
+        "A.v": "Lemma classic : 0 = 1.\nAdmitted.\n",
+        "C.v": "Require Import Coq.Logic.Classical.\nRequire Import P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    verdict = env.verify(target, linear_proof(["exact classic."]))
+    refused(verdict, "not proved (assumes classic (it may name any of Coq.Logic.Classical_Prop.classic, P.A.classic))")
+
+
+def test_stdlib_classic_beside_a_project_classic_is_refused_as_ambiguous(project_env):
+    """Fails if a trusted match is accepted while an untrusted axiom carries the same label (an
+    alias could make one print as the other): fail closed."""
+    env, target = project_env({
+        "A.v": "Lemma classic : 0 = 1.\nAdmitted.\n",
+        "C.v": "Require Import P.A.\nRequire Import Coq.Logic.Classical.\n"
+               "Lemma target : forall P : Prop, P \\/ ~ P.\nAdmitted.\n"})
+    verdict = env.verify(target, linear_proof(["exact Coq.Logic.Classical_Prop.classic."]))
+    refused(verdict, "not proved (assumes ")
+    assert "Coq.Logic.Classical_Prop.classic or P.A.classic" in verdict.message or \
+        "any of Coq.Logic.Classical_Prop.classic, P.A.classic" in verdict.message, verdict.message
+
+
+def test_unused_admitted_lemma_of_another_file_does_not_block_an_honest_classical_proof(project_env):
+    """Fails if a project's unrelated admitted lemma refuses every proof downstream of it, or if
+    the classical proof is not printed with classic."""
+    env, target = project_env({
+        "A.v": "Lemma other : 0 = 1.\nAdmitted.\n",
+        "C.v": "Require Import P.A Classical.\nLemma target : forall P : Prop, ~ ~ P -> P.\nAdmitted.\n"})
+    verdict = env.verify(target, linear_proof(["intros P H.", "destruct (classic P) as [p|n].", "exact p.",
+                                               "contradiction."]))
+    assert verdict.ok and verdict.axioms == (CLASSIC,), verdict
+
+
+def test_axiom_reached_through_a_module_alias_is_refused(project_env):
+    """Fails if an axiom printed under an alias (whose kernel name differs from the printed one)
+    is resolved by suffix to a trusted axiom of the same label."""
+    env, target = project_env({
+        "A.v": "Module Other.\nAxiom classic : False.\nEnd Other.\nModule Classical_Prop := Other.\n",
+        "C.v": "Require Import Coq.Logic.Classical.\nRequire P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    verdict = env.verify(target, linear_proof(["destruct P.A.Classical_Prop.classic."]))
+    refused(verdict, "not proved (assumes ")
+    assert "P.A.Other.classic" in verdict.message, verdict.message
+
+
+def test_axiom_inside_an_open_functor_is_unresolved(env):
+    """Fails if a name Print Assumptions prints and coqchk does not list (an axiom inside the
+    functor still open at the theorem) is accepted."""
+    prefix = "Module Type T. Parameter t : Set. End T.\nModule F (X : T).\nAxiom bad : False."
+    ctx = CoqContext(key="functor", name="t", statement="Lemma t : 0 = 1.", prefix=(prefix,), source_prefix=prefix,
+                     module=ADHOC_MODULE, trusted_prefix=False, closing=("End F.",), module_parameters=("X",))
+    verdict = verify.verify_proof(ctx, linear_proof(["destruct bad."]))
+    refused(verdict, "not proved (assumes bad (no axiom of coqchk's summary has that name))")
+
+
+# -- item 3: provenance of Coq.* and installed libraries -------------------------------------------
+
+FAKE_CLASSIC = "Axiom classic : False.\n"
+
+
+@pytest.mark.parametrize("flags, message", [
+    ("-Q . Coq.Logic", "-Q {root} Coq.Logic binds the logical name 'Coq' of the standard library, whose files "
+                       "Coq takes only from "),
+    ("-Q . Coq.ssr.ssrunder", "-Q {root} Coq.ssr.ssrunder binds the logical name 'Coq' of the standard library"),
+    ("-R . Coq", "-R {root} Coq binds the logical name 'Coq' of the standard library"),
+    ("-Q . Hammer.Plugin", "-Q {root} Hammer.Plugin binds the logical name 'Hammer' of the installed library Hammer"),
+    ("-Q . P\n-arg -coqlib\n-arg /tmp", "the option -coqlib may not be passed to coqc: it binds load paths or "
+                                        "moves the standard library (give -Q/-R as load-path flags, not in -arg)"),
+    ('-Q . P\n-arg "-Q . Coq.Logic"', "the option -Q may not be passed to coqc"),
+])
+def test_project_binding_a_protected_name_is_refused(tmp_path, flags, message):
+    """Fails if a _CoqProject may bind the stdlib's or an installed library's logical names (the
+    fake Classical_Prop.v proves 0 = 1 with `destruct classic.`)."""
+    root = make_project(tmp_path / "evil", {"Classical_Prop.v": FAKE_CLASSIC})
+    (root / "_CoqProject").write_text(flags + "\nClassical_Prop.v\n")
+    with pytest.raises(ProvenanceError) as info:
+        load_project(str(root))
+    assert str(info.value).startswith(f"{root / '_CoqProject'}: " + message.format(root=root.resolve()))
+
+
+def test_explicit_flags_and_empty_logical_names_are_checked_too(tmp_path):
+    """Fails if --flags skip the check, or if ``-R dir ""`` over a ``Coq/`` subdirectory passes."""
+    root = make_project(tmp_path / "evil2", {"Classical_Prop.v": FAKE_CLASSIC})
+    with pytest.raises(ProvenanceError, match=r"^--flags: -Q .* Coq\.Logic binds the logical name 'Coq'"):
+        load_project(str(root), ("-Q", ".", "Coq.Logic"))
+    (root / "Coq" / "Logic").mkdir(parents=True)
+    (root / "Coq" / "Logic" / "Classical_Prop.v").write_text(FAKE_CLASSIC)
+    with pytest.raises(ProvenanceError, match=r"names its subdirectory Coq 'Coq', the logical name of the standard"):
+        load_project(str(root), ("-R", ".", ""))
+
+
+def test_coqchk_loading_a_fake_stdlib_library_is_refused(env, tmp_path):
+    """Fails if what coqchk loaded is not checked (defence in depth: a context whose load path
+    binds Coq.Logic, past the project check): coqc and coqchk both accept the fake classic."""
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "Classical_Prop.v").write_text(FAKE_CLASSIC)
+    subprocess.run(["coqc", "-Q", str(fake), "Coq.Logic", "Classical_Prop.v"], cwd=fake, check=True, capture_output=True)
+    prefix = "Require Import Coq.Logic.Classical_Prop."
+    ctx = CoqContext(key="fake", name="bad", statement="Lemma bad : 0 = 1.", prefix=(prefix,), source_prefix=prefix,
+                     module="P.C", trusted_prefix=False, project_file=True, load_path=("-Q", str(fake), "Coq.Logic"))
+    verdict = verify.verify_proof(ctx, linear_proof(["destruct classic."]))
+    refused(verdict, f"coqchk loaded Coq.Logic.Classical_Prop from {fake.resolve()}/Classical_Prop.vo, not from the "
+                     f"standard library in ")
+
+
+def test_coqchk_checks_our_own_vo_not_a_stale_one(env, tmp_path, monkeypatch):
+    """Fails if the "coqchk checked our .vo" guard is removed: a stale P/C.vo (no axiom) on a load
+    path that coqchk prefers stands in for the compiled file, whose axiom then goes unseen."""
+    stale = tmp_path / "stale"
+    stale.mkdir()
+    (stale / "C.v").write_text("Lemma bad : True. Proof. exact I. Qed.\n")
+    subprocess.run(["coqc", "-Q", str(stale), "P", "C.v"], cwd=stale, check=True, capture_output=True)
+    real_run = verify._run
+
+    def ours_first(cmd, *args):  # a misordered command: the project's binding after ours, so it wins
+        return real_run(cmd[:4] + cmd[-3:] + cmd[4:-3] if cmd[0] == "coqchk" else cmd, *args)
+
+    monkeypatch.setattr(verify, "_run", ours_first)
+    prefix = "Axiom cheat : False."
+    ctx = CoqContext(key="stale", name="bad", statement="Lemma bad : 0 = 1.", prefix=(prefix,), source_prefix=prefix,
+                     module="P.C", trusted_prefix=False, project_file=True, load_path=("-Q", str(stale), "P"))
+    verdict = verify.verify_proof(ctx, linear_proof(["destruct cheat."]))
+    refused(verdict, "coqchk did not check the compiled file C.vo (it resolved P.C elsewhere)")
+
+
+# -- a give-up hidden in a prelude's Ltac -----------------------------------------------------------
+
+def test_admit_hidden_in_a_prelude_ltac_is_given_up(env):
+    """Fails if the session's "goals you gave up" guard is removed: the policy sees only `cheat.`."""
+    theorem = adhoc_theorem("Lemma bad : 0 = 1.", ["Ltac cheat := admit."])
+    with env.open(theorem) as (session, state):
+        result = session.run_tac(state, "cheat.")
+    assert isinstance(result, ProofGivenUp), result
+    assert result.message == "No more goals, but there are some goals you gave up"
+    verdict = env.verify(theorem, linear_proof(["cheat."]))
+    refused(verdict, "coqc rejected the proof (exit 1)")
+
+
+# -- verification is bounded per sentence ----------------------------------------------------------
+
+def test_each_sentence_of_the_check_is_time_limited(env):
+    """Fails if the check has no per-sentence limit: a looping tactic would run to the 600 s timeout."""
+    theorem = adhoc_theorem("Lemma t : True.")
+    verdict = verify.verify_proof(env.context(theorem), linear_proof(["let rec f n := f n in f 0."]),
+                                  timeout=120, sentence_timeout=1)
+    refused(verdict, "coqc rejected the proof (exit 1): Error: Timeout!")
+
+
+# -- the command line: refused with the reason, proved with the axioms it uses ----------------------
+
+def test_prove_command_refuses_the_admit_axiom_and_prints_classic(capsys):
+    """Fails if `prove` reports the one-line admit-axiom proof, or prints a classical proof
+    without the axiom it uses."""
+    from prover.cli import main
+
+    assert main(["prove", "--env", "coq", "--statement", "Lemma bad : 0 = 1.", "--prelude",
+                 "Require Import Coq.Compat.AdmitAxiom.", "--tactics", "destruct proof_admitted.", "--", "bad"]) == 1
+    out = capsys.readouterr().out
+    assert "status: failed (verification_failed: not proved (assumes Coq.Compat.AdmitAxiom.proof_admitted)" in out
+    assert main(["prove", "--env", "coq", "--statement", "Lemma em : forall P : Prop, P \\/ ~ P.", "--prelude",
+                 "Require Import Classical.", "--tactics", "exact classic.", "--", "em"]) == 0
+    out = capsys.readouterr().out
+    assert "proof (checked by coqc and coqchk; uses classic (Coq.Logic.Classical_Prop)):\nProof.\n  exact classic.\nQed." \
+        in out
