@@ -25,25 +25,18 @@ from search_tree.protocol import ErrorKind, Proof, ProofStep, TacticError, Tacti
 
 from .coqtop import Reply
 from .policy import CheckedTactic, RefusedTactic, check_tactic
+from .reach import calls_atp
+from .sentences import SELECTOR
 from .session import CoqSession
 from .worker import Worker
 
-#: tactics that call an external prover; never part of a checked proof
-ATP_TACTICS = frozenset({"hammer"})
 # coqtop -emacs wraps the message in <infomsg> tags: the tactic ends at the first "." before a tag or a
 # space, or at the end of its line; a tactic hammer found without the ATPs has no "." (``sfirstorder``)
 _REPLACE = re.compile(r"Replace the hammer tactic with:[ \t]*\n?[ \t]*(?P<tactic>[^<\n]+?)(?:\.(?=\s|<|$)|(?=[ \t]*(?:<|\n|$)))")
-_FIRST = re.compile(r"\s*([A-Za-z_][\w']*)")
-
-
-def calls_atp(tactic: str) -> bool:
-    """Whether ``tactic`` is one of :data:`ATP_TACTICS` (by its first word)."""
-    m = _FIRST.match(tactic)
-    return m is not None and m.group(1) in ATP_TACTICS
-
 
 # ``srun T use: ...`` as CoqHammer 1.3.2 prints it does not parse (``eauto use`` is read as one
 # tactic: "Syntax error: [ltac_use_default] expected"); ``srun (T) use: ...`` is the same tactic
+_SELECTOR = re.compile(SELECTOR + r"\s*")
 _SRUN = re.compile(r"srun\s+(?P<tac>.+?)(?P<rest>\s+(?:use|unfold|inv|ctrs|cases):.*|\.)$")
 
 
@@ -156,9 +149,15 @@ class HammerSession(CoqSession):
         found = reconstruction("\n".join(r.output for r in replies))
         if found is None:
             return TacticError("hammer succeeded but printed no reconstruction tactic", ErrorKind.ERROR)
+        selector = _SELECTOR.match(step.tactic)  # the one-goal selector of "2: hammer.", kept for its replacement
+        selector = selector.group() if selector is not None else ""
         try:
-            checked = check_tactic(found)
+            checked = check_tactic(selector + found)
         except RefusedTactic as exc:
             return TacticError(f"hammer's reconstruction tactic is refused: {exc}", ErrorKind.REFUSED)
-        self._replacement = found
-        return CheckedTactic(step.focusing, checked.tactic)
+        if checked.focusing or checked.tactic is None or calls_atp(checked.tactic):
+            return TacticError(f"hammer's reconstruction tactic {found!r} is not one tactic free of ATP calls",
+                               ErrorKind.REFUSED)
+        recorded = CheckedTactic(step.focusing, checked.tactic)
+        self._replacement = recorded.text
+        return recorded

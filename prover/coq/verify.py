@@ -57,6 +57,7 @@ from .context import CoqContext, rename_statement, sealed_module
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .render import render_proof
+from .sandbox import sandbox_env
 from .sentences import strip_comments
 from .stdlib import block_sentence
 
@@ -229,11 +230,14 @@ def _qualified(names: list[str], summary: list[str]) -> list[str]:
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in the check's own fresh directory ``cwd``, which is also its sandbox (``HOME``,
+    ``TMPDIR``: :func:`prover.coq.sandbox.sandbox_env`)."""
     left = deadline - time.monotonic()
     if left <= 0:
         raise CheckFailed(f"{what} not started: the verification timeout ran out")
     try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=left, check=False)
+        return subprocess.run(cmd, cwd=cwd, env=sandbox_env(cwd), capture_output=True, text=True, timeout=left,
+                              check=False)
     except subprocess.TimeoutExpired:
         raise CheckFailed(f"{what} timed out (verification timeout)") from None
 

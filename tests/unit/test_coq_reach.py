@@ -73,7 +73,7 @@ HAMMER_STEPS = [
     ("[x]: hammer.", CheckedTactic((), "[x]: hammer.")),
     ("!: hammer.", CheckedTactic((), "!: hammer.")),
     ("- hammer", CheckedTactic(("-",), "hammer.")),
-    ("hammer (* a comment *).", CheckedTactic((), "hammer.")),
+    ("hammer (* a comment *).", CheckedTactic((), "hammer .")),
 ]
 
 
@@ -119,9 +119,10 @@ PRELUDE_REFUSED = [
     (['Set Implicit Arguments "x".'], "value '\"x\"' of option 'Implicit Arguments' is not allowed"),
     (["Set Default Goal Selector."], "option 'Default Goal Selector' needs one of"),
     # item 13: a file of the file system bound as a dependency, and other loading forms
-    (['From Coq Extra Dependency "../../etc/passwd" as pw.'], "'From Coq Extra Dependency' is not a library load"),
-    (['Require Import "Arith".'], "'Require Import \"Arith\"' is not a library load"),
-    (["From Coq Require Export Set."], "'From Coq Require Export Set' is not a library load"),
+    (['From Coq Extra Dependency "../../etc/passwd" as pw.'], "'From Coq Extra' is not part of a library load"),
+    (['Require Import "Arith".'], "'\"Arith\"' is not part of a library load"),
+    (["#[local] From Coq Extra Dependency \"/etc/passwd\" as pw."], "'From Coq Extra' is not part of a library load"),
+    (["From Coq Require Export Set."], "'Set' is not part of a library load"),
     # CoqHammer's commands and tactics anywhere in a prelude
     (['Hammer_print "x".'], "'Hammer_print' is not allowed in a prelude"),
     (["Hammer_objects."], "'Hammer_objects' is not allowed in a prelude"),
