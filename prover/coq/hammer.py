@@ -6,14 +6,17 @@ proof with CoqHammer's own tactics, printing e.g.::
     Replace the hammer tactic with:
     	srun eauto use: rev_involutive.
 
-:class:`HammerSession` runs it under :attr:`hammer_timeout` instead of the tactic timeout, at
-most once per state (a second try on an equal state is refused), and remembers the printed
+The policy accepts ``hammer`` only as a step of its own (``hammer.``, or on one goal ``2: hammer.``;
+:func:`prover.coq.reach.atp_step`): nested in a tactical it would escape everything below, and a
+plain :class:`prover.coq.session.CoqSession` refuses it. :class:`HammerSession` runs it under
+:attr:`hammer_timeout` instead of the tactic timeout, at most once per state (a second try on an equal state is refused), and remembers the printed
 reconstruction tactic as the step that led to the new state, so replaying that state never calls
 an ATP. It logs every transition it made (:class:`RewriteLog`), and :meth:`RewriteLog.rewrite`
 turns a found proof's ``hammer`` steps into their reconstruction tactics by walking the proof
 along those transitions (state keys, so states the search merged are found too). The final check
-(:func:`prover.coq.verify.verify_proof`) refuses any proof that still calls ``hammer``: what
-coqc and coqchk check needs no ATP.
+(:func:`prover.coq.verify.verify_proof`) refuses any proof that still calls ``hammer`` anywhere
+(:func:`prover.coq.reach.calls_atp` reads every word of a tactic): what coqc and coqchk check
+needs no ATP.
 """
 
 from __future__ import annotations
@@ -100,6 +103,8 @@ class RewriteLog:
 class HammerSession(CoqSession):
     """A :class:`CoqSession` where ``hammer`` has its own time limit, runs once per state and is
     recorded as its reconstruction tactic (module docstring)."""
+
+    runs_atp = True
 
     def __init__(self, worker: Worker, context, tactic_timeout: float, max_restarts: int,
                  hammer_timeout: float) -> None:
