@@ -28,7 +28,7 @@ from search_tree.protocol import ErrorKind, Proof, ProofStep, TacticError, Tacti
 
 from .coqtop import Reply
 from .policy import CheckedTactic, RefusedTactic, check_tactic
-from .reach import calls_atp
+from .reach import atp_step, calls_atp
 from .sentences import SELECTOR
 from .session import CoqSession
 from .worker import Worker
@@ -54,6 +54,16 @@ def reconstruction(output: str) -> str | None:
     if srun is not None and not srun.group("tac").startswith("("):
         tactic = f"srun ({srun.group('tac')}){srun.group('rest')}"
     return tactic
+
+
+def _hammer_step(tactic: str) -> bool:
+    """Whether ``tactic`` is a hammer step the policy accepts (``hammer.``, ``- 2: hammer.``); any
+    other tactic calling an ATP is left in the proof for the verification to refuse."""
+    try:
+        checked = check_tactic(tactic)
+    except RefusedTactic:
+        return False
+    return checked.tactic is not None and atp_step(checked.tactic)
 
 
 def _norm(tactic: str) -> str:
@@ -85,7 +95,7 @@ class RewriteLog:
         for step in proof:
             move = self.moves.get((key, _norm(step.tactic))) if key is not None else None
             tactic = step.tactic
-            if calls_atp(step.tactic):
+            if _hammer_step(step.tactic):
                 if move is None or move.replacement is None:
                     raise ValueError(f"{step.tactic!r} has no recorded reconstruction tactic at this point of the "
                                      f"proof (a hammer step is only kept when this environment's search ran it)")
