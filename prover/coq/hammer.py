@@ -130,7 +130,7 @@ class HammerSession(CoqSession):
         return state
 
     def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
-        hammer = calls_atp(tactic)
+        hammer = _hammer_step(tactic)  # a refused one is answered by the session without counting as a try
         if hammer:
             if state.key in self._hammered:
                 return TacticError("hammer was already tried on this state (it runs at most once per state)",
