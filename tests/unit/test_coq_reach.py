@@ -182,3 +182,15 @@ def test_statement_refused(statement, why):
     with pytest.raises(ValueError, match="theorem statement ") as refused:
         adhoc_theorem(statement)
     assert why in str(refused.value)
+
+
+def test_tokens_find_words_where_coq_reads_them():
+    """Fails if a word inside a string or a comment counts, or a qualified name is split (the
+    grammar would then refuse ``Hammer.x`` or miss ``hammer`` after ``;``)."""
+    from prover.coq.sentences import Token, tokens
+
+    assert tokens('idtac "hammer" (* hammer *); hammer.') == [
+        Token("ident", "idtac"), Token("string", '"hammer"'), Token("symbol", ";"), Token("ident", "hammer"),
+        Token("symbol", ".")]
+    assert [t.text for t in tokens("exact Nat.add_comm.")] == ["exact", "Nat.add_comm", "."]
+    assert [t.kind for t in tokens('predict 4 "a""b".')] == ["ident", "number", "string", "symbol"]
