@@ -91,13 +91,14 @@ def atp_step(tactic: str) -> bool:
     """Whether ``tactic`` is exactly an ATP tactic on one goal: ``hammer.``, ``N: hammer.``,
     ``[g]: hammer.`` or ``!: hammer.``: the forms whose printed reconstruction replaces them."""
     toks = tokens(tactic)
-    if [t.text for t in toks[-2:]] != ["hammer", "."] or toks[-2].kind != "ident":
+    if len(toks) < 2 or toks[-1].text != "." or toks[-2].kind != "ident" or toks[-2].text not in ATP_TACTICS:
         return False
     selector = "".join(t.text for t in toks[:-2])
     return selector in ("", "!:") or (selector.endswith(":") and _one_goal(selector[:-1]))
 
 
 def _one_goal(selector: str) -> bool:
+    """Whether a goal selector (without its colon) selects one goal by number or by name."""
     return re.fullmatch(SELECTOR, selector + ":") is not None and (
         selector.isdigit() or re.fullmatch(r"\[[^\W\d][\w']*\]", selector) is not None)
 
@@ -141,6 +142,7 @@ def _head(toks: list[Token]) -> tuple[list[str], list[Token]]:
 
 
 def _option_refusal(command: str, toks: list[Token]) -> str | None:
+    """``Set``/``Unset`` (``command``) of the option named by the words of ``toks``, then a value."""
     name_toks = []
     for t in toks:
         if t.kind != "ident":
