@@ -43,7 +43,8 @@ class Attack:
 
     ``refused`` is the fragment of the one-line refusal; ``exit`` the CLI's exit status (2: the
     prelude or statement was refused as bad input; 1: the search refused the tactic and proved
-    nothing; 0: an honest control that must still be proved).
+    nothing; 0: an honest control that must still be proved). ``rejected`` instead of ``refused``:
+    the tactic runs, and the verification must reject the proof with that fragment.
     """
 
     name: str
@@ -52,6 +53,7 @@ class Attack:
     exit: int
     refused: str = ""
     statement: str = STATEMENT
+    rejected: str = ""
 
 
 def _prelude(name: str, prelude: tuple[str, ...], refused: str, tactic: str = "auto.") -> Attack:
@@ -135,6 +137,9 @@ ATTACKS: list[Attack] = [
     _tactic("tactic-redirect", 'Redirect "{world}/out" Print nat.', "'Redirect' starts a vernacular command"),
     _tactic("debug-firstorder", "debug firstorder.", "'debug firstorder' prints debugging traces"),
     _tactic("infoh", "infoH auto.", "'infoH' prints debugging traces"),
+    # -- item 1: the stdlib's compatibility admit axiom, loaded by a prelude ------------------------
+    Attack("admit-axiom", ("Require Import Coq.Compat.AdmitAxiom.",), "destruct proof_admitted.", 1,
+           rejected="not proved (assumes Coq.Compat.AdmitAxiom.proof_admitted"),
     # -- honest controls: the harness sees a success, and item 13's listed option is allowed ------
     Attack("control-default-selector", ('Set Default Goal Selector "!".',), "exact I.", 0, statement="Lemma t : True."),
     Attack("control-hammer-loaded", (HAMMER,), "sauto.", 0, statement="Lemma t : forall n : nat, n + 0 = n."),
@@ -210,7 +215,10 @@ def _in_process(attack: Attack, world: Path, env: CoqEnvironment) -> None:
     tactic = _fill(attack.tactic, world)
     with env.open(theorem) as (session, state):
         result = session.run_tac(state, tactic)
-        if attack.exit == 1:
+        if attack.rejected:
+            verdict = env.verify(theorem, linear_proof([tactic]))
+            assert not verdict.ok and attack.rejected in verdict.message, verdict
+        elif attack.exit == 1:
             assert isinstance(result, TacticError) and result.kind == ErrorKind.REFUSED, result
             assert attack.refused in result.message and "\n" not in result.message, result.message
             verdict = env.verify(theorem, linear_proof([tactic]))
@@ -221,8 +229,14 @@ def _in_process(attack: Attack, world: Path, env: CoqEnvironment) -> None:
             assert not isinstance(result, TacticError), result
 
 
+# the trusted axioms by an explicit list are another change of the same series; until it is merged
+# the admit axiom counts as the stdlib's (strict: the mark must go when the attack stops working)
+PENDING = {"admit-axiom": "proof_admitted is trusted as a stdlib axiom until the reviewed axiom list lands"}
+
+
 @pytest.mark.parametrize("attack", [
-    pytest.param(a, id=a.name) for a in ATTACKS])
+    pytest.param(a, id=a.name, marks=[pytest.mark.xfail(strict=True, reason=PENDING[a.name])] if a.name in PENDING
+                 else []) for a in ATTACKS])
 def test_attack_is_refused_and_nothing_leaves_the_sandbox(attack, world, env):
     """Fails if an attack gets another outcome than its own (a prelude accepted, a tactic run, a
     proof reported), or if any file of the watched world (project root, home, temporary
@@ -238,7 +252,7 @@ def test_attack_is_refused_and_nothing_leaves_the_sandbox(attack, world, env):
     if attack.exit == 2:
         assert attack.refused in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     elif attack.exit == 1:
-        assert "status: failed" in done.stdout and "Qed" not in done.stdout, output
+        assert "status: proved" not in done.stdout and "Qed" not in done.stdout, output
     else:
         assert "status: proved" in done.stdout, output
     _in_process(attack, world, env)
