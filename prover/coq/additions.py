@@ -24,15 +24,14 @@ import functools
 import os
 import re
 import subprocess
-import tempfile
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from search_tree.protocol import Theorem
 
 from .context import ADHOC_MODULE, CoqContext
+from .sandbox import sandbox_dir, sandbox_env
 
 #: Where Debian's libcoq-hammer puts ``htimeout`` and ``predict``: CoqHammer runs ``htimeout``
 #: through the shell, so without this on PATH every ATP but E fails with "htimeout: not found".
@@ -96,12 +95,12 @@ class Probe:
 def probe(sentences: tuple[str, ...]) -> Probe:
     """Run ``sentences`` then ``Print Libraries`` in coqc; the logical names of every library
     loaded then (the Prelude's included), or the error if coqc refuses the sentences."""
-    with tempfile.TemporaryDirectory(prefix="dojo-coq-probe-") as tmp:
-        source = Path(tmp) / "Probe.v"
+    with sandbox_dir("probe") as tmp:
+        source = tmp / "Probe.v"
         source.write_text("\n".join(sentences) + "\nPrint Libraries.\n")
         try:
             done = subprocess.run(["coqc", "-q", source.name], cwd=tmp, capture_output=True, text=True,
-                                  timeout=300, check=False, env=hammer_environ())
+                                  timeout=300, check=False, env=sandbox_env(tmp, hammer_environ()))
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Probe(frozenset(), f"coqc could not run the addition: {exc}")
     if done.returncode != 0:

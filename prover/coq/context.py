@@ -19,19 +19,26 @@ the user's text, not library text, so it is checked sentence by sentence against
   ``Defined``, ``Admitted`` or ``Abort``), and ``Axiom``/``Parameter``/``Conjecture``;
 * notations, hints and tactics: ``Notation``, ``Infix``, ``Reserved Notation``, ``Arguments``,
   ``Implicit Types``, ``Generalizable``, ``Hint``, ``Create HintDb``, ``Ltac``, ``Tactic
-  Notation``, ``Opaque``, ``Transparent``; ``Set``/``Unset`` of the few parsing options in
-  :data:`SAFE_OPTIONS`;
+  Notation``, ``Opaque``, ``Transparent``; plain ``Set``/``Unset`` of the few parsing options in
+  :data:`prover.coq.reach.SAFE_OPTIONS`;
 * blocks: ``Section``, ``Variable(s)``, ``Hypothesis``/``Hypotheses``, ``Context``, ``Module``,
   ``Module Type``, ``Declare Module``, ``Include``, ``End`` -- every block the prelude opens must be
   closed in it, so the statement is never inside a user's section (whose hypotheses it would
   silently assume) or functor (whose parameters' fields the kernel treats as given);
 * attributes ``#[local]``, ``#[global]``, ``#[export]`` and the prefixes ``Local``, ``Global``.
 
+Every sentence, and the statement, must also pass the grammar shared with the tactic policy
+(:func:`prover.coq.reach.refusal`): no CoqHammer tactic that runs a program (``hammer_hook``,
+``predict``...) anywhere, not even inside an ``Ltac`` body, a ``Hint Extern`` or an ``ltac:(...)``
+term; no native compiler; library loads by their grammar only (no ``Extra Dependency``); no
+``Export``/``Local``/``Global``/``#[...]`` form of ``Set``/``Unset``. And no ``hammer`` at all: a
+prelude is compiled again by the verification, which must not call external provers.
+
 Everything else is refused up front with a one-line error naming the sentence -- among it what
 acts outside the file or fakes the check (``Redirect``, ``Extraction``, ``Load``, ``Cd``,
-``Declare ML Module``, ``Add LoadPath``, ``Drop``, ``Quit``), what switches a kernel check off
+``Declare ML Module``, ``Add LoadPath``, ``Drop``, ``Quit``) and what switches a kernel check off
 (``Unset Guard Checking``, ``#[bypass_check(...)]``, ``Unset Universe Checking``, ``Unset
-Positivity Checking``) and ``native_compute`` (it starts compiler processes). Axioms, parameters,
+Positivity Checking``). Axioms, parameters,
 admitted lemmas and declared modules are accepted in the prelude, but the kernel re-check
 (:mod:`prover.coq.verify`) names them, so a proof in such a context is "not proved (assumes X)".
 """
@@ -45,6 +52,7 @@ from dataclasses import dataclass
 from search_tree.protocol import Theorem
 
 from .policy import RefusedTactic, check_tactic
+from .reach import calls_atp, refusal
 from .sentences import SentenceSplitError, split_sentences, strip_comments
 from .stdlib import block_sentence
 
@@ -54,12 +62,6 @@ _ATTRIBUTES = r"(?:#\[[^\]]*\]\s*)*"
 _NAME = re.compile(_ATTRIBUTES + r"(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
                    r"(?:(?P<goal>Goal)(?![\w'])|(?:Theorem|Lemma|Corollary|Proposition|Fact|Remark|Example|Property"
                    r"|Definition)\s+(?P<name>[A-Za-z_][\w']*))")
-# ``Set``/``Unset`` options a prelude may change: parsing and elaboration defaults, no kernel check
-SAFE_OPTIONS: frozenset[str] = frozenset({
-    "Implicit Arguments", "Strict Implicit", "Contextual Implicit", "Maximal Implicit Insertion",
-    "Reversible Pattern Implicit", "Asymmetric Patterns", "Universe Polymorphism", "Primitive Projections",
-    "Printing Implicit", "Printing All", "Printing Notations", "Default Goal Selector", "Bullet Behavior",
-})
 _SAFE_ATTRIBUTES = frozenset({"local", "global", "export"})
 # first words (after attributes and Local/Global) of the sentences a prelude may hold outside proofs
 _PRELUDE_COMMANDS = frozenset("""
@@ -73,7 +75,6 @@ _STARTS_PROOF = frozenset("Theorem Lemma Corollary Proposition Fact Remark Examp
 _PROOF_ENDS = frozenset({"Qed", "Defined", "Admitted", "Abort"})
 _HEAD = re.compile(r"(?P<attrs>(?:#\[[^\]]*\]\s*)*)(?P<prefix>(?:(?:Local|Global)\s+)*)(?P<words>.*)", re.S)
 _STRINGS = re.compile(r'"(?:[^"]|"")*"')
-_NATIVE = re.compile(r"(?<![\w'])(?:native_compute|native_cast_no_check)(?![\w'])")
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def adhoc_theorem(statement: str, prelude: tuple[str, ...] | list[str] = (), nam
         except SentenceSplitError as exc:
             raise ValueError(f"prelude sentence {text[:200]!r}: {exc.what}") from None
     declared = theorem_name(statement)
+    _check_reach(parts[0].code, f"theorem statement {statement[:200]!r}")
     _check_attributes(parts[0].code, f"theorem statement {statement[:200]!r}")
     check_prelude(sentences)
     return Theorem(full_name=name or declared, statement=parts[0].text,
@@ -181,8 +183,10 @@ def check_prelude(sentences: tuple[str, ...] | list[str]) -> None:
     for text in sentences:
         code = strip_comments(text).strip()
         where = f"prelude sentence {text[:200]!r}"
-        if _NATIVE.search(_STRINGS.sub('""', code)):
-            raise ValueError(f"{where}: native_compute starts compiler processes; use vm_compute")
+        _check_reach(code, where)
+        if calls_atp(code):
+            raise ValueError(f"{where}: a prelude may not call external provers (coqc compiles it again to "
+                             f"check a proof, and a checked proof calls none)")
         if in_proof:
             in_proof = _check_proof_sentence(code, where)
             continue
@@ -190,12 +194,7 @@ def check_prelude(sentences: tuple[str, ...] | list[str]) -> None:
         first = words.split(None, 1)[0].rstrip(".") if words else ""
         if first not in _PRELUDE_COMMANDS:
             raise ValueError(f"{where}: {first or code!r} is not allowed in a prelude (see prover.coq.context)")
-        if first in ("Set", "Unset"):
-            option = " ".join(words.rstrip(".").split()[1:])
-            if option not in SAFE_OPTIONS:
-                raise ValueError(f"{where}: option {option!r} may not be changed in a prelude "
-                                 f"(allowed: {', '.join(sorted(SAFE_OPTIONS))})")
-        elif first == "Declare" and not re.match(r"Declare\s+(?:Module|Scope)\b", words):
+        if first == "Declare" and not re.match(r"Declare\s+(?:Module|Scope)\b", words):
             raise ValueError(f"{where}: only Declare Module and Declare Scope are allowed in a prelude")
         elif first == "Create" and not re.match(r"Create\s+HintDb\b", words):
             raise ValueError(f"{where}: only Create HintDb is allowed in a prelude")
@@ -214,6 +213,16 @@ def check_prelude(sentences: tuple[str, ...] | list[str]) -> None:
     if blocks:
         raise ValueError(f"the prelude leaves {', '.join(blocks)} open: close every Section and Module "
                          f"it opens (a statement inside them would assume their hypotheses)")
+
+
+def _check_reach(code: str, where: str) -> None:
+    """ValueError naming ``where`` when the sentence fails :func:`prover.coq.reach.refusal`."""
+    try:
+        why = refusal(code)
+    except SentenceSplitError as exc:
+        why = exc.what
+    if why is not None:
+        raise ValueError(f"{where}: {why}")
 
 
 def _check_attributes(code: str, where: str) -> str:

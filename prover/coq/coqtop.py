@@ -50,7 +50,10 @@ import select
 import signal
 import subprocess
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
+
+from .sandbox import sandbox_dir, sandbox_env
 
 # The proof name and the stack hold Coq identifiers, which never contain ``<``, ``>`` or ``|``:
 # an imitated ``<prompt>`` right before a real one cannot merge with it into one match.
@@ -155,7 +158,9 @@ class Coqtop:
 
     ``memory_limit_mb`` caps the address space (``None``: no cap); ``interrupt_grace`` is how long
     a sentence gets after ``SIGINT`` before the process is killed; ``options`` are sentences run
-    at every (re)start; ``cwd`` is coqtop's working directory (default: ours).
+    at every (re)start. Every start runs coqtop in a fresh sandbox directory (working directory,
+    ``HOME``, ``TMPDIR``: :mod:`prover.coq.sandbox`), removed when the process is killed, so that
+    nothing a process wrote is there for the next one, and ``-q`` keeps a user's ``coqrc`` out.
     """
 
     def __init__(
@@ -165,15 +170,14 @@ class Coqtop:
         interrupt_grace: float = 2.0,
         options: tuple[str, ...] = DEFAULT_OPTIONS,
         executable: str = "coqtop",
-        cwd: str | None = None,
     ) -> None:
         self.args = tuple(args)
-        self.cwd = cwd  # where coqtop runs: tactics such as lia write caches (.lia.cache) there
         self.memory_limit_mb = memory_limit_mb
         self.interrupt_grace = interrupt_grace
         self.options = options
         self.executable = executable
         self.proc: subprocess.Popen | None = None
+        self._sandbox = ExitStack()  # holds the running process's sandbox directory
         self.tip = 0  # state id at the tip of the document, from the last prompt
         self.proof_name = "Coq"
         self.start_state = 0  # the tip right after the options: an empty document
@@ -199,17 +203,20 @@ class Coqtop:
         """Start a fresh process (killing any previous one) and run :attr:`options`."""
         self.kill()
         limit = None if self.memory_limit_mb is None else self.memory_limit_mb * 1024 * 1024
+        sandbox = self._sandbox.enter_context(sandbox_dir("coqtop"))
         try:
             self.proc = subprocess.Popen(
-                [self.executable, "-emacs", *self.args],
+                [self.executable, "-q", "-emacs", *self.args],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 bufsize=0,
-                cwd=self.cwd,
+                cwd=sandbox,
+                env=sandbox_env(sandbox),
                 start_new_session=True,  # its own process group, so signals reach coqtop alone
             )
         except OSError as exc:
+            self._sandbox.close()
             raise CoqtopDied(f"cannot start {self.executable!r}: {exc}") from exc
         if limit is not None:
             # set from outside (no preexec_fn, which is unsafe in threaded callers such as Ray
@@ -227,9 +234,10 @@ class Coqtop:
         self.start_state = self.tip
 
     def kill(self) -> None:
-        """Kill the process (SIGKILL) and reap it; a no-op when there is none."""
+        """Kill the process (SIGKILL), reap it and remove its sandbox; a no-op when there is none."""
         proc, self.proc = self.proc, None
         if proc is None:
+            self._sandbox.close()
             return
         if proc.poll() is None:
             try:
@@ -240,6 +248,7 @@ class Coqtop:
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
+        self._sandbox.close()
 
     close = kill
 

@@ -6,14 +6,17 @@ proof with CoqHammer's own tactics, printing e.g.::
     Replace the hammer tactic with:
     	srun eauto use: rev_involutive.
 
-:class:`HammerSession` runs it under :attr:`hammer_timeout` instead of the tactic timeout, at
-most once per state (a second try on an equal state is refused), and remembers the printed
+The policy accepts ``hammer`` only as a step of its own (``hammer.``, or on one goal ``2: hammer.``;
+:func:`prover.coq.reach.atp_step`): nested in a tactical it would escape everything below, and a
+plain :class:`prover.coq.session.CoqSession` refuses it. :class:`HammerSession` runs it under
+:attr:`hammer_timeout` instead of the tactic timeout, at most once per state (a second try on an equal state is refused), and remembers the printed
 reconstruction tactic as the step that led to the new state, so replaying that state never calls
 an ATP. It logs every transition it made (:class:`RewriteLog`), and :meth:`RewriteLog.rewrite`
 turns a found proof's ``hammer`` steps into their reconstruction tactics by walking the proof
 along those transitions (state keys, so states the search merged are found too). The final check
-(:func:`prover.coq.verify.verify_proof`) refuses any proof that still calls ``hammer``: what
-coqc and coqchk check needs no ATP.
+(:func:`prover.coq.verify.verify_proof`) refuses any proof that still calls ``hammer`` anywhere
+(:func:`prover.coq.reach.calls_atp` reads every word of a tactic): what coqc and coqchk check
+needs no ATP.
 """
 
 from __future__ import annotations
@@ -25,25 +28,18 @@ from search_tree.protocol import ErrorKind, Proof, ProofStep, TacticError, Tacti
 
 from .coqtop import Reply
 from .policy import CheckedTactic, RefusedTactic, check_tactic
+from .reach import atp_step, calls_atp
+from .sentences import SELECTOR
 from .session import CoqSession
 from .worker import Worker
 
-#: tactics that call an external prover; never part of a checked proof
-ATP_TACTICS = frozenset({"hammer"})
 # coqtop -emacs wraps the message in <infomsg> tags: the tactic ends at the first "." before a tag or a
 # space, or at the end of its line; a tactic hammer found without the ATPs has no "." (``sfirstorder``)
 _REPLACE = re.compile(r"Replace the hammer tactic with:[ \t]*\n?[ \t]*(?P<tactic>[^<\n]+?)(?:\.(?=\s|<|$)|(?=[ \t]*(?:<|\n|$)))")
-_FIRST = re.compile(r"\s*([A-Za-z_][\w']*)")
-
-
-def calls_atp(tactic: str) -> bool:
-    """Whether ``tactic`` is one of :data:`ATP_TACTICS` (by its first word)."""
-    m = _FIRST.match(tactic)
-    return m is not None and m.group(1) in ATP_TACTICS
-
 
 # ``srun T use: ...`` as CoqHammer 1.3.2 prints it does not parse (``eauto use`` is read as one
 # tactic: "Syntax error: [ltac_use_default] expected"); ``srun (T) use: ...`` is the same tactic
+_SELECTOR = re.compile(SELECTOR + r"\s*")
 _SRUN = re.compile(r"srun\s+(?P<tac>.+?)(?P<rest>\s+(?:use|unfold|inv|ctrs|cases):.*|\.)$")
 
 
@@ -58,6 +54,16 @@ def reconstruction(output: str) -> str | None:
     if srun is not None and not srun.group("tac").startswith("("):
         tactic = f"srun ({srun.group('tac')}){srun.group('rest')}"
     return tactic
+
+
+def _hammer_step(tactic: str) -> bool:
+    """Whether ``tactic`` is a hammer step the policy accepts (``hammer.``, ``- 2: hammer.``); any
+    other tactic calling an ATP is left in the proof for the verification to refuse."""
+    try:
+        checked = check_tactic(tactic)
+    except RefusedTactic:
+        return False
+    return checked.tactic is not None and atp_step(checked.tactic)
 
 
 def _norm(tactic: str) -> str:
@@ -89,7 +95,7 @@ class RewriteLog:
         for step in proof:
             move = self.moves.get((key, _norm(step.tactic))) if key is not None else None
             tactic = step.tactic
-            if calls_atp(step.tactic):
+            if _hammer_step(step.tactic):
                 if move is None or move.replacement is None:
                     raise ValueError(f"{step.tactic!r} has no recorded reconstruction tactic at this point of the "
                                      f"proof (a hammer step is only kept when this environment's search ran it)")
@@ -108,6 +114,8 @@ class HammerSession(CoqSession):
     """A :class:`CoqSession` where ``hammer`` has its own time limit, runs once per state and is
     recorded as its reconstruction tactic (module docstring)."""
 
+    runs_atp = True
+
     def __init__(self, worker: Worker, context, tactic_timeout: float, max_restarts: int,
                  hammer_timeout: float) -> None:
         super().__init__(worker, context, tactic_timeout, max_restarts)
@@ -122,7 +130,7 @@ class HammerSession(CoqSession):
         return state
 
     def run_tac(self, state: TacticState, tactic: str) -> TacticResult:
-        hammer = calls_atp(tactic)
+        hammer = _hammer_step(tactic)  # a refused one is answered by the session without counting as a try
         if hammer:
             if state.key in self._hammered:
                 return TacticError("hammer was already tried on this state (it runs at most once per state)",
@@ -156,9 +164,15 @@ class HammerSession(CoqSession):
         found = reconstruction("\n".join(r.output for r in replies))
         if found is None:
             return TacticError("hammer succeeded but printed no reconstruction tactic", ErrorKind.ERROR)
+        selector = _SELECTOR.match(step.tactic)  # the one-goal selector of "2: hammer.", kept for its replacement
+        selector = selector.group() if selector is not None else ""
         try:
-            checked = check_tactic(found)
+            checked = check_tactic(selector + found)
         except RefusedTactic as exc:
             return TacticError(f"hammer's reconstruction tactic is refused: {exc}", ErrorKind.REFUSED)
-        self._replacement = found
-        return CheckedTactic(step.focusing, checked.tactic)
+        if checked.focusing or checked.tactic is None or calls_atp(checked.tactic):
+            return TacticError(f"hammer's reconstruction tactic {found!r} is not one tactic free of ATP calls",
+                               ErrorKind.REFUSED)
+        recorded = CheckedTactic(step.focusing, checked.tactic)
+        self._replacement = recorded.text
+        return recorded

@@ -39,16 +39,18 @@ at least one in all, and the tactic sentence passes the rules below. Everything 
   the assumption check at verification.)
 * Tactics that skip type checking (``exact_no_check`` and friends): coqtop would accept any term
   and a search would report proofs that only fail at ``Qed``.
-* The native compiler: any identifier ``native_...`` (``native_compute``,
-  ``native_cast_no_check``) and the native cast ``<<:`` start ``ocamlfind``/``ocamlopt``
-  processes that write and load compiled code.
+* What reaches outside coqtop, by the grammar shared with preludes (:func:`prover.coq.reach.refusal`):
+  CoqHammer's tactics that run programs or write files (``hammer_hook``, ``predict``...), the
+  native compiler (``native_compute``, ``<<:``), and ``hammer`` anywhere but as a step of its own
+  (``hammer.``, ``2: hammer.``), the only form that runs once per state under ``hammer_timeout``
+  and is rewritten to its reconstruction tactic (:mod:`prover.coq.hammer`).
 * ``abstract``/``transparent_abstract ... using NAME``: the tactic, not the backend, chooses the
   name of a global constant. It can be the theorem's own name (``Print Assumptions NAME`` would
   then describe the auxiliary constant) or the name of a lemma declared later in the file, which
   then no longer compiles. Plain ``abstract tac`` is accepted: Coq names its constant
   ``<theorem>_subproofN`` itself.
-* Debugging tactics (``debug auto``, ``info_auto``): their untagged traces make the printed state
-  ambiguous.
+* Debugging tactics (``debug`` before any tactic, ``info_auto``, ``infoH``): their untagged traces
+  make the printed state ambiguous.
 * The ``par:`` selector (it starts worker processes), text containing coqtop's prompt markers
   (``<prompt>``) which would break the framing of replies, control characters and Unicode line
   separators, a line break or tab inside a string, and text longer than :data:`MAX_LENGTH`.
@@ -61,15 +63,26 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from prover.coq.sentences import SELECTOR, Sentence, SentenceSplitError, mask_comments, normalise, split_sentences
+from prover.coq.reach import refusal
+from prover.coq.sentences import (
+    SELECTOR,
+    Sentence,
+    SentenceSplitError,
+    Token,
+    mask_comments,
+    normalise,
+    split_sentences,
+    tokens,
+)
 
 ALLOWED_COMMANDS: frozenset[str] = frozenset({"Unshelve."})
 # capitalised Ltac names of the stdlib's own proofs (setoid_ring, micromega, QArith, Sorting); none is a
 # command keyword of Coq 8.16, so a sentence starting with one can only parse as a tactic
 CAPITALISED_TACTICS: frozenset[str] = frozenset({"Esimpl", "Esimpl2", "Esimpl3", "InvAdd", "Qc_unfolds"})
 GIVE_UP: frozenset[str] = frozenset({"admit", "give_up", "Admitted", "Admit"})
-# debugging tactics print untagged traces, which a proof state printed after them cannot be told from
-_DEBUGGING = re.compile(r"(?<![\w'.])(?:debug\s+(?:auto|eauto|trivial)|info_auto|info_eauto|info_trivial)(?![\w'])")
+# debugging tactics print untagged traces, which a proof state printed after them cannot be told from;
+# ``debug`` is refused before any tactic
+DEBUGGING: frozenset[str] = frozenset({"info_auto", "info_eauto", "info_trivial", "infoH"})
 # tactics that skip type checking: coqtop accepts anything, only the kernel at Qed would object
 UNCHECKED: frozenset[str] = frozenset({"exact_no_check", "vm_cast_no_check", "native_cast_no_check",
                                        "change_no_check"})
@@ -81,8 +94,6 @@ _SELECTOR = re.compile(SELECTOR + r"\s*")
 # a qualified name (Z.order): its first word is an IDENT followed by a FIELD token, which no command accepts
 _QUALIFIED = re.compile(r"[A-Za-z_][\w']*\.[A-Za-z_]")
 _FIRST_WORD = re.compile(r"[A-Za-z_][\w']*(?![\w'])")
-_IDENT = re.compile(r"(?<![\w'.])[A-Za-z_][\w']*")
-_STRING = re.compile(r'"(?:[^"]|"")*"')
 # control characters, C1 controls (NEL) and Unicode line separators: Coq reads them as no blank, but
 # Python's splitlines() breaks lines at them, so one sentence could become two lines of a script
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
@@ -179,18 +190,30 @@ def _check_tactic_sentence(code: str, refuse: Callable[[str], RefusedTactic]) ->
             and (body not in ALLOWED_COMMANDS or selector is not None)):
         word = re.match(r"[^\s.;]+", body)  # body starts with a letter
         raise refuse(f"{word.group()!r} starts a vernacular command, not a tactic (no tactic starts with a capital)")
-    unstrung = _STRING.sub('""', code)
-    words = {m.group() for m in _IDENT.finditer(unstrung)}
+    toks = tokens(code)
+    words = {t.text for t in toks if t.kind == "ident"}
     if words & GIVE_UP:
         raise refuse(f"{min(words & GIVE_UP)!r} gives up a goal instead of proving it")
-    debugging = _DEBUGGING.search(unstrung)
+    debugging = _debugging(toks)
     if debugging is not None:
-        raise refuse(f"{debugging.group()!r} prints debugging traces; use the tactic without them")
+        raise refuse(f"{debugging!r} prints debugging traces; use the tactic without them")
     if words & UNCHECKED:
         raise refuse(f"{min(words & UNCHECKED)!r} skips type checking (only Qed would catch a bad term)")
-    native = sorted(w for w in words if w.startswith("native_"))
-    if native or "<<:" in unstrung:
-        raise refuse(f"{(native or ['<<:'])[0]!r} starts the native compiler (ocamlopt processes)")
+    outside = refusal(code)
+    if outside is not None:
+        raise refuse(outside)
     if words & ABSTRACT and "using" in words:
         raise refuse(f"{min(words & ABSTRACT)!r} ... using NAME lets the tactic name a global constant "
                      f"(it can take the theorem's own name); use it without 'using'")
+
+
+def _debugging(toks: list[Token]) -> str | None:
+    """The debugging tactic among ``toks`` (``debug X`` for any word X, or one of :data:`DEBUGGING`)."""
+    for i, t in enumerate(toks):
+        if t.kind != "ident":
+            continue
+        if t.text in DEBUGGING:
+            return t.text
+        if t.text == "debug" and i + 1 < len(toks) and toks[i + 1].kind == "ident":
+            return f"debug {toks[i + 1].text}"
+    return None

@@ -1,12 +1,15 @@
 """Where Coq's processes run: a fresh private directory as working directory, ``HOME`` and ``TMPDIR``.
 
 coqtop, coqc and coqchk read and write relative to their working directory and home: ``lia``
-writes ``.lia.cache`` there, CoqHammer looks for ``coqhammer.opt`` and its prediction programs
-there, and a sentence that escapes the policy would find the user's files there. Every Coq
-process of the package is started through :func:`sandbox_env` with a directory made for it
-(:func:`sandbox_dir`), so whatever such a process writes by a relative path, into ``~`` or into
-the temporary directory lands inside that directory and is deleted with it. A project's own
-files are reached through absolute load-path flags, never through the working directory.
+writes ``.lia.cache`` there, CoqHammer reads ``coqhammer.opt`` (which sets the programs it runs)
+and writes its problem files there, coqtop reads a ``coqrc`` from the user's configuration
+directory, and a sentence that escaped the policy would find the user's files there. Every Coq
+process of the package is started with :func:`sandbox_env` in a directory made for it
+(:func:`sandbox_dir`), so that whatever such a process reads or writes by a relative path, in
+``~``, in its configuration directory or in the temporary directory lies inside that directory
+and is deleted with it. A project's own files are reached through absolute load-path flags, never
+through the working directory; the user's installed Coq libraries (``XDG_DATA_HOME``) stay where
+they are.
 """
 
 from __future__ import annotations
@@ -22,13 +25,19 @@ PREFIX = "dojo-coq-"
 
 def sandbox_env(directory: str | os.PathLike[str], base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a Coq process sandboxed in ``directory``: ``base`` (default: this
-    process's) with ``HOME``, ``TMPDIR``, ``TMP`` and ``TEMP`` pointing inside it; the
-    ``tmp`` subdirectory is created here."""
-    directory = Path(directory)
+    process's) with ``HOME``, ``TMPDIR``/``TMP``/``TEMP``, ``XDG_CONFIG_HOME`` and ``XDG_CACHE_HOME``
+    inside it (the ``tmp`` subdirectory is created here), ``XDG_DATA_HOME`` fixed to where it
+    pointed before (Coq finds user-installed libraries there), and no relative entry on ``PATH``
+    (which would name programs in the working directory)."""
+    directory = Path(directory).resolve()
     tmp = directory / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ if base is None else base)
-    env.update(HOME=str(directory), TMPDIR=str(tmp), TMP=str(tmp), TEMP=str(tmp))
+    data = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "share")
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    env.update(HOME=str(directory), TMPDIR=str(tmp), TMP=str(tmp), TEMP=str(tmp), XDG_DATA_HOME=data,
+               XDG_CONFIG_HOME=str(directory / ".config"), XDG_CACHE_HOME=str(directory / ".cache"),
+               PATH=os.pathsep.join(path))
     return env
 
 

@@ -257,3 +257,38 @@ def normalise(text: str, source: str = "<string>") -> str:
             raise SentenceSplitError(source, *LineIndex(code).position(q), "a line break or tab inside a string")
         out.append(_BLANK_RUN.sub(" ", code[pos:q]) + literal)
         pos = end
+
+
+@dataclass(frozen=True)
+class Token:
+    """A lexeme of comment-free Coq code: an identifier (qualified names are one token,
+    ``Nat.add``), a string literal (quotes included), a number, or a run of other symbols."""
+
+    kind: str  # "ident", "string", "number" or "symbol"
+    text: str
+
+
+_TOKEN = re.compile(r"(?P<ident>[^\W\d][\w']*(?:\.[^\W\d][\w']*)*)|(?P<number>\d[\w]*)|(?P<blank>\s+)"
+                    r"|(?P<symbol>[^\w\s\"]+)")
+
+
+def tokens(code: str) -> list[Token]:
+    """The tokens of ``code`` (comments are removed first); :class:`SentenceSplitError` for an
+    unterminated string. Coarser than Coq's lexer where it does not matter to the checks that use
+    it: symbols are maximal runs (``;(`` is one token), but identifiers, strings and numbers are
+    exactly Coq's, so a word found here is a word Coq reads and a word inside a string is none."""
+    code = strip_comments(code)
+    out: list[Token] = []
+    pos = 0
+    while pos < len(code):
+        if code[pos] == '"':
+            end = _skip_string(code, pos + 1, "<code>")
+            out.append(Token("string", code[pos:end]))
+            pos = end
+            continue
+        m = _TOKEN.match(code, pos)
+        assert m is not None  # the alternatives cover every character but '"'
+        if m.lastgroup != "blank":
+            out.append(Token(m.lastgroup, m.group()))
+        pos = m.end()
+    return out

@@ -43,6 +43,7 @@ from .context import CoqContext
 from .coqtop import MAX_ERROR_CHARS, MAX_REPLY_BYTES, Coqtop, CoqtopDied, ForgedReply, Reply, SentenceTooLong
 from .goals import MSG_SUBPROOF_DONE, GoalParseError, Outcome, ProofView, parse_view
 from .policy import CheckedTactic, RefusedTactic, check_tactic
+from .reach import calls_atp
 from .worker import Worker
 
 
@@ -63,6 +64,8 @@ REPLAY_SLACK = 3.0  # replays get this many times the tactic timeout
 
 class CoqSession:
     """One opened theorem. Create through :meth:`prover.coq.env.CoqEnvironment.open`."""
+
+    runs_atp = False  # whether ``hammer`` may run (:class:`prover.coq.hammer.HammerSession`)
 
     def __init__(self, worker: Worker, context: CoqContext, tactic_timeout: float, max_restarts: int) -> None:
         self._worker = worker
@@ -92,6 +95,10 @@ class CoqSession:
             checked = check_tactic(tactic)
         except RefusedTactic as exc:
             return TacticError(str(exc), ErrorKind.REFUSED)
+        if checked.tactic is not None and calls_atp(checked.tactic) and not self.runs_atp:
+            return TacticError(f"refused tactic {tactic!r}: external provers run only in an environment with the "
+                               f"hammer addition, which limits and rewrites them (prover.coq.hammer)",
+                               ErrorKind.REFUSED)
         if checked.focusing and self._nodes[state.id].focus_depth:
             return TacticError(f"refused tactic {tactic!r}: bullets and braces are refused inside a goal the search "
                                f"focused (the search does the focusing; a `}}` would close its block)",

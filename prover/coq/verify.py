@@ -65,6 +65,7 @@ from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded
 from .render import render_proof
+from .sandbox import sandbox_env
 from .trusted_axioms import is_trusted
 
 CHECKED = "Modules were successfully checked"
@@ -191,11 +192,14 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> lis
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in the check's own fresh directory ``cwd``, which is also its sandbox (``HOME``,
+    ``TMPDIR``: :func:`prover.coq.sandbox.sandbox_env`)."""
     left = deadline - time.monotonic()
     if left <= 0:
         raise CheckFailed(f"{what} not started: the verification timeout ran out")
     try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=left, check=False)
+        return subprocess.run(cmd, cwd=cwd, env=sandbox_env(cwd), capture_output=True, text=True, timeout=left,
+                              check=False)
     except subprocess.TimeoutExpired:
         raise CheckFailed(f"{what} timed out (verification timeout)") from None
 

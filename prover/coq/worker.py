@@ -8,8 +8,6 @@ theorems of a file opened in order cost one replay of the file in all.
 
 from __future__ import annotations
 
-import tempfile
-
 from search_tree.protocol import EnvironmentFailure, Goal
 
 from .context import CoqContext
@@ -32,9 +30,6 @@ class Worker:
     def __init__(self, memory_limit_mb: int | None, sentence_timeout: float) -> None:
         self.memory_limit_mb = memory_limit_mb
         self.sentence_timeout = sentence_timeout
-        # coqtop's working directory, so that the caches tactics write (.lia.cache) stay out of
-        # the user's; removed when the worker is garbage-collected
-        self._scratch = tempfile.TemporaryDirectory(prefix="dojo-coqtop-")
         self.coqtop: Coqtop | None = None
         self.args: tuple[str, ...] | None = None
         self.key: str | None = None
@@ -85,7 +80,7 @@ class Worker:
 
     def _start(self, args: tuple[str, ...]) -> None:
         self.close()
-        self.coqtop = Coqtop(args, memory_limit_mb=self.memory_limit_mb, cwd=self._scratch.name)
+        self.coqtop = Coqtop(args, memory_limit_mb=self.memory_limit_mb)
         self.coqtop.start(self.sentence_timeout)
         self.args = args
 

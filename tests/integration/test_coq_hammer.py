@@ -156,3 +156,52 @@ def test_reconstruction_without_a_period_is_read():
 
     assert reconstruction("Replace the hammer tactic with: sfirstorder</infomsg>") == "sfirstorder."
     assert reconstruction("Replace the hammer tactic with: sfirstorder\nNo more goals.") == "sfirstorder."
+
+
+PAIR = adhoc_theorem("Lemma rr2 : forall (A : Type) (l : list A), rev (rev l) = l /\\ True.", ["Require Import List."])
+
+
+def test_hammer_on_one_goal_by_selector_is_limited_once_and_rewritten_with_its_selector():
+    """``1: hammer.`` on a state with two goals runs under ``hammer_timeout`` (not the 1 s tactic
+    timeout it would not survive), once per state whatever the spelling, and is rewritten to
+    ``1: <reconstruction>`` that coqc and coqchk accept; nested forms are refused before coqtop
+    and start no ATP. Fails with the former first-word ``calls_atp``: ``1: hammer.`` then ran
+    under the tactic timeout, escaped the once-per-state rule and was verified as is."""
+    with CoqEnvironment(tactic_timeout=1, additions=("hammer",), hammer_timeout=120) as env:
+        with env.open(PAIR) as (session, state):
+            split = session.run_tac(state, "intros A l; split.")
+            assert split.num_goals == 2
+            sent = session.coqtop.sentences_sent
+            for nested in ("idtac; hammer.", "try hammer.", "all: hammer.", "solve [hammer]."):
+                refused = session.run_tac(split, nested)
+                assert isinstance(refused, TacticError) and refused.kind == ErrorKind.REFUSED, refused
+                assert "'hammer' calls external provers" in refused.message
+            assert session.coqtop.sentences_sent == sent and atp_processes() == []
+            first = session.run_tac(split, "1: hammer.")
+            assert not isinstance(first, TacticError) and first.num_goals == 1, first
+            for again in ("1: hammer.", "hammer."):
+                refused = session.run_tac(split, again)
+                assert isinstance(refused, TacticError) and "at most once per state" in refused.message
+            done = session.run_tac(first, "exact I.")
+            assert isinstance(done, ProofFinished), done
+        proof = linear_proof(["intros A l; split.", "1: hammer.", "exact I."])
+        verdict = env.verify(PAIR, proof)
+        assert verdict.ok, verdict.message
+        step = verdict.script.splitlines()[-2]
+        assert step.startswith("1: ") and "hammer" not in step and "rev_involutive" in step, verdict.script
+        nested = env.verify(PAIR, linear_proof(["intros A l; split.", "try hammer.", "exact I."]))
+        assert not nested.ok and "'hammer' calls external provers" in nested.message, nested
+    assert atp_processes() == []
+
+
+def test_plain_session_refuses_hammer_loaded_by_a_prelude():
+    """Without the hammer addition no session limits or rewrites ``hammer``: a prelude that loads
+    CoqHammer itself must not make it runnable under the ordinary tactic timeout."""
+    theorem = adhoc_theorem("Lemma t : forall n : nat, n + 0 = n.", ["From Hammer Require Import Hammer."])
+    with CoqEnvironment(tactic_timeout=5) as env:
+        with env.open(theorem) as (session, state):
+            refused = session.run_tac(state, "hammer.")
+            assert isinstance(refused, TacticError) and refused.kind == ErrorKind.REFUSED
+            assert "external provers run only in an environment with the hammer addition" in refused.message
+            assert isinstance(session.run_tac(state, "intros n; sauto."), ProofFinished)
+    assert atp_processes() == []
