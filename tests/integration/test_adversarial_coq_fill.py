@@ -111,17 +111,21 @@ def test_a_directory_that_is_a_symlink_out_of_the_root_is_refused(tmp_path, caps
     assert tree_state(outside) == before
 
 
-def test_a_symlinked_subdirectory_found_by_walking_is_refused_before_any_build(tmp_path):
-    """Fails if ``-R . P`` walks into a subdirectory that links outside the root and compiles there."""
-    outside = tmp_path / "vendor"
-    outside.mkdir()
-    (outside / "V.v").write_text("Lemma v : True. Proof. exact I. Qed.\n")
+def test_files_found_by_walking_never_lead_out_of_the_root(tmp_path):
+    """Fails if ``-R . P`` without a file list builds through a link out of the root: a linked
+    file is refused before any coqc runs, a linked directory is not walked into."""
+    outside = tmp_path / "outside"
+    (outside / "vendor").mkdir(parents=True)
+    (outside / "vendor" / "V.v").write_text("Lemma v : True. Proof. exact I. Qed.\n")
+    (outside / "L.v").write_text(ADMITTED_A)
     root = make_project(tmp_path / "proj", {"A.v": ADMITTED_A}, flags="-R . P", listed=False)
-    (root / "vendor").symlink_to(outside, target_is_directory=True)
+    (root / "vendor").symlink_to(outside / "vendor", target_is_directory=True)
     before = tree_state(outside)
-    with pytest.raises(ProjectError, match=r"vendor/V\.v resolves to .*/vendor/V\.v, outside the project root"):
+    assert load_project(str(root)).source_files() == ["A.v"]
+    (root / "L.v").symlink_to(outside / "L.v")
+    with pytest.raises(ProjectError, match=r"L\.v resolves to .*/outside/L\.v, outside the project root"):
         build_project(load_project(str(root)), progress=False)
-    assert tree_state(outside) == before
+    assert tree_state(outside) == before and not (root / "A.vo").exists()
 
 
 def test_a_parent_directory_entry_is_refused_with_one_line(tmp_path):
