@@ -197,57 +197,54 @@ def test_a_file_that_is_a_symlink_inside_the_root_is_not_edited_through(tmp_path
 
 # --- a lemma's meaning: only the proof body changes -------------------------------------------------
 
-SECTION = """Section S.
-Variable n : nat.
-Hypothesis H : n = 0.
-Lemma using_kept : n + 0 = n.
-Proof using n.
-  (* an attempt left by the user *)
-Admitted.
-Lemma needs_H : n = 0.
-Proof using n. Admitted.
-Lemma loose : n + 0 = n.
-Admitted.
-Lemma all_used : n = 0.
-Admitted.
-End S.
-Lemma client : forall m, m = 0 -> m = 0.
-Proof. intros m Hm. exact (needs_H m). Qed.
-"""
+def section(body: str) -> str:
+    return f"Section S.\nVariable n : nat.\nHypothesis H : n = 0.\n{body}End S.\n"
+
+
+# one admitted lemma per file: the verifier refuses a proof in a file that declares an axiom before it
+SECTIONS = {
+    "theories/S1.v": section("Lemma using_kept : n + 0 = n.\nProof using n.\n  (* an attempt left by the user *)\nAdmitted.\n"),
+    "theories/S2.v": section("Lemma needs_H : n = 0.\nProof using n. Admitted.\n")
+                     + "Lemma client : forall m, m = 0 -> m = 0.\nProof. intros m Hm. exact (needs_H m). Qed.\n",
+    "theories/S3.v": section("Lemma loose : n + 0 = n.\nAdmitted.\n"),
+    "theories/S4.v": section("Lemma all_used : n = 0.\nAdmitted.\n"),
+}
 
 
 def test_proof_using_is_kept_and_an_edit_that_changes_a_type_is_rolled_back(tmp_path, capsys):
-    """Fails if ``Proof using`` is replaced (``needs_H`` would silently gain the hypothesis H, as the
-    issue's ``target`` did), or if ``loose`` is filled although its proof, which does not use H,
+    """Fails if ``Proof using`` is replaced (``needs_H`` would silently gain the hypothesis H, as
+    in the issue's example), or if ``loose`` is filled although its proof, which does not use H,
     drops H from the type Admitted gave it (every section variable); fails too if the lemmas whose
     type an edit keeps are not filled."""
-    root = make_project(tmp_path / "proj", {"theories/S.v": SECTION})
+    root = make_project(tmp_path / "proj", SECTIONS)
     assert fill(root, tmp_path / "run", ["exact H.", "now rewrite <- plus_n_O."], "--write") == 0
     out = capsys.readouterr().out
-    written = root / "theories" / "S.v"
-    assert lemma_text(written, "using_kept") == ("Lemma using_kept : n + 0 = n.\nProof using n.\n"
-                                                 "  now rewrite <- plus_n_O.\nQed.")
-    assert lemma_text(written, "needs_H") == "Lemma needs_H : n = 0.\nProof using n. Admitted."
-    assert lemma_text(written, "loose") == "Lemma loose : n + 0 = n.\nAdmitted."
-    assert lemma_text(written, "all_used") == "Lemma all_used : n = 0.\nProof.\n  exact H.\nQed."
-    assert re.search(r"\| needs_H \| theories/S\.v \| no \| [\d.]+ \| rolled back: theories/S\.v no longer compiles", out)
-    assert re.search(r"\| loose \| theories/S\.v \| no \| [\d.]+ \| rolled back: it changes the type of "
-                     r"P\.S\.loose \(before: forall \(n : nat\) \(_ : @eq nat n O\), @eq nat \(Nat\.add n O\) n; "
+    theories = root / "theories"
+    assert lemma_text(theories / "S1.v", "using_kept") == ("Lemma using_kept : n + 0 = n.\nProof using n.\n"
+                                                           "  now rewrite <- plus_n_O.\nQed.")
+    assert (theories / "S2.v").read_text() == SECTIONS["theories/S2.v"]
+    assert (theories / "S3.v").read_text() == SECTIONS["theories/S3.v"]
+    assert lemma_text(theories / "S4.v", "all_used") == "Lemma all_used : n = 0.\nProof.\n  exact H.\nQed."
+    assert re.search(r"\| needs_H \| theories/S2\.v \| no \| [\d.]+ \| rolled back: theories/S2\.v no longer "
+                     r"compiles \(.*The following section variable is used but not declared: H\.", out), out
+    assert re.search(r"\| loose \| theories/S3\.v \| no \| [\d.]+ \| rolled back: it changes the type of "
+                     r"P\.S3\.loose \(before: forall \(n : nat\) \(_ : @eq nat n O\), @eq nat \(Nat\.add n O\) n; "
                      r"after: forall n : nat, @eq nat \(Nat\.add n O\) n\)", out)
 
 
 def test_proof_with_attributes_and_context_are_kept(tmp_path):
     """Fails if ``Proof with``, an attribute or a ``Local`` in front of the lemma is lost, or a
     lemma over ``Context`` variables is not filled (its type is unchanged)."""
-    text = ("Section L.\nContext {A : Type} (l : list A).\n"
-            "#[local] Lemma len_same : length l = length l.\nProof with auto.\nAdmitted.\nEnd L.\n"
-            "Local Lemma t : True /\\ True.\nAdmitted.\n")
-    root = make_project(tmp_path / "proj", {"theories/L.v": text})
+    files = {"theories/L.v": "Section L.\nContext {A : Type} (l : list A).\n#[local] Lemma len_same : "
+                             "length l = length l.\nProof with auto.\nAdmitted.\nEnd L.\n",
+             "theories/T.v": "Local Lemma t : True /\\ True.\nAdmitted.\n"}
+    root = make_project(tmp_path / "proj", files)
     assert fill(root, tmp_path / "run", ["reflexivity.", "split; exact I."], "--write") == 0
-    written = root / "theories" / "L.v"
-    assert lemma_text(written, "len_same") == ("#[local] Lemma len_same : length l = length l.\nProof with auto.\n"
-                                               "  reflexivity.\nQed.")
-    assert lemma_text(written, "t") == "Local Lemma t : True /\\ True.\nProof.\n  split; exact I.\nQed."
+    theories = root / "theories"
+    assert (theories / "L.v").read_text() == files["theories/L.v"].replace(
+        "Proof with auto.\nAdmitted.", "Proof with auto.\n  reflexivity.\nQed.")
+    assert (theories / "T.v").read_text() == files["theories/T.v"].replace(
+        "Admitted.", "Proof.\n  split; exact I.\nQed.")
 
 
 def test_a_script_using_the_dots_of_proof_with_is_not_written(tmp_path, capsys):
@@ -267,10 +264,10 @@ def test_definitions_instances_and_program_obligations_are_left_alone(tmp_path):
     Instance, a Program definition's obligations and a Defined proof keep their text, and the
     lemma becomes Qed (opaque, as Admitted was)."""
     text = ("Require Import Program.\n"
-            "Definition d : nat.\nAdmitted.\n"
-            "Instance i : Inhabited nat.\nAdmitted.\n"
-            "Program Definition p : {x : nat | x = 0} := exist _ 0 _.\nAdmit Obligations.\n"
             "Lemma tr : True.\nAdmitted.\n"
+            "Definition d : nat.\nAdmitted.\n"
+            "Class C := { c : nat }.\n#[export] Instance i : C.\nAdmitted.\n"
+            "Program Definition p : {x : nat | x = 0} := exist _ 0 _.\nAdmit Obligations.\n"
             "Lemma ex : {k : nat | k = k}.\nProof. exists 0. reflexivity. Defined.\n")
     root = make_project(tmp_path / "proj", {"theories/D.v": text})
     assert fill(root, tmp_path / "run", ["exact I."], "--write") == 0
@@ -291,7 +288,7 @@ def test_an_edit_that_breaks_a_dependent_file_is_rolled_back(tmp_path, capsys):
     assert fill(root, tmp_path / "run", ["exact (let _ : U1 := U2 in I)."], "--write") == 0
     out = capsys.readouterr().out
     assert re.search(r"\| lem \| theories/A\.v \| no \| [\d.]+ \| rolled back: theories/B\.v no longer compiles "
-                     r"\(.*Universe inconsistency", out)
+                     r"\(.*universe inconsistency: Cannot enforce U1\.u0 < U2\.u0", out)
     assert (root / "theories" / "A.v").read_text() == UNIVERSES["theories/A.v"]
     assert (tmp_path / "run.diff").read_text() == ""
 
@@ -319,37 +316,64 @@ def test_write_back_restores_the_backup_when_the_rebuild_fails(tmp_path):
 
 # --- the run directory is untrusted ---------------------------------------------------------------
 
+def honest_run(tmp_path: Path) -> tuple[Path, Path, list[dict]]:
+    """PROJECT_B after a run that proved ``add0``: (root, run directory, its results records)."""
+    root = make_project(tmp_path / "proj", PROJECT_B)
+    run = tmp_path / "run"
+    assert fill(root, run, ["intros n.", "lia."]) == 0
+    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    assert [r["result"]["status"] for r in records] == ["proved"]
+    return root, run, records
+
+
+def rerun_with(root: Path, run: Path, records: list[dict], script: str) -> int:
+    records[0]["result"]["script"] = script
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return fill(root, run, ["intros n.", "lia."], "--write")
+
+
+def test_a_tampered_recorded_script_is_checked_again_and_never_written(tmp_path, capsys):
+    """Fails if a script read back from results.jsonl reaches the user's file without being
+    verified again: after an honest run, the recorded proof declares an axiom and uses it; the
+    second run must report the lemma unproved with the verifier's reason and write nothing."""
+    root, run, records = honest_run(tmp_path)
+    capsys.readouterr()
+    assert rerun_with(root, run, records, "Axiom cheat : False.\ndestruct cheat.") == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\| add0 \| theories/A\.v \| no \| [\d.]+ \| the recorded proof does not check again: "
+                     r"refused tactic 'Axiom cheat : False\.'", out), out
+    assert (root / "theories" / "A.v").read_text() == PROJECT_B["theories/A.v"]
+    assert (tmp_path / "run.diff").read_text() == ""
+
+
 TAMPERED = [
     ("Axiom cheat : False.\ndestruct cheat.", "refused tactic 'Axiom cheat : False.'"),
     ("(* context addition, before the statement: Axiom cheat : False. *)\ndestruct cheat.",
      "coqc rejected the proof"),
     ("intros n.\nAdmitted.", "refused tactic 'Admitted.'"),
     ("reflexivity.", "coqc rejected the proof"),  # a proof of another statement
-    ("exact I. Qed. Lemma add0 : True.", "refused tactic"),
+    ("exact I. Qed. Lemma add0 : True.", "refused tactic 'Qed.'"),  # ends the proof, states another lemma
     ("intros n.\nexact (add0 n).", "coqc rejected the proof"),  # the lemma by its own name
+    ("intros n.\nlia", "sentence not terminated"),
+    (["lia."], "the recorded script is not text"),
 ]
 
 
-@pytest.mark.parametrize("script,why", TAMPERED, ids=["axiom", "addition", "admitted", "other-statement",
-                                                       "other-lemma", "own-name"])
-def test_a_tampered_recorded_script_is_checked_again_and_never_written(tmp_path, capsys, script, why):
-    """Fails if a script read back from results.jsonl reaches the user's file without being
-    verified again: after an honest run, the recorded proof is replaced by ``script``; the second
-    run must report the lemma unproved with the verifier's reason and write nothing."""
+def test_every_tampered_script_is_refused_by_the_recheck(tmp_path):
+    """Fails if :func:`prover.coq.fill.recheck` accepts any of TAMPERED (each with its reason),
+    or refuses the honest script of the same lemma."""
+    from prover.coq.build import project_index
+    from prover.coq.env import CoqEnvironment
+    from prover.coq.fill import recheck
+
     root = make_project(tmp_path / "proj", PROJECT_B)
-    run = tmp_path / "run"
-    assert fill(root, run, ["intros n.", "lia."]) == 0
-    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
-    assert [r["result"]["status"] for r in records] == ["proved"]
-    records[0]["result"]["script"] = script
-    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    capsys.readouterr()
-    assert fill(root, run, ["intros n.", "lia."], "--write") == 0
-    out = capsys.readouterr().out
-    assert re.search(r"\| add0 \| theories/A\.v \| no \| [\d.]+ \| the recorded proof does not check again: ", out)
-    assert why in out
-    assert (root / "theories" / "A.v").read_text() == PROJECT_B["theories/A.v"]
-    assert (tmp_path / "run.diff").read_text() == ""
+    index = project_index(load_project(str(root)), progress=False)
+    theorem = index.admitted()[0]
+    with CoqEnvironment(index=index) as env:
+        assert recheck(env, theorem, "intros n.\nlia.").ok
+        for script, why in TAMPERED:
+            verdict = recheck(env, theorem, script)
+            assert not verdict.ok and why in verdict.message, (script, verdict.message)
 
 
 def test_a_recorded_proof_is_written_as_verified_not_as_recorded(tmp_path):
