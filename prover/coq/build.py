@@ -10,9 +10,9 @@ coqdep and coqc run in a fresh sandbox directory (:mod:`prover.coq.sandbox`: wor
 ``HOME`` and ``TMPDIR``), with the project's files and load paths given as absolute paths: what a
 file's sentences write by a relative path (``lia``'s cache, a ``Redirect``) lands in the sandbox,
 and what Coq looks up in its working directory (CoqHammer's ``coqhammer.opt``) is never the
-project's. The only files a build writes are each source's ``.vo``/``.glob``/``.aux`` beside it,
-and a project whose files leave its root is refused before anything runs
-(:func:`prover.coq.project.inside_root`).
+project's. The only files a build writes are what coqc makes of each source, beside it (``.vo``,
+``.vos``, ``.vok``, ``.glob``, ``.aux``), and a project whose files leave its root is refused before
+anything runs (:func:`prover.coq.project.inside_root`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -64,7 +63,8 @@ def tree_state(root: Path) -> dict[str, tuple]:
 
 def lemma_text(path: Path, name: str) -> str:
     """The lemma ``name`` of ``path``, from its statement to its ``Qed.``/``Admitted.``."""
-    m = re.search(rf"(?:#\[[^\]]*\]\s*)?(?:Local\s+)?Lemma {name}\b.*?(?:Qed|Admitted|Defined)\.", path.read_text(), re.S)
+    m = re.search(rf"(?:#\[[^\]]*\]\s*)?(?:Local\s+)?Lemma {name}\b.*?(?:Qed|Admitted|Defined)\.",
+                  path.read_text(), re.S)
     assert m, f"no lemma {name} in {path}"
     return m.group()
 
@@ -151,6 +151,19 @@ def test_an_absolute_entry_outside_is_refused_and_one_inside_is_made_relative(tm
     assert load_project(str(root)).source_files() == ["theories/A.v"]
 
 
+def test_the_build_writes_only_beside_the_sources(tmp_path, monkeypatch):
+    """Fails if coqc runs in the project root or in ours: a file's ``Redirect`` and ``lia``'s cache
+    would land there. Only the .vo, .glob and .aux of each source may appear, beside it."""
+    root = make_project(tmp_path / "proj", {"theories/R.v": 'Require Import Lia.\nRedirect "leak" Check 0.\n'
+                                                            "Lemma l : forall n, n + 0 = n.\nProof. lia. Qed.\n"})
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    assert build_project(load_project(str(root)), progress=False).failed == {}
+    assert sorted(tree_state(root)) == ["_CoqProject", "theories", "theories/.R.aux", "theories/R.glob",
+                                        "theories/R.v", "theories/R.vo", "theories/R.vok", "theories/R.vos"]
+    assert list((tmp_path / "cwd").iterdir()) == []
+
+
 PROJECT_B = {
     "theories/A.v": "Require Import Lia.\nLemma add0 : forall n : nat, n + 0 = n.\nAdmitted.\n",
     "theories/B.v": "Require Import P.A.\nLemma use : 3 + 0 = 3.\nProof. apply add0. Qed.\n",
@@ -203,7 +216,8 @@ def section(body: str) -> str:
 
 # one admitted lemma per file: the verifier refuses a proof in a file that declares an axiom before it
 SECTIONS = {
-    "theories/S1.v": section("Lemma using_kept : n + 0 = n.\nProof using n.\n  (* an attempt left by the user *)\nAdmitted.\n"),
+    "theories/S1.v": section("Lemma using_kept : n + 0 = n.\nProof using n.\n"
+                             "  (* an attempt left by the user *)\nAdmitted.\n"),
     "theories/S2.v": section("Lemma needs_H : n = 0.\nProof using n. Admitted.\n")
                      + "Lemma client : forall m, m = 0 -> m = 0.\nProof. intros m Hm. exact (needs_H m). Qed.\n",
     "theories/S3.v": section("Lemma loose : n + 0 = n.\nAdmitted.\n"),
@@ -379,13 +393,8 @@ def test_every_tampered_script_is_refused_by_the_recheck(tmp_path):
 def test_a_recorded_proof_is_written_as_verified_not_as_recorded(tmp_path):
     """Fails if the recorded text is written instead of the re-checked script: a comment and an
     unneeded addition line put into the record do not reach the file."""
-    root = make_project(tmp_path / "proj", PROJECT_B)
-    run = tmp_path / "run"
-    assert fill(root, run, ["intros n.", "lia."]) == 0
-    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
-    records[0]["result"]["script"] = ("(* context addition, before the statement: Require Import Lra. *)\n"
-                                      "intros n. (* Axiom cheat : False. *)\nlia.")
-    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    assert fill(root, run, ["intros n.", "lia."], "--write") == 0
+    root, run, records = honest_run(tmp_path)
+    assert rerun_with(root, run, records, "(* context addition, before the statement: Require Import Lra. *)\n"
+                                          "intros n. (* Axiom cheat : False. *)\nlia.") == 0
     assert (root / "theories" / "A.v").read_text() == PROJECT_B["theories/A.v"].replace(
         "Admitted.", "Proof.\n  intros n.\n  lia.\nQed.")
