@@ -58,8 +58,11 @@ def _recorded(path: Path) -> dict[str, dict]:
     from prover.run.evaluation import ResultsFile
 
     results: dict[str, dict] = {}
-    for record in ResultsFile(path).load():
-        key, result = record["key"], record["result"]
+    for n, record in enumerate(ResultsFile(path).load(), 1):
+        key, result = (record.get("key"), record.get("result")) if isinstance(record, dict) else (None, None)
+        if not (isinstance(key, str) and isinstance(result, dict)):
+            raise UserError(f"{path}: record {n} has no theorem key or no result object; "
+                            "it was not written by a run (delete the line, or the run directory)")
         if key not in results or (result.get("status") == "proved" and results[key].get("status") != "proved"):
             results[key] = result
     return results
