@@ -3,8 +3,9 @@
 Every ``Admitted`` lemma of PROJECT (or those of ``--files``/``--theorems``) is searched, as
 ``eval`` would, by default with the default Coq prover (:func:`prover.coq.presets.default_config`,
 its premises from the project's own corpus) (a resumable run directory ``--out``; run again to resume). Each proof found is
-written into its file in a copy of the project, and kept only if the file and every file that
-requires it still compile (:mod:`prover.coq.fill`). The result is a patch ``OUT.diff`` beside the
+read back from the run directory and verified again (the directory is not trusted), written into
+its file in a copy of the project, and kept only if the file and every file that requires it
+still compile and declare the same types (:mod:`prover.coq.fill`). The result is a patch ``OUT.diff`` beside the
 run directory, or, with ``--write``, the files themselves (originals backed up in ``OUT/backup``).
 A Markdown table (``OUT/fill-admitted.md``, also printed) says for each lemma: proved, time, proof
 or why not.
@@ -52,16 +53,34 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def _recorded(path: Path) -> dict[str, dict]:
+    """The result recorded for each theorem key, a proved attempt first when there are several."""
+    from prover.run.evaluation import ResultsFile
+
+    results: dict[str, dict] = {}
+    for n, record in enumerate(ResultsFile(path).load(), 1):
+        key, result = (record.get("key"), record.get("result")) if isinstance(record, dict) else (None, None)
+        if not (isinstance(key, str) and isinstance(result, dict)):
+            raise UserError(f"{path}: record {n} has no theorem key or no result object; "
+                            "it was not written by a run (delete the line, or the run directory)")
+        if key not in results or (result.get("status") == "proved" and results[key].get("status") != "proved"):
+            results[key] = result
+    return results
+
+
 def run(args: argparse.Namespace) -> int:
     from prover.coq.build import project_index
-    from prover.coq.fill import Edit, FillError, diff_text, fill_in_copy, write_back
+    from prover.coq.env import CoqEnvironment
+    from prover.coq.fill import Edit, FillError, diff_text, fill_in_copy, recheck, write_back
     from prover.coq.project import load_project
-    from prover.run.evaluation import ResultsFile, run_evaluation, theorem_key
+    from prover.run.evaluation import run_evaluation, theorem_key
     from prover.views.safe_text import printable
 
     project = load_project(args.project, tuple(shlex.split(args.flags)) if args.flags else None)
     if args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.env != "coq":
+        raise UserError(f"--env {args.env}: fill-admitted edits Coq projects (--env coq)")
     index = project_index(project, jobs=args.jobs, progress=not args.no_progress)
     for path, error in index.failed.items():
         print(printable(f"not compiled, its lemmas skipped: {path}: {error}"))
@@ -73,12 +92,23 @@ def run(args: argparse.Namespace) -> int:
     config = build_config(args, None, {})
     out = Path(args.out)
     run_evaluation(config, targets, out, progress=not args.no_progress)
-    results = {r["key"]: r["result"] for r in ResultsFile(out / "results.jsonl").load()}
-    edits = {theorem_key(t): Edit(t.file_path, t.extra["offset"], t.full_name, results[theorem_key(t)]["script"])
-             for t in targets if results.get(theorem_key(t), {}).get("status") == "proved"}
+    results = _recorded(out / "results.jsonl")
+    edits: list[Edit] = []
+    not_written: dict[tuple[str, int], str] = {}
+    with CoqEnvironment(index=index, **config.prover.env.options) as env:
+        for t in targets:
+            if results.get(theorem_key(t), {}).get("status") != "proved":
+                continue
+            checked = recheck(env, t, results[theorem_key(t)].get("script"))
+            if checked.ok:
+                edits.append(Edit(t.file_path, t.extra["offset"], t.full_name, checked.script))
+            else:
+                why = f"the recorded proof does not check again: {checked.message}"
+                not_written[(t.file_path, t.extra["offset"])] = why
     with tempfile.TemporaryDirectory(prefix="dojo-fill-") as tmp:
-        copy, outcomes = fill_in_copy(project, index, list(edits.values()), Path(tmp), progress=not args.no_progress)
-        rolled_back = {(o.edit.path, o.edit.offset): o.why for o in outcomes if not o.written}
+        copy, outcomes = fill_in_copy(project, index, edits, Path(tmp), progress=not args.no_progress)
+        not_written |= {(o.edit.path, o.edit.offset): o.why for o in outcomes if not o.written}
+        written_proofs = {(o.edit.path, o.edit.offset): o.edit.script for o in outcomes if o.written}
         patch = diff_text(project, copy)
         diff_path = out.with_name(out.name + ".diff")
         diff_path.write_text(patch)
@@ -92,11 +122,12 @@ def run(args: argparse.Namespace) -> int:
     proved = 0
     for t in targets:
         r = results.get(theorem_key(t))
-        why = rolled_back.get((t.file_path, t.extra["offset"]))
+        why = not_written.get((t.file_path, t.extra["offset"]))
+        proof = written_proofs.get((t.file_path, t.extra["offset"]))
         if r is None:
             ok, seconds, text = False, "", "not attempted"
-        elif r["status"] == "proved" and why is None:
-            ok, seconds, text = True, f"{r['total_time']:.1f}", f"`{_cell(r['script'])}`"
+        elif proof is not None:
+            ok, seconds, text = True, f"{r['total_time']:.1f}", f"`{_cell(proof)}`"
         else:
             ok, seconds, text = False, f"{r['total_time']:.1f}", why or f"{r['status']} ({r['stop_reason']})"
         proved += ok

@@ -5,6 +5,14 @@ older than the ``.vo`` of a file it requires. A file coqc rejects is reported wi
 the files that require it are skipped (naming it), while the rest of the project goes on, so that
 one broken file costs its own theorems, not the project's. Installed libraries and the stdlib are
 compiled already (and live outside the user's tree): they are never built here.
+
+coqdep and coqc run in a fresh sandbox directory (:mod:`prover.coq.sandbox`: working directory,
+``HOME`` and ``TMPDIR``), with the project's files and load paths given as absolute paths: what a
+file's sentences write by a relative path (``lia``'s cache, a ``Redirect``) lands in the sandbox,
+and what Coq looks up in its working directory (CoqHammer's ``coqhammer.opt``) is never the
+project's. The only files a build writes are what coqc makes of each source, beside it (``.vo``,
+``.vos``, ``.vok``, ``.glob``, ``.aux``), and a project whose files leave its root is refused before
+anything runs (:func:`prover.coq.project.inside_root`).
 """
 
 from __future__ import annotations
@@ -17,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .index import CoqIndex, load_index
-from .project import CoqProject
+from .project import CoqProject, inside_root
+from .sandbox import sandbox_dir, sandbox_env
 
 COQC_TIMEOUT = 1800.0  # seconds per file: more means a hang, reported as that file's failure
 
@@ -41,18 +50,23 @@ def dependencies(project: CoqProject, files: list[str]) -> dict[str, list[str]]:
     """``file -> files of the project it requires`` (paths relative to the root), from ``coqdep``."""
     if not files:
         return {}
-    done = subprocess.run(["coqdep", *project.load_args, *files], cwd=project.root, capture_output=True,
-                          text=True, check=False)
+    root = project.root.resolve()
+    with sandbox_dir("coqdep") as box:
+        done = subprocess.run(["coqdep", *project.load_args, *(str(root / f) for f in files)], cwd=box,
+                              env=sandbox_env(box), capture_output=True, text=True, check=False)
     known = set(files)
     deps: dict[str, list[str]] = {f: [] for f in files}
+    prefix = f"{root}/"
+
+    def source(vo: str) -> str | None:  # /root/X.vo -> X.v, None for a file not of the project
+        rel = vo[len(prefix):-1] if vo.startswith(prefix) and vo.endswith(".vo") else None
+        return rel if rel in known else None
+
     for line in done.stdout.splitlines():
         targets, sep, sources = line.partition(":")
-        first = targets.split()[0] if targets.split() else ""
-        if not sep or not first.endswith(".vo"):
-            continue
-        path = first[:-1]  # X.vo -> X.v
-        if path in deps:
-            deps[path] = [d[:-1] for d in sources.split() if d.endswith(".vo") and d[:-1] in known]
+        path = source(targets.split()[0]) if sep and targets.split() else None
+        if path is not None:
+            deps[path] = [d for d in map(source, sources.split()) if d is not None]
     return deps
 
 
@@ -80,15 +94,18 @@ def _stale(root: Path, path: str, deps: list[str]) -> bool:
 
 
 def compile_file(project: CoqProject, path: str) -> str | None:
-    """Run coqc on one file; None on success, else coqc's error (its last ``Error`` block, one line)."""
-    try:
-        done = subprocess.run(["coqc", "-q", *project.coq_args, path], cwd=project.root, capture_output=True,
-                              text=True, timeout=COQC_TIMEOUT, check=False)
-    except subprocess.TimeoutExpired:
-        return f"coqc timed out after {COQC_TIMEOUT:.0f} s"
+    """Run coqc on one file (in a sandbox, see the module docstring); None on success, else coqc's
+    error (its last ``Error`` block, one line, paths relative to the root)."""
+    root = project.root.resolve()
+    with sandbox_dir("coqc") as box:
+        try:
+            done = subprocess.run(["coqc", "-q", *project.coq_args, str(root / path)], cwd=box, env=sandbox_env(box),
+                                  capture_output=True, text=True, timeout=COQC_TIMEOUT, check=False)
+        except subprocess.TimeoutExpired:
+            return f"coqc timed out after {COQC_TIMEOUT:.0f} s"
     if done.returncode == 0:
         return None
-    text = done.stderr + done.stdout
+    text = (done.stderr + done.stdout).replace(f"{root}/", "")
     at = text.find("File \"")
     return " ".join((text[at:] if at >= 0 else text).split())[:1000] or f"coqc exited {done.returncode}"
 
@@ -104,7 +121,7 @@ def build_project(project: CoqProject, files: list[str] | None = None, jobs: int
     if project.kind != "project":
         return report
     t0 = time.monotonic()
-    all_files = project.source_files()
+    all_files = list(inside_root(project.root, project.source_files(), f"Coq project {project.root}"))
     deps = dependencies(project, all_files)
     wanted = set(files if files is not None else all_files)
     todo = list(wanted)

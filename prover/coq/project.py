@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import shlex
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -205,6 +207,36 @@ def parse_flags(tokens: list[str], where: str) -> tuple[tuple[LoadPath, ...], tu
     return tuple(load), tuple(options), tuple(files)
 
 
+def inside_root(root: Path, files: Iterable[str], where: str, load_paths: Iterable[LoadPath] = ()) -> tuple[str, ...]:
+    """``files`` (relative to ``root``, or absolute) as paths relative to ``root``; a
+    :class:`ProjectError` naming ``where`` for a file that resolves outside ``root`` (``..``, an
+    absolute path, a symlink to a file or through a directory elsewhere), or for a ``-Q``/``-R``
+    directory that lies inside ``root`` by its text but resolves outside it (a symlink).
+
+    A build writes ``.vo``/``.glob`` beside every file of a project and ``fill-admitted`` edits
+    them, so a project's files must be its own. A directory named outside the root (``-Q
+    ../other O``) is only read, and stays allowed.
+    """
+    base = root.resolve()
+
+    def refuse(what: str, real: Path) -> ProjectError:
+        return ProjectError(f"{where}: {what} resolves to {real}, outside the project root {root}; "
+                            "a project builds and edits only its own files")
+
+    out = []
+    for f in files:
+        lexical = Path(os.path.normpath(root / f))
+        real = lexical.resolve()
+        if not (lexical.is_relative_to(root) and real.is_relative_to(base)):
+            raise refuse(f, real)
+        out.append(lexical.relative_to(root).as_posix())
+    for lp in load_paths:
+        lexical = Path(os.path.normpath(root / lp.path))
+        if lp.flag != "-I" and lexical.is_relative_to(root) and not lexical.resolve().is_relative_to(base):
+            raise refuse(f"{lp.flag} {lp.path}: the directory", lexical.resolve())
+    return tuple(out)
+
+
 def _tokens(text: str) -> list[str]:
     return shlex.split(text, comments=True)
 
@@ -231,15 +263,18 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
     if not root.is_dir():
         raise ProjectError(f"Coq project {spec!r}: no such directory (expected a directory, coq-lib:NAME or {STDLIB})")
     if flags:
-        load, options, files = parse_flags(list(flags), "--flags")
+        where = "--flags"
+        load, options, files = parse_flags(list(flags), where)
     elif (root / PROJECT_FILE).is_file():
-        load, options, files = parse_flags(_tokens((root / PROJECT_FILE).read_text()), str(root / PROJECT_FILE))
+        where = str(root / PROJECT_FILE)
+        load, options, files = parse_flags(_tokens((root / PROJECT_FILE).read_text()), where)
     else:
         raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags; {_FLAG_HELP}")
     if not any(lp.flag in ("-Q", "-R") for lp in load):
         raise ProjectError(f"Coq project {root}: no -Q or -R flag, so its files have no logical names; {_FLAG_HELP}")
     check_bindings([(lp.flag, (root / lp.path).resolve(), lp.logical) for lp in load], options,
                    "--flags" if flags else str(root / PROJECT_FILE))
+    files = inside_root(root, files, where, load)
     return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None)
 
 
