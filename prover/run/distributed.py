@@ -82,6 +82,9 @@ class NoUsableNode(UserError, RuntimeError):
     """No node of the Ray cluster can run the configuration (each one's reason is in the message)."""
 
 
+#: seconds a node whose worker died has to run a no-op, else it is taken for lost
+NODE_ANSWER_TIMEOUT = 60.0
+
 #: the stop reasons of a failed attempt that another try may fix
 RETRIED = ("environment_failure", "worker_error", "worker_died", "node_lost")
 
@@ -232,7 +235,8 @@ class DistributedProver:
         self._node_of: dict[int, str] = {}  # worker slot -> the node its actor is pinned to
         self._checks: dict[str, NodeCheck] = {}  # node id -> its check (every node seen so far)
         self._requirements: NodeRequirements | None = None
-        self._owns_ray = False
+        self._owns_ray = False  # this prover called ray.init (and shipped the package: nodes.job_runtime_env)
+        self._private = False  # ... for a private local instance
         self._in_flight: dict[Any, tuple[int, int, Task, float]] = {}
         self._overdue: set[int] = set()  # slots killed by the task_timeout watchdog
 
@@ -294,16 +298,17 @@ class DistributedProver:
         return self._actors[slot]
 
     def node_of(self, slot: int) -> str:
-        """The id of the Ray node the worker in ``slot`` is pinned to."""
-        return self._node_of[slot]
+        """The id of the Ray node the worker in ``slot`` is pinned to ("" in-process)."""
+        return self._node_of.get(slot, "")
 
     def node_checks(self) -> list[NodeCheck]:
         """The verdict on every node checked so far (empty on a private local instance)."""
         return list(self._checks.values())
 
     def close(self) -> None:
-        """Close every worker's environment, kill the actors, and shut Ray down if this prover
-        started it. Environments get a few seconds to stop their prover processes first."""
+        """Close every worker's environment, kill the actors, and shut Ray down (a private instance)
+        or disconnect from the cluster if this prover called ``ray.init``. Environments get a few
+        seconds to stop their prover processes first."""
         actors = [a for a in self._actors if a is not None]
         if actors:
             import ray
@@ -319,7 +324,7 @@ class DistributedProver:
             import ray
 
             ray.shutdown()
-            self._owns_ray = False
+            self._owns_ray = self._private = False
         self._local = None
 
     def __enter__(self) -> DistributedProver:
@@ -353,12 +358,16 @@ class DistributedProver:
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         import ray
 
+        from prover.run.nodes import job_runtime_env
+
         if not ray.is_initialized():
             # "local": never join a cluster that `ray start` left on this machine without being asked to
             ray.init(address=self.ray_address or "local", include_dashboard=False, log_to_driver=True,
+                     runtime_env=job_runtime_env(),
                      num_cpus=None if self.ray_address else max(os.cpu_count() or 1,
                                                                  int(self.num_workers * self.cpus_per_worker)))
-            self._owns_ray = not self.ray_address
+            self._owns_ray = True
+            self._private = not self.ray_address
         if not self._actors:
             self._check_new_nodes()
             self._actors = [None] * self.num_workers
@@ -381,14 +390,14 @@ class DistributedProver:
         alive = [n for n in ray.nodes() if n["Alive"] and n["NodeID"] not in self._checks]
         if not alive:
             return
-        if self._owns_ray:
+        if self._private:
             for n in alive:
                 self._checks[n["NodeID"]] = nodes.NodeCheck(n["NodeID"], n["NodeManagerAddress"], dict(n["Resources"]))
             return
         if self._requirements is None:
             self._requirements = nodes.requirements(self.config)
         timeout = nodes.CHECK_TIMEOUT if self.check_timeout is None else self.check_timeout
-        for check in nodes.check_nodes(alive, self._requirements, timeout):
+        for check in nodes.check_nodes(alive, self._requirements, timeout, nodes.task_runtime_env(self._owns_ray)):
             self._checks[check.node_id] = check
             if not check.usable:
                 print(f"{check.line()}", file=sys.stderr, flush=True)
@@ -414,7 +423,7 @@ class DistributedProver:
         import ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from prover.run.nodes import plan_slots, runtime_env
+        from prover.run.nodes import plan_slots, task_runtime_env
 
         capacities = self._capacities()
         if not capacities:
@@ -429,21 +438,21 @@ class DistributedProver:
         self._node_of[slot] = node
         actor_cls = ray.remote(ProverWorker).options(
             num_cpus=self.cpus_per_worker, num_gpus=self.gpus_per_worker, max_restarts=0,
-            runtime_env=runtime_env(),
+            runtime_env=task_runtime_env(self._owns_ray),
             scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
         )
         return actor_cls.remote(self.config, slot, self.record_events)
 
     def _failure_reason(self, slot: int, exc: BaseException) -> str:
-        """Why the worker in ``slot`` died: its node left the cluster, the watchdog killed it, or
-        the actor died (Ray's first line)."""
-        import ray
+        """Why the worker in ``slot`` died: the watchdog killed it, its node left the cluster (the
+        node does not answer), or the actor died (Ray's first line)."""
+        from prover.run.nodes import node_answers
 
         node = self._node_of.get(slot, "")
         if slot in self._overdue:
             self._overdue.discard(slot)
             return f"worker_died: killed after running past task_timeout={self.task_timeout}s"
-        if node and not any(n["NodeID"] == node and n["Alive"] for n in ray.nodes()):
+        if node and not self._private and not node_answers(node, NODE_ANSWER_TIMEOUT):
             return f"node_lost: {self._checks[node].name} left the cluster"
         return f"worker_died: {_first_line(exc)}"
 

@@ -370,7 +370,7 @@ def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress
 
     def started(task: Task, worker: int) -> None:
         starts.append({"key": theorem_key(task.theorem), "attempt": task.attempt, "worker": worker,
-                       "started_at": round(time.time(), 3)})
+                       "node": dp.node_of(worker), "started_at": round(time.time(), 3)})
 
     with DistributedProver(config.prover, config.workers, record_events=config.record_events,
                            task_timeout=config.task_timeout(), ray_address=config.ray_address, on_start=started) as dp:

@@ -10,7 +10,7 @@ produce results that are not those of the configuration, or fail theorem after t
 no tasks and is reported in one line.
 
 The package's own code is not checked: the workers run the driver's copy, shipped to every node
-through Ray's runtime environment (:func:`runtime_env`). A file the configuration names that a
+through Ray's runtime environment (:func:`job_runtime_env`). A file the configuration names that a
 node lacks is rebuilt there when the environment itself makes it (the default premise corpus, in
 the node's cache), and otherwise reported with the path to copy.
 
@@ -174,16 +174,31 @@ def dependency_versions() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out))
 
 
-def runtime_env() -> dict[str, Any]:
-    """How workers get the driver's code: its packages as Ray ``py_modules``, uploaded once per
-    content hash and unpacked on each node before its first worker starts.
+def import_root() -> Path:
+    """The directory holding this copy of the package's top-level packages."""
+    return Path(__file__).resolve().parents[2]
+
+
+def job_runtime_env() -> dict[str, Any]:
+    """How workers get the driver's code when this process joins Ray: its packages as Ray
+    ``py_modules``, uploaded once per content hash and unpacked on each node before its first
+    worker starts (Ray takes local directories only for the whole job, in ``ray.init``).
 
     Why ``py_modules`` rather than an installed version or ``working_dir``: the driver's code is
     the truth, including uncommitted edits, which no version number describes; ``working_dir``
     would also ship run directories and results and change the workers' working directory."""
-    root = Path(__file__).resolve().parents[2]
-    return {"py_modules": [str(root / name) for name in PACKAGES],
-            "excludes": ["__pycache__", "*.pyc", "benchmarks/results"]}
+    return {"py_modules": [str(import_root() / name) for name in PACKAGES],
+            "excludes": ["__pycache__", "*.pyc", "results/"]}
+
+
+def task_runtime_env(shipped: bool) -> dict[str, Any]:
+    """The runtime environment of workers and probes: nothing more when the job ships the code
+    (:func:`job_runtime_env`); else, on a Ray the caller joined, the driver's import root first on
+    ``PYTHONPATH``, which serves nodes that share the driver's file system."""
+    if shipped:
+        return {}
+    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(import_root())]
+    return {"env_vars": {"PYTHONPATH": os.pathsep.join([str(import_root()), *rest])}}
 
 
 # -- on the node (also on the driver, for the driver's own values) -----------------------------
@@ -273,15 +288,17 @@ def _survey_here(req: NodeRequirements) -> NodeFacts:
     return survey(req)
 
 
-def check_nodes(alive: list[dict[str, Any]], req: NodeRequirements, timeout: float) -> list[NodeCheck]:
+def check_nodes(alive: list[dict[str, Any]], req: NodeRequirements, timeout: float,
+                runtime_env: dict[str, Any]) -> list[NodeCheck]:
     """Check each node of ``alive`` (entries of ``ray.nodes()``) with one probe task pinned to it,
-    in parallel; a node whose probe fails or does not answer within ``timeout`` seconds is unusable."""
+    in parallel, in the workers' ``runtime_env``; a node whose probe fails (the runtime environment
+    cannot be set up there, say) or does not answer within ``timeout`` seconds is unusable."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     probe = ray.remote(num_cpus=0, max_retries=0)(_survey_here)
     refs = {probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False),
-                          runtime_env=runtime_env()).remote(req): n for n in alive}
+                          runtime_env=runtime_env).remote(req): n for n in alive}
     ready, late = ray.wait(list(refs), num_returns=len(refs), timeout=timeout)
     checks = []
     for ref, node in refs.items():
@@ -298,6 +315,28 @@ def check_nodes(alive: list[dict[str, Any]], req: NodeRequirements, timeout: flo
     for ref in late:
         ray.cancel(ref, force=True)
     return checks
+
+
+def node_answers(node_id: str, timeout: float) -> bool:
+    """Whether node ``node_id`` still runs a task (a no-op pinned to it) within ``timeout`` seconds.
+
+    The cluster lists a failed node as alive until its health checks time out, while the actors on
+    it are reported dead at once; asking the node itself tells a lost node from a lost worker."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    if not any(n["NodeID"] == node_id and n["Alive"] for n in ray.nodes()):
+        return False
+    ping = ray.remote(num_cpus=0, max_retries=0)(lambda: True)
+    ref = ping.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False)).remote()
+    ready, _ = ray.wait([ref], timeout=timeout)
+    if not ready:
+        ray.cancel(ref, force=True)
+        return False
+    try:
+        return bool(ray.get(ref))
+    except ray.exceptions.RayError:
+        return False
 
 
 # -- pure ---------------------------------------------------------------------------------------
