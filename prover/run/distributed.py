@@ -13,13 +13,13 @@ fresh worker or a restarted environment; after that the theorem gets a FAILED re
 
 Where workers run: on a private local Ray instance, or on an existing cluster (``ray_address``,
 else ``$RAY_ADDRESS``). On a cluster every alive node is checked first, once, by a probe task
-pinned to it (:mod:`prover.run.nodes`); each worker is then pinned to a usable node, spread in
-proportion to the nodes' CPUs, so a node that lacks something never gets a task. A worker whose
-node is lost is rebuilt on another node with room (nodes that joined since are checked first);
-with no room left the run goes on with fewer workers. Workers get the driver's code through Ray's
-runtime environment and only return results: the caller alone writes files.
+pinned to it (:mod:`prover.run.nodes`); each worker is then pinned to the usable node with the
+most room for workers (its CPUs and GPUs), so a node that lacks something never gets a task. A
+worker whose node is lost is rebuilt on another node with room (nodes that joined since are
+checked first); with no room left the run goes on with fewer workers. Workers get the driver's
+code through Ray's runtime environment and only return results: the caller alone writes files.
 
-``ray`` is imported only when a pool with more than one worker starts.
+``ray`` is imported only when workers run on Ray.
 """
 
 from __future__ import annotations
@@ -431,7 +431,7 @@ class DistributedProver:
             raise NoUsableNode("no node of the Ray cluster can run this configuration: " + ("; ".join(lines) or (
                 f"none that is alive has {self.cpus_per_worker:g} CPUs and {self.gpus_per_worker:g} GPUs for a worker")))
         others = [node for other, node in self._node_of.items() if other != slot]
-        node = plan_slots(capacities, others, 1.0)
+        node = plan_slots(capacities, others)
         if not overcommit and capacities[node] - others.count(node) < 1:
             self._node_of.pop(slot, None)
             return None

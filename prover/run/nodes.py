@@ -357,7 +357,7 @@ def shortfalls(req: NodeRequirements, facts: NodeFacts) -> list[str]:
         elif have != wanted:
             out.append(f"{program} is {have!r} (the driver's is {wanted!r})")
     refused = [a for a in req.coq_additions if a not in facts.coq_additions]
-    if refused and all(facts.tools.get(tool) is not None for tool in _COQ_TOOLS):
+    if refused and all(facts.tools.get(tool) is not None for tool, _ in req.tools if tool in _COQ_TOOLS):
         out.append(f"Coq refuses the context additions {', '.join(refused)}")
     for library, wanted in req.libraries:
         have = facts.libraries.get(library)
@@ -371,14 +371,14 @@ def shortfalls(req: NodeRequirements, facts: NodeFacts) -> list[str]:
     return out
 
 
-def plan_slots(capacities: dict[str, float], assigned: Iterable[str], cpus_per_worker: float) -> str:
-    """The node for the next worker: the one with the most room left (its CPUs over
-    ``cpus_per_worker``, less the workers ``assigned`` to it), ties to the first listed, so that
-    workers spread over the nodes in proportion to their CPUs. Needs at least one node."""
+def plan_slots(capacities: dict[str, float], assigned: Iterable[str]) -> str:
+    """The node for the next worker: the one with the most room left (``capacities``, in workers,
+    less the workers ``assigned`` to it), ties to the first listed; nodes fill until their room is
+    even, then in turn. Needs at least one node."""
     if not capacities:
         raise ValueError("no node to place a worker on")
     counts: dict[str, int] = {}
     for node in assigned:
         counts[node] = counts.get(node, 0) + 1
-    per = max(cpus_per_worker, 1e-9)
-    return max(capacities, key=lambda n: (capacities[n] / per - counts.get(n, 0), -list(capacities).index(n)))
+    order = list(capacities)
+    return max(order, key=lambda n: (capacities[n] - counts.get(n, 0), -order.index(n)))
