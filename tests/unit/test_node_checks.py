@@ -137,3 +137,28 @@ def test_retries_are_counted_by_kind():
     progress.count_retries(["node_lost: node 10.0.0.8 (89abcdef) left the cluster"])
     assert progress.retried == {"node_lost": 2, "worker_died": 1}
     assert retry_kind("environment_failure: coqtop died") == "environment_failure"
+
+
+def test_retries_and_their_reasons_reach_results_watch_and_report(tmp_path, capsys, monkeypatch):
+    from benchmarks.registry import load_benchmark
+    from prover.cli import main
+    from prover.run.analysis import load_run, retries_line
+    from prover.run.evaluation import EvalConfig, run_evaluation
+
+    monkeypatch.setenv("COLUMNS", "200")
+    theorems = load_benchmark("synthetic:30", 3)
+    (tmp_path / "once").mkdir()
+    env = ComponentSpec("synthetic", {"faults": {theorems[1].full_name: "fatal"}, "fault_once_dir": str(tmp_path / "once")})
+    config = EvalConfig(ProverConfig(env, ComponentSpec("best_first", {"max_expansions": 6}), ComponentSpec("synthetic")),
+                        "synthetic:30", limit=3)
+    progress = run_evaluation(config, theorems, tmp_path / "run", progress=False)
+    assert progress.retried == {"environment_failure": 1}
+    [record] = [r for r in load_run(tmp_path / "run").records if r["retries"]]
+    assert record["key"] == theorems[1].full_name and record["node"] == ""
+    assert [retry_kind(reason) for reason in record["retry_reasons"]] == ["environment_failure"]
+    assert retries_line(load_run(tmp_path / "run").records) == "retried 1 (environment_failure 1)"
+    assert retries_line([{"retries": 2}]) == "retried 2 (unknown 2)"  # a record from before reasons were kept
+    assert main(["watch", str(tmp_path / "run"), "--once"]) == 0
+    assert "retried 1 (environment_failure 1)" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "run")]) == 0
+    assert "attempts retried 1 (environment_failure 1) after" in (tmp_path / "run" / "report.md").read_text()
