@@ -490,8 +490,7 @@ class DistributedProver:
                     result, events = ray.get(ref)
                 except (RayActorError, GetTimeoutError) as exc:
                     reason = self._failure_reason(slot, exc)
-                    if reason.startswith("node_lost"):
-                        self._check_new_nodes()
+                    self._check_new_nodes()
                     self._actors[slot] = self._new_actor(slot, overcommit=not reason.startswith("node_lost"))
                     result, events = SearchResult.failed(task.theorem, reason, time.monotonic() - started), []
                 except RayTaskError as exc:

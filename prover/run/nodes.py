@@ -57,6 +57,7 @@ class DataFile:
     fingerprint: str
     option: str  # where the configuration names it, e.g. ``retriever.corpus``
     rebuildable: bool = False  # the environment writes it itself (its default premise corpus)
+    remedy: str = "copy it from the driver"
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,24 @@ def requirements(config: ProverConfig) -> NodeRequirements:
             hammer = coq_library("Hammer")
             libraries.append((hammer, tree_fingerprint(hammer, contents=False)))
     return NodeRequirements(python=python_version(), distributions=dependency_versions(), tools=tuple(tools),
-                            coq_additions=additions, libraries=tuple(libraries), data=tuple(named_data(config)),
+                            coq_additions=additions, libraries=tuple(libraries),
+                            data=(*named_data(config), *default_traces(config)),
                             env=config.env.name, env_options=dict(config.env.options))
+
+
+def default_traces(config: ProverConfig) -> list[DataFile]:
+    """The traced stdlib a Coq generator learns from when its ``traces`` option is None (it then
+    reads the tracer's output directory, :func:`prover.coq.tracer.traced_data_dir`, when there is
+    one): a node must hold the same, or its workers would search without what the driver's learn."""
+    if config.env.name != "coq" or "traces" not in config.generator.options or config.generator.options["traces"]:
+        return []
+    from prover.coq.tracer import traced_data_dir
+
+    traced = traced_data_dir()
+    if not traced.exists():
+        return []
+    return [DataFile(str(traced), tree_fingerprint(str(traced)), "generator.traces (default)",
+                     remedy="copy it from the driver, or run `dojo-prover trace --env coq` there")]
 
 
 def named_data(config: ProverConfig) -> Iterator[DataFile]:
@@ -367,7 +384,7 @@ def shortfalls(req: NodeRequirements, facts: NodeFacts) -> list[str]:
         have = facts.data.get(data.path)
         if have != data.fingerprint:
             state = "absent" if have is None else "differs from the driver's copy"
-            out.append(f"{data.option} {data.path} {state} (copy it from the driver)")
+            out.append(f"{data.option} {data.path} {state} ({data.remedy})")
     return out
 
 
