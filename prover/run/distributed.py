@@ -491,7 +491,13 @@ class DistributedProver:
                 except (RayActorError, GetTimeoutError) as exc:
                     reason = self._failure_reason(slot, exc)
                     self._check_new_nodes()
-                    self._actors[slot] = self._new_actor(slot, overcommit=not reason.startswith("node_lost"))
+                    lost = reason.startswith("node_lost")
+                    self._actors[slot] = self._new_actor(slot, overcommit=not lost)
+                    for other in [s for s in idle if lost and self._node_of.get(s) == node]:  # its idle workers too
+                        idle.remove(other)
+                        self._actors[other] = self._new_actor(other, overcommit=False)
+                        if self._actors[other] is not None:
+                            idle.append(other)
                     result, events = SearchResult.failed(task.theorem, reason, time.monotonic() - started), []
                 except RayTaskError as exc:
                     result, events = SearchResult.failed(task.theorem, f"worker_error: {_first_line(exc)}"), []
