@@ -28,6 +28,7 @@ import dataclasses
 import os
 import random
 import re
+import socket
 import sys
 import time
 from collections import deque
@@ -76,6 +77,25 @@ class Outcome:
 
 class WorkerStartError(RuntimeError):
     """A worker could not build its components (bad option, missing file or model); nothing ran."""
+
+
+class ClusterUnreachable(UserError, ConnectionError):
+    """The Ray cluster address (``--ray-address`` or ``$RAY_ADDRESS``) is malformed or nothing answers there."""
+
+
+def check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail at once, in one line, when nothing listens at ``address`` (``HOST:PORT``; Ray itself would
+    retry for minutes); Ray Client (``ray://``) and ``auto`` addresses are left to Ray."""
+    if "://" in address or address == "auto":
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ClusterUnreachable(f"Ray cluster address {address!r} (--ray-address or RAY_ADDRESS) is not HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ClusterUnreachable(f"nothing answers at the Ray cluster address {address} (--ray-address or "
+                                 f"RAY_ADDRESS): {exc.strerror or exc}; is `ray start --head` running there?") from None
 
 
 class NoUsableNode(UserError, RuntimeError):
@@ -353,6 +373,9 @@ class DistributedProver:
     # -- Ray --------------------------------------------------------------------------------
 
     def _start_ray(self) -> None:
+        joined = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+        if self.ray_address and not joined:
+            check_reachable(self.ray_address)
         if not self.ray_address:
             # A local cluster should talk over loopback only; Ray reads this before its first import.
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")

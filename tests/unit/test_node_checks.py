@@ -162,3 +162,42 @@ def test_retries_and_their_reasons_reach_results_watch_and_report(tmp_path, caps
     assert "retried 1 (environment_failure 1)" in capsys.readouterr().out
     assert main(["report", str(tmp_path / "run")]) == 0
     assert "attempts retried 1 (environment_failure 1) after" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_a_cluster_address_that_is_malformed_or_silent_is_one_line_at_once():
+    import socket
+    import time
+
+    from prover.cli import is_bad_input
+    from prover.run.distributed import ClusterUnreachable, check_reachable
+
+    with pytest.raises(ClusterUnreachable, match=r"'head-node' \(--ray-address or RAY_ADDRESS\) is not HOST:PORT"):
+        check_reachable("head-node")
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    with pytest.raises(ClusterUnreachable, match=rf"nothing answers at the Ray cluster address 127.0.0.1:{port} ") as err:
+        check_reachable(f"127.0.0.1:{port}")
+    assert time.monotonic() - t0 < 5 and is_bad_input(err.value) and "\n" not in str(err.value)
+    check_reachable("ray://head:10001")  # Ray Client addresses are Ray's to check
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        check_reachable(f"127.0.0.1:{listening.getsockname()[1]}")
+
+
+def test_eval_with_a_silent_cluster_address_exits_2_and_records_nothing(tmp_path, capsys):
+    import socket
+
+    from prover.cli import main
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["eval", "--env", "synthetic", "--benchmark", "synthetic:3", "--generator", "synthetic",
+                 "--workers", "2", "--ray-address", f"127.0.0.1:{port}", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"dojo-prover eval: error: nothing answers at the Ray cluster "
+                                                f"address 127.0.0.1:{port} (--ray-address or RAY_ADDRESS)")
+    assert not (tmp_path / "run" / "config.json").exists()
