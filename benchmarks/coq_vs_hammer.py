@@ -43,6 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.results import add_results_flag, write_results  # noqa: E402
+from prover.commands.eval import add_ray_address_argument  # noqa: E402
 
 STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", "tauto.")
 #: the systems run when ``--only`` does not name others
@@ -91,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true",
                         help="prove nothing: print the tables from the run directories as they are (each must hold "
                              "every theorem), e.g. after the code changed under a finished run")
+    add_ray_address_argument(parser)
     add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
     if args.limit < 1 or args.timeout <= 0 or args.workers < 1:
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         if not args.report:
             print(f"## {name}", file=sys.stderr, flush=True)
-            config = EvalConfig(table[name], benchmark, args.limit, workers=args.workers)
+            config = EvalConfig(table[name], benchmark, args.limit, workers=args.workers, ray_address=args.ray_address)
             run_evaluation(config, theorems, run_dir / name, progress=True)
         run = load_run(run_dir / name)
         missing = {theorem_key(t) for t in theorems} - {r["key"] for r in run.records}

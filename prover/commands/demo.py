@@ -18,6 +18,7 @@ import textwrap
 import time
 
 from benchmarks.results import add_results_flag, write_results
+from prover.commands.eval import add_ray_address_argument
 from search_tree.errors import UserError
 
 
@@ -35,6 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-hammer", action="store_true",
                         help="leave out the run of hammer alone on the same lemmas")
     parser.add_argument("--split", choices=["train", "val", "test"], default="test", help="stdlib split (default: test)")
+    add_ray_address_argument(parser)
     add_results_flag(parser)  # `--write-results demo` writes the README's figures, benchmarks/results/demo.md
 
 
@@ -52,14 +54,15 @@ def run(args: argparse.Namespace) -> int:
           f"{args.max_proof_sentences} sentences; attempting {len(theorems)} of them "
           f"({args.timeout:g}s and {args.max_expansions} expansions each, {args.workers} workers)", flush=True)
     config = default_config(args.timeout, args.tactic_timeout, args.hammer_timeout, args.max_expansions)
-    proved = _prove(config, theorems, args.workers, "default prover", show=True)
+    proved = _prove(config, theorems, args.workers, "default prover", show=True, ray_address=args.ray_address)
     print(f"proved {proved} of {len(theorems)} lemmas in {time.monotonic() - started:.0f}s; "
           f"every proof re-checked by coqc and coqchk, assuming only the axioms of prover/coq/trusted_axioms.py", flush=True)
     if not args.no_hammer:
         from prover.coq.additions import guarded
 
         t0 = time.monotonic()
-        hammer = _prove(alone_config(["hammer."], args.timeout, ["hammer"]), theorems, args.workers, "hammer alone")
+        hammer = _prove(alone_config(["hammer."], args.timeout, ["hammer"]), theorems, args.workers, "hammer alone",
+                        ray_address=args.ray_address)
         withheld = len(guarded(("hammer",), theorems))
         print(f"hammer alone, {args.timeout:g}s per lemma, on the same lemmas: proved {hammer} of {len(theorems)} "
               f"in {time.monotonic() - t0:.0f}s ({withheld} of them are withheld from CoqHammer by the leak guard: "
@@ -67,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     return write_results(0)
 
 
-def _prove(config, theorems: list, workers: int, what: str, show: bool = False) -> int:
-    """How many of ``theorems`` ``config`` proves on ``workers`` workers; with ``show``, each proof
-    is printed as it is found."""
+def _prove(config, theorems: list, workers: int, what: str, show: bool = False, ray_address: str | None = None) -> int:
+    """How many of ``theorems`` ``config`` proves on ``workers`` workers (on the Ray cluster at
+    ``ray_address``, if any); with ``show``, each proof is printed as it is found."""
     from tqdm import tqdm
 
     from prover.commands.prove import assumes
@@ -79,7 +82,8 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False) 
     from search_tree import Status
 
     proved = 0
-    with DistributedProver(with_defaults(config, theorems), workers, record_events=False) as dp, \
+    with DistributedProver(with_defaults(config, theorems), workers, record_events=False,
+                           ray_address=ray_address) as dp, \
             tqdm(total=len(theorems), unit="lemma", desc=what, dynamic_ncols=True) as bar:
         for outcome in dp.iter_results([Task(t) for t in theorems]):
             result, theorem = outcome.result, outcome.task.theorem

@@ -27,6 +27,14 @@ def parse_options(pairs: list[str] | None, flag: str = "option") -> dict[str, An
     return out
 
 
+def add_ray_address_argument(parser: argparse.ArgumentParser) -> None:
+    """``--ray-address``, for every command that runs searches (docs/cluster.md)."""
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="run the workers on this Ray cluster (HOST:PORT of `ray start --head`; default: "
+                             "$RAY_ADDRESS, else a private local Ray); each node is checked first and one that "
+                             "lacks something the run needs gets no tasks")
+
+
 def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -> None:
     """Arguments shared by ``eval``, ``ablate`` and (without ``--benchmark``/``--limit``, it picks its
     own theorems) ``fill-admitted``: what to prove, with what, under which budget."""
@@ -49,7 +57,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -
     parser.add_argument("--attempts", type=int, default=1, help="attempts per theorem (for pass@k)")
     parser.add_argument("--seed", type=int, default=0, help="attempt a uses seed SEED+a")
     parser.add_argument("--temperatures", help="comma-separated temperatures, cycled over attempts")
-    parser.add_argument("--workers", type=int, default=1, help="parallel workers (1: in-process, no Ray)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="parallel workers (1 without a Ray cluster: in-process, no Ray)")
+    add_ray_address_argument(parser)
     parser.add_argument("--task-timeout", type=float,
                         help="kill and retry a worker whose task runs longer (default: 2 x timeout + 600 s)")
     parser.add_argument("--no-logs", action="store_true", help="do not write per-search action logs")
@@ -101,7 +111,7 @@ def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts
     with about(f"--temperatures {args.temperatures}"):
         temps = tuple(float(t) for t in args.temperatures.split(",")) if args.temperatures else ()
     return EvalConfig(components, args.benchmark, args.limit, args.attempts, args.seed, temps,
-                      args.workers, not args.no_logs, args.task_timeout)
+                      args.workers, not args.no_logs, args.task_timeout, args.ray_address)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -128,8 +138,10 @@ def run(args: argparse.Namespace) -> int:
     config = build_config(args, args.retriever, parse_options(args.retriever_opt, "--retriever-opt"))
     progress = run_evaluation(config, load_theorems(args), args.out, progress=not args.no_progress)
     loaded = load_run(args.out)
+    retried = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.retried.items()))
     print(f"{args.out}: {len(loaded.records)}/{progress.total} attempts finished "
-          f"({progress.finished_now} now in {progress.seconds:.1f}s, {progress.done_before} before)")
+          f"({progress.finished_now} now in {progress.seconds:.1f}s, {progress.done_before} before)"
+          + (f"; retried now: {retried}" if retried else ""))
     for k in sorted({1, config.attempts}):
         value, n = benchmark_pass_at_k(loaded, k)
         print(f"pass@{k} = {value:.3f} over {n} theorems")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prover.run.evaluation import ResultsFile
+from prover.run.evaluation import ResultsFile, retry_kind
 from search_tree.errors import UserError
 
 
@@ -112,6 +112,25 @@ def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:
             seen.add(ident)
             records.append(r)
     return Run(p, config, records, skipped)
+
+
+def retries_by_kind(records: list[dict[str, Any]]) -> dict[str, int]:
+    """How many retries the attempts of ``records`` needed, by kind (``node_lost``, ``worker_died``,
+    ``environment_failure``, ...; ``unknown`` for records written before reasons were kept)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        reasons = r.get("retry_reasons")
+        for reason in reasons if reasons is not None else ["unknown"] * int(r.get("retries", 0)):
+            counts[retry_kind(reason)] = counts.get(retry_kind(reason), 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def retries_line(records: list[dict[str, Any]]) -> str:
+    """``retried 3 (node_lost 2, worker_died 1)``, or "" when nothing was retried."""
+    counts = retries_by_kind(records)
+    if not counts:
+        return ""
+    return f"retried {sum(counts.values())} ({', '.join(f'{kind} {n}' for kind, n in counts.items())})"
 
 
 def benchmark_pass_at_k(run: Run, k: int) -> tuple[float, int]:

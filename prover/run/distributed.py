@@ -6,12 +6,20 @@ between processes. Results come back in completion order, so a caller can record
 moment it exists (see :mod:`prover.run.evaluation`).
 
 Failure policy: a worker that dies (its actor killed, the process hosting the environment
-crashing, a task that outlives ``task_timeout``) or an environment that cannot recover
-(``environment_failure``) costs the theorem ``max_retries`` more tries on a fresh worker or a
-restarted environment; after that the theorem gets a FAILED result whose ``stop_reason`` says
-why, and the run goes on.
+crashing, its node leaving the cluster, a task that outlives ``task_timeout``) or an environment
+that cannot recover (``environment_failure``) costs the theorem ``max_retries`` more tries on a
+fresh worker or a restarted environment; after that the theorem gets a FAILED result whose
+``stop_reason`` says why, and the run goes on. Each :class:`Outcome` lists why it was retried.
 
-``ray`` is imported only when a pool with more than one worker starts.
+Where workers run: on a private local Ray instance, or on an existing cluster (``ray_address``,
+else ``$RAY_ADDRESS``). On a cluster every alive node is checked first, once, by a probe task
+pinned to it (:mod:`prover.run.nodes`); each worker is then pinned to the usable node with the
+most room for workers (its CPUs and GPUs), so a node that lacks something never gets a task. A
+worker whose node is lost is rebuilt on another node with room (nodes that joined since are
+checked first); with no room left the run goes on with fewer workers. Workers get the driver's
+code through Ray's runtime environment and only return results: the caller alone writes files.
+
+``ray`` is imported only when workers run on Ray.
 """
 
 from __future__ import annotations
@@ -20,14 +28,15 @@ import dataclasses
 import os
 import random
 import re
+import socket
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from prover.run.nodes import NodeCheck, NodeRequirements
 from prover.registry import (
     ProverConfig,
     UnknownComponent,
@@ -37,6 +46,7 @@ from prover.registry import (
     build_retriever,
 )
 from search_tree import EnvironmentFailure, SearchResult, Theorem
+from search_tree.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -57,15 +67,50 @@ class Outcome:
     result: SearchResult
     events: list[dict] = field(default_factory=list)
     worker: int = -1
-    retries: int = 0
+    retry_reasons: list[str] = field(default_factory=list)  # the failed attempts' stop reasons
+    node: str = ""  # the Ray node id of the worker that produced ``result`` ("" in-process)
+
+    @property
+    def retries(self) -> int:
+        return len(self.retry_reasons)
 
 
 class WorkerStartError(RuntimeError):
     """A worker could not build its components (bad option, missing file or model); nothing ran."""
 
 
+class ClusterUnreachable(UserError, ConnectionError):
+    """The Ray cluster address (``--ray-address`` or ``$RAY_ADDRESS``) is malformed or nothing answers there."""
+
+
+def check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail at once, in one line, when nothing listens at ``address`` (``HOST:PORT``; Ray itself would
+    retry for minutes); Ray Client (``ray://``) and ``auto`` addresses are left to Ray."""
+    if "://" in address or address == "auto":
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ClusterUnreachable(f"Ray cluster address {address!r} (--ray-address or RAY_ADDRESS) is not HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ClusterUnreachable(f"nothing answers at the Ray cluster address {address} (--ray-address or "
+                                 f"RAY_ADDRESS): {exc.strerror or exc}; is `ray start --head` running there?") from None
+
+
+class NoUsableNode(UserError, RuntimeError):
+    """No node of the Ray cluster can run the configuration (each one's reason is in the message)."""
+
+
+#: seconds a node whose worker died has to run a no-op, else it is taken for lost
+NODE_ANSWER_TIMEOUT = 60.0
+
+#: the stop reasons of a failed attempt that another try may fix
+RETRIED = ("environment_failure", "worker_error", "worker_died", "node_lost")
+
+
 def _needs_retry(result: SearchResult) -> bool:
-    return result.stop_reason.startswith(("environment_failure", "worker_error"))
+    return result.stop_reason.startswith(RETRIED)
 
 
 class RecordingRetriever:
@@ -168,20 +213,15 @@ class ProverWorker:
         return result, events
 
 
-def worker_pythonpath() -> str:
-    """The driver's import roots for this package first, so Ray workers run the same code."""
-    root = str(Path(__file__).resolve().parent.parent)
-    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
-    return os.pathsep.join([root, *rest])
-
-
 class DistributedProver:
     """Proves theorems on ``num_workers`` workers built from ``config``.
 
-    ``num_workers=1`` runs in this process without Ray (an injected ``exit`` fault would end it);
-    more workers start Ray actors, joining a running Ray (``ray.init`` already called, or
-    ``ray_address``) or starting a local one that :meth:`close` shuts down again.
-    ``task_timeout`` bounds one task's wall time; a worker past it is killed and the task retried.
+    ``num_workers=1`` without a cluster address runs in this process without Ray (an injected
+    ``exit`` fault would end it); otherwise workers are Ray actors, on the cluster at
+    ``ray_address`` (default ``$RAY_ADDRESS``), on a Ray this process already joined, or on a
+    private local instance that :meth:`close` shuts down again. ``task_timeout`` bounds one task's
+    wall time; a worker past it is killed and the task retried. ``check_timeout`` bounds the
+    check of each node (module docstring).
     """
 
     def __init__(
@@ -195,6 +235,7 @@ class DistributedProver:
         cpus_per_worker: float = 1.0,
         gpus_per_worker: float = 0.0,
         ray_address: str | None = None,
+        check_timeout: float | None = None,
         on_start: Callable[[Task, int], None] | None = None,
     ) -> None:
         if num_workers < 1:
@@ -206,11 +247,16 @@ class DistributedProver:
         self.task_timeout = task_timeout
         self.cpus_per_worker = cpus_per_worker
         self.gpus_per_worker = gpus_per_worker
-        self.ray_address = ray_address
+        self.ray_address = ray_address or os.environ.get("RAY_ADDRESS") or None
+        self.check_timeout = check_timeout
         self.on_start = on_start  # told (task, worker slot) as each task is handed to a worker
         self._local: ProverWorker | None = None
         self._actors: list[Any] = []
-        self._owns_ray = False
+        self._node_of: dict[int, str] = {}  # worker slot -> the node its actor is pinned to
+        self._checks: dict[str, NodeCheck] = {}  # node id -> its check (every node seen so far)
+        self._requirements: NodeRequirements | None = None
+        self._owns_ray = False  # this prover called ray.init (and shipped the package: nodes.job_runtime_env)
+        self._private = False  # ... for a private local instance
         self._in_flight: dict[Any, tuple[int, int, Task, float]] = {}
         self._overdue: set[int] = set()  # slots killed by the task_timeout watchdog
 
@@ -238,16 +284,21 @@ class DistributedProver:
             tasks.append(Task(thm))
         return [outcome.result for outcome in self.iter_results(tasks)]
 
+    @property
+    def in_process(self) -> bool:
+        """Whether the one worker runs in this process (one worker, no cluster address)."""
+        return self.num_workers == 1 and self.ray_address is None
+
     def iter_results(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Run ``tasks`` and yield each :class:`Outcome` as soon as it is finished."""
-        if self.num_workers == 1:
+        if self.in_process:
             yield from self._iter_local(tasks)
         else:
             yield from self._iter_ray(tasks)
 
     def start(self) -> None:
         """Build the workers now instead of on first use (to time proving apart from start-up)."""
-        if self.num_workers == 1:
+        if self.in_process:
             if self._local is None:
                 try:
                     self._local = ProverWorker(self.config, 0, self.record_events)
@@ -266,24 +317,34 @@ class DistributedProver:
         """The Ray actor in ``slot`` (for inspection, or ``ray.kill`` in fault drills)."""
         return self._actors[slot]
 
+    def node_of(self, slot: int) -> str:
+        """The id of the Ray node the worker in ``slot`` is pinned to ("" in-process)."""
+        return self._node_of.get(slot, "")
+
+    def node_checks(self) -> list[NodeCheck]:
+        """The verdict on every node checked so far (empty on a private local instance)."""
+        return list(self._checks.values())
+
     def close(self) -> None:
-        """Close every worker's environment, kill the actors, and shut Ray down if this prover
-        started it. Environments get a few seconds to stop their prover processes first."""
-        if self._actors:
+        """Close every worker's environment, kill the actors, and shut Ray down (a private instance)
+        or disconnect from the cluster if this prover called ``ray.init``. Environments get a few
+        seconds to stop their prover processes first."""
+        actors = [a for a in self._actors if a is not None]
+        if actors:
             import ray
 
-            closing = [actor.close.remote() for actor in self._actors]
+            closing = [actor.close.remote() for actor in actors]
             ray.wait(closing, num_returns=len(closing), timeout=10.0)
-            for actor in self._actors:
+            for actor in actors:
                 ray.kill(actor)
-            self._actors = []
+        self._actors = []
         if self._local is not None:
             self._local.close()
         if self._owns_ray:
             import ray
 
             ray.shutdown()
-            self._owns_ray = False
+            self._owns_ray = self._private = False
         self._local = None
 
     def __enter__(self) -> DistributedProver:
@@ -298,46 +359,125 @@ class DistributedProver:
         self.start()
         assert self._local is not None
         for task in tasks:
-            retries = 0
+            reasons: list[str] = []
             self._in_flight[0] = (0, 0, task, time.monotonic())
             if self.on_start is not None:
                 self.on_start(task, 0)
             result, events = self._local.prove(task)
-            while _needs_retry(result) and retries < self.max_retries:
-                retries += 1
+            while _needs_retry(result) and len(reasons) < self.max_retries:
+                reasons.append(_reason(result))
                 result, events = self._local.prove(task)
             self._in_flight.clear()
-            yield Outcome(task, result, events, 0, retries)
+            yield Outcome(task, result, events, 0, reasons)
 
     # -- Ray --------------------------------------------------------------------------------
 
     def _start_ray(self) -> None:
+        joined = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+        if self.ray_address and not joined:
+            check_reachable(self.ray_address)
         if not self.ray_address:
             # A local cluster should talk over loopback only; Ray reads this before its first import.
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         import ray
 
+        from prover.run.nodes import job_runtime_env
+
         if not ray.is_initialized():
-            ray.init(address=self.ray_address, include_dashboard=False, log_to_driver=True,
+            # "local": never join a cluster that `ray start` left on this machine without being asked to
+            ray.init(address=self.ray_address or "local", include_dashboard=False, log_to_driver=True,
+                     runtime_env=job_runtime_env(),
                      num_cpus=None if self.ray_address else max(os.cpu_count() or 1,
                                                                  int(self.num_workers * self.cpus_per_worker)))
             self._owns_ray = True
+            self._private = not self.ray_address
         if not self._actors:
-            self._actors = [self._new_actor(i) for i in range(self.num_workers)]
+            self._check_new_nodes()
+            self._actors = [None] * self.num_workers
+            for slot in range(self.num_workers):
+                self._actors[slot] = self._new_actor(slot, overcommit=True)
             try:
                 ray.get([a.ready.remote() for a in self._actors])  # surfaces construction errors now
             except ray.exceptions.RayError as exc:
                 cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else exc
                 raise WorkerStartError(_root_cause(cause)) from exc
 
-    def _new_actor(self, slot: int) -> Any:
+    def _check_new_nodes(self) -> None:
+        """Check every alive node not checked yet (one probe task pinned to each; see
+        :mod:`prover.run.nodes`) and print one line for each node that gets no tasks. On a
+        private local instance the one node is this machine: it is usable by construction."""
         import ray
 
+        from prover.run import nodes
+
+        alive = [n for n in ray.nodes() if n["Alive"] and n["NodeID"] not in self._checks]
+        if not alive:
+            return
+        if self._private:
+            for n in alive:
+                self._checks[n["NodeID"]] = nodes.NodeCheck(n["NodeID"], n["NodeManagerAddress"], dict(n["Resources"]))
+            return
+        if self._requirements is None:
+            self._requirements = nodes.requirements(self.config)
+        timeout = nodes.CHECK_TIMEOUT if self.check_timeout is None else self.check_timeout
+        for check in nodes.check_nodes(alive, self._requirements, timeout, nodes.task_runtime_env(self._owns_ray)):
+            self._checks[check.node_id] = check
+            if not check.usable:
+                print(f"{check.line()}", file=sys.stderr, flush=True)
+
+    def _capacities(self) -> dict[str, float]:
+        """How many workers each usable, alive node holds, from its CPUs (and GPUs)."""
+        import ray
+
+        alive = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+        out = {}
+        for node, check in self._checks.items():
+            if node in alive and check.usable:
+                room = check.resources.get("CPU", 0.0) / self.cpus_per_worker if self.cpus_per_worker else float("inf")
+                if self.gpus_per_worker:
+                    room = min(room, check.resources.get("GPU", 0.0) / self.gpus_per_worker)
+                if room >= 1:
+                    out[node] = room
+        return out
+
+    def _new_actor(self, slot: int, overcommit: bool) -> Any | None:
+        """A worker for ``slot`` pinned to the usable node with most room; None when no node has room
+        for it and ``overcommit`` is off (the run then goes on with the other workers)."""
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        from prover.run.nodes import plan_slots, task_runtime_env
+
+        capacities = self._capacities()
+        if not capacities:
+            lines = [c.line() for c in self._checks.values() if not c.usable]
+            raise NoUsableNode("no node of the Ray cluster can run this configuration: " + ("; ".join(lines) or (
+                f"none that is alive has {self.cpus_per_worker:g} CPUs and {self.gpus_per_worker:g} GPUs for a worker")))
+        others = [node for other, node in self._node_of.items() if other != slot]
+        node = plan_slots(capacities, others)
+        if not overcommit and capacities[node] - others.count(node) < 1:
+            self._node_of.pop(slot, None)
+            return None
+        self._node_of[slot] = node
         actor_cls = ray.remote(ProverWorker).options(
             num_cpus=self.cpus_per_worker, num_gpus=self.gpus_per_worker, max_restarts=0,
-            runtime_env={"env_vars": {"PYTHONPATH": worker_pythonpath()}},
+            runtime_env=task_runtime_env(self._owns_ray),
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
         )
         return actor_cls.remote(self.config, slot, self.record_events)
+
+    def _failure_reason(self, slot: int, exc: BaseException) -> str:
+        """Why the worker in ``slot`` died: the watchdog killed it, its node left the cluster (the
+        node does not answer), or the actor died (Ray's first line)."""
+        from prover.run.nodes import node_answers
+
+        node = self._node_of.get(slot, "")
+        if slot in self._overdue:
+            self._overdue.discard(slot)
+            return f"worker_died: killed after running past task_timeout={self.task_timeout}s"
+        if node and not self._private and not node_answers(node, NODE_ANSWER_TIMEOUT):
+            return f"node_lost: {self._checks[node].name} left the cluster"
+        return f"worker_died: {_first_line(exc)}"
 
     def _iter_ray(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         import ray
@@ -347,8 +487,8 @@ class DistributedProver:
         if not pending:
             return
         self._start_ray()
-        retries: dict[int, int] = {}
-        idle = list(range(self.num_workers))
+        reasons: dict[int, list[str]] = {}
+        idle = [slot for slot, actor in enumerate(self._actors) if actor is not None]
         inflight = self._in_flight
         try:
             while pending or inflight:
@@ -359,30 +499,38 @@ class DistributedProver:
                     inflight[ref] = (slot, idx, task, time.monotonic())
                     if self.on_start is not None:
                         self.on_start(task, slot)
+                if not inflight:
+                    raise NoUsableNode(f"every worker was lost with {len(pending)} tasks left, and no node "
+                                       "of the cluster has room for a new one")
                 ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
                 if not ready:
                     self._kill_overdue()
                     continue
                 ref = ready[0]
                 slot, idx, task, started = inflight.pop(ref)
+                node = self._node_of.get(slot, "")
                 try:
                     result, events = ray.get(ref)
                 except (RayActorError, GetTimeoutError) as exc:
-                    self._actors[slot] = self._new_actor(slot)
-                    reason = f"worker_died: {_first_line(exc)}"
-                    if slot in self._overdue:
-                        self._overdue.discard(slot)
-                        reason = f"worker_died: killed after running past task_timeout={self.task_timeout}s"
+                    reason = self._failure_reason(slot, exc)
+                    self._check_new_nodes()
+                    lost = reason.startswith("node_lost")
+                    self._actors[slot] = self._new_actor(slot, overcommit=not lost)
+                    for other in [s for s in idle if lost and self._node_of.get(s) == node]:  # its idle workers too
+                        idle.remove(other)
+                        self._actors[other] = self._new_actor(other, overcommit=False)
+                        if self._actors[other] is not None:
+                            idle.append(other)
                     result, events = SearchResult.failed(task.theorem, reason, time.monotonic() - started), []
                 except RayTaskError as exc:
                     result, events = SearchResult.failed(task.theorem, f"worker_error: {_first_line(exc)}"), []
-                idle.append(slot)
-                if (_needs_retry(result) or result.stop_reason.startswith("worker_died")) \
-                        and retries.get(idx, 0) < self.max_retries:
-                    retries[idx] = retries.get(idx, 0) + 1
+                if self._actors[slot] is not None:
+                    idle.append(slot)
+                if _needs_retry(result) and len(reasons.get(idx, [])) < self.max_retries:
+                    reasons.setdefault(idx, []).append(_reason(result))
                     pending.appendleft((idx, task))
                     continue
-                yield Outcome(task, result, events, slot, retries.get(idx, 0))
+                yield Outcome(task, result, events, slot, reasons.get(idx, []), node)
         finally:
             inflight.clear()
 
@@ -396,6 +544,11 @@ class DistributedProver:
             if now - started > self.task_timeout and slot not in self._overdue:
                 self._overdue.add(slot)
                 ray.kill(self._actors[slot])
+
+
+def _reason(result: SearchResult) -> str:
+    """A failed attempt's stop reason, short enough to keep one per retry."""
+    return result.stop_reason.splitlines()[0][:200] if result.stop_reason else "unknown"
 
 
 def _root_cause(exc: BaseException) -> str:

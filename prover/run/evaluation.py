@@ -3,7 +3,8 @@
 Layout of a run directory::
 
     config.json      everything resolved: components and options, benchmark, theorem keys, attempts
-    results.jsonl    one line per finished (theorem, attempt), appended as each finishes
+    results.jsonl    one line per finished (theorem, attempt), appended as each finishes, with the
+                     node that ran it and why it was retried, if it was
     starts.jsonl     one line per (theorem, attempt, worker) handed to a worker, for ``dojo-prover watch``
     logs/            one action log per (theorem, attempt): every search event, JSON lines
     report.md, plots/, trees/    written by ``dojo-prover report``
@@ -16,8 +17,12 @@ last line short, and :class:`ResultsFile` drops such a tail (with a warning) on 
 line that is not a record was edited or corrupted, and resume stops at it (:class:`CorruptResults`
 names the file and line) rather than guess. Resume skips every (theorem, attempt) that has a line
 and refuses a directory whose ``config.json`` differs from the run asked for, because mixing
-results of two configurations would be silent nonsense. The number of workers is not part of a
-run's identity: a run may resume with more.
+results of two configurations would be silent nonsense. The number of workers and where they run
+(a private local Ray or a cluster, ``ray_address``) are not part of a run's identity: a run may
+resume with more, or on a cluster.
+
+Only this process writes the run directory: workers, wherever they run, return their results and
+action logs to it, so a run directory on the driver's disk is enough for a run on a cluster.
 
 ``config.json`` is written only once the workers are built from the options: a run whose
 components cannot be built (a missing or unknown option, a bad value) leaves no configuration
@@ -38,7 +43,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -62,7 +67,9 @@ class InvalidRun(UserError, ValueError):
 
 @dataclass(frozen=True)
 class EvalConfig:
-    """What a run proves and how; everything but ``workers`` and ``watchdog`` is its identity.
+    """What a run proves and how; everything but ``workers``, ``watchdog`` and ``ray_address`` is
+    its identity (``ray_address``: the Ray cluster to run on, default ``$RAY_ADDRESS``, else a
+    private local instance).
 
     Attempt ``a`` of each theorem uses seed ``seed + a`` and, if ``temperatures`` is given,
     temperature ``temperatures[a % len(temperatures)]``.
@@ -77,6 +84,7 @@ class EvalConfig:
     workers: int = 1
     record_events: bool = True
     watchdog: float | None = None
+    ray_address: str | None = None
 
     def __post_init__(self) -> None:
         for name, least in (("limit", 1), ("attempts", 1), ("workers", 1)):
@@ -250,6 +258,17 @@ class RunProgress:
     open: int = 0
     finished_now: int = 0
     seconds: float = 0.0
+    retried: dict[str, int] = field(default_factory=dict)  # retries of this session by kind (node_lost, ...)
+
+    def count_retries(self, reasons: list[str]) -> None:
+        for reason in reasons:
+            kind = retry_kind(reason)
+            self.retried[kind] = self.retried.get(kind, 0) + 1
+
+
+def retry_kind(reason: str) -> str:
+    """The kind of a retry reason: its prefix (``node_lost``, ``worker_died``, ``environment_failure``...)."""
+    return reason.split(":", 1)[0].strip() or "unknown"
 
 
 def _git_commit() -> str | None:
@@ -289,9 +308,12 @@ def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) ->
     return None
 
 
-def write_config(out_dir: Path, config: EvalConfig, wanted: dict[str, Any]) -> None:
-    """Record a new run's configuration (after its components were built from it)."""
-    full = {**wanted, "execution": {"workers": config.workers, **environment_notes(config.prover)},
+def write_config(out_dir: Path, config: EvalConfig, wanted: dict[str, Any], prover: DistributedProver) -> None:
+    """Record a new run's configuration (after its components were built from it), and where it
+    started: the workers, the cluster's address and the nodes left out, each with its reason."""
+    cluster = {"address": prover.ray_address,
+               "nodes_left_out": [c.line() for c in prover.node_checks() if not c.usable]} if prover.ray_address else {}
+    full = {**wanted, "execution": {"workers": config.workers, **cluster, **environment_notes(config.prover)},
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "python": sys.version.split()[0], "git_commit": _git_commit()}
     _atomic_write(out_dir / "config.json", json.dumps(full, indent=2).encode())
@@ -306,7 +328,9 @@ def outcome_record(outcome: Outcome, log: str | None) -> dict[str, Any]:
         "temperature": task.temperature,
         "status": result.status.value,
         "worker": outcome.worker,
+        "node": outcome.node,
         "retries": outcome.retries,
+        "retry_reasons": outcome.retry_reasons,
         "log": log,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "result": result.to_json(),
@@ -346,13 +370,13 @@ def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress
 
     def started(task: Task, worker: int) -> None:
         starts.append({"key": theorem_key(task.theorem), "attempt": task.attempt, "worker": worker,
-                       "started_at": round(time.time(), 3)})
+                       "node": dp.node_of(worker), "started_at": round(time.time(), 3)})
 
     with DistributedProver(config.prover, config.workers, record_events=config.record_events,
-                           task_timeout=config.task_timeout(), on_start=started) as dp:
+                           task_timeout=config.task_timeout(), ray_address=config.ray_address, on_start=started) as dp:
         _start_workers(dp, out)
         if new_config is not None:
-            write_config(out, config, new_config)
+            write_config(out, config, new_config, dp)
         (out / "logs").mkdir(exist_ok=True)
         bar = _progress_bar(stats, progress)
         try:
@@ -362,6 +386,7 @@ def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress
                 status = outcome.result.status.value
                 setattr(stats, status, getattr(stats, status) + 1)
                 stats.finished_now += 1
+                stats.count_retries(outcome.retry_reasons)
                 if on_outcome is not None:
                     on_outcome(outcome)
                 if bar is not None:
@@ -400,7 +425,7 @@ def _write_log(out: Path, outcome: Outcome) -> str:
     """Write the action log before the result line, so a recorded result always has its log."""
     name = log_name(theorem_key(outcome.task.theorem), outcome.task.attempt)
     header = {"event": "start", "theorem": theorem_key(outcome.task.theorem), "attempt": outcome.task.attempt,
-              "seed": outcome.task.seed, "worker": outcome.worker, "retries": outcome.retries}
+              "seed": outcome.task.seed, "worker": outcome.worker, "node": outcome.node, "retries": outcome.retries}
     lines: Iterable[dict] = [header, *outcome.events,
                              {"event": "end", "status": outcome.result.status.value,
                               "stop_reason": outcome.result.stop_reason, "t": round(outcome.result.total_time, 4)}]

@@ -18,6 +18,7 @@ from prover.run.analysis import (
     benchmark_pass_at_k,
     load_run,
     pass_rate_by_budget,
+    retries_line,
     search_statistics,
 )
 from prover.views.tree_html import write_instructive_trees
@@ -122,7 +123,9 @@ def write_report(run_dir: str | Path) -> Path:
     statuses: dict[str, int] = defaultdict(int)
     for r in run.records:
         statuses[r["status"]] += 1
-    lines += ["", "Searches by status: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items())), ""]
+    lines += ["", "Searches by status: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items()))
+              + (f"; attempts {retries_line(run.records)} after worker, node or environment failures"
+                 if retries_line(run.records) else ""), ""]
 
     lines += ["## Search statistics", "", "| statistic | value |", "|---|---|"]
     lines += [f"| {_STAT_LABELS[k]} | {_fmt(v)} |" for k, v in search_statistics(run).items()]

@@ -21,7 +21,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from prover.run.analysis import load_run
+from prover.run.analysis import load_run, retries_line
 from prover.views.safe_text import rich_text
 from search_tree.errors import UserError
 
@@ -121,6 +121,7 @@ def render(snap: RunSnapshot, now: float | None = None, latest: int = 5) -> Grou
                          rich_text(snap.components), "\n", f"finished {done}/{snap.total}  ",
                          ("proved " + str(proved), "green"),
                          f"  failed {failed}  open {open_}  left {snap.total - done}  pass rate {rate}",
+                         (f"  {retries_line(snap.records)}" if retries_line(snap.records) else "", "yellow"),
                          ("  (complete)" if snap.complete else ""))
     workers = Table(title="workers", title_justify="left", expand=False)
     for column in ("worker", "theorem", "attempt", "running for"):
