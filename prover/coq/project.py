@@ -4,8 +4,9 @@ A project is the unit of the Coq backend: the index, the contexts, the verificat
 and the benchmarks all take one. Three kinds, one model:
 
 * ``project``: a directory with a ``_CoqProject`` (``-Q dir Name``, ``-R dir Name``, ``-I dir``,
-  ``-arg opt``, and its ``.v`` files), or with flags given explicitly; its ``.vo`` files are built
-  here (:mod:`prover.coq.build`);
+  ``-arg opt``, and its ``.v`` files), or with a ``dune-project`` whose ``dune`` files declare its
+  ``coq.theory`` stanzas (:mod:`prover.coq.dune`), or with flags given explicitly; its ``.vo``
+  files are built here (:mod:`prover.coq.build`);
 * ``library``: an installed library, ``coq-lib:NAME`` = ``$(coqc -where)/user-contrib/NAME``
   (Debian's ``libcoq-*`` packages install their sources and ``.vo`` there; a dotted name such as
   ``mathcomp.ssreflect`` is a part, ``user-contrib/mathcomp/ssreflect``); see :func:`library_load_paths`;
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from search_tree.errors import UserError
 
+from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
 from .install import debian_package, installed_libraries, stdlib_root, user_contrib
 
 PROJECT_FILE = "_CoqProject"
@@ -244,8 +246,12 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
         load, options, files = parse_flags(list(flags), "--flags")
     elif (root / PROJECT_FILE).is_file():
         load, options, files = parse_flags(_tokens((root / PROJECT_FILE).read_text()), str(root / PROJECT_FILE))
+    elif is_dune_project(root):
+        bindings, dune_options, dune_files = dune_load_paths(root)
+        load, options, files = tuple(LoadPath(*b) for b in bindings), tuple(dune_options), tuple(dune_files)
     else:
-        raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags; {_FLAG_HELP}")
+        raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags (nor a {DUNE_PROJECT} "
+                           f"using coq); {_FLAG_HELP}")
     if not any(lp.flag in ("-Q", "-R") for lp in load):
         raise ProjectError(f"Coq project {root}: no -Q or -R flag, so its files have no logical names; {_FLAG_HELP}")
     return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None)
