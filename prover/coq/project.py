@@ -27,6 +27,7 @@ import functools
 import hashlib
 import re
 import shlex
+import subprocess
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,7 @@ from search_tree.errors import UserError
 
 from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
 from .install import debian_package, installed_libraries, stdlib_root, user_contrib
+from .sandbox import sandbox_dir, sandbox_env
 
 PROJECT_FILE = "_CoqProject"
 STDLIB = "coq-stdlib"
@@ -238,7 +240,7 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
     if spec.startswith(LIBRARY_PREFIX):
         name = spec[len(LIBRARY_PREFIX):]
         root = library_root(name)
-        return CoqProject(root, "library", library_load_paths(name), spec=spec)
+        return CoqProject(root, "library", library_load_paths(name), library_options(name), spec=spec)
     root = Path(spec).expanduser().resolve()
     if not root.is_dir():
         raise ProjectError(f"Coq project {spec!r}: no such directory (expected a directory, coq-lib:NAME or {STDLIB})")
@@ -283,6 +285,29 @@ def library_load_paths(name: str) -> tuple[LoadPath, ...]:
     """
     top = name.split(".")[0]
     return (LoadPath("-R", str(user_contrib() / top), top),)
+
+
+def library_options(name: str) -> tuple[str, ...]:
+    """The options an installed library was compiled with that decide how its files read:
+    ``-noinit`` when its files were compiled without the stdlib's Prelude (HoTT, UniMath define
+    their own foundations, and the Prelude's notations clash with theirs).
+
+    Read from a compiled file's recorded dependencies, the one place they are kept: coqc without
+    ``-noinit`` makes the Prelude a dependency of every file, so a file loaded with ``-noinit`` that
+    does not load the Prelude was compiled without it. The file asked is the one with the fewest
+    ``Require``s (a root of the library: it requires no stdlib file that would load the Prelude)."""
+    root = user_contrib().joinpath(*name.split("."))
+    sources = [p for p in root.rglob("*.v") if p.with_suffix(".vo").is_file()]
+    if not sources:
+        return ()
+    first = min(sources, key=lambda p: (p.read_text(errors="replace").count("Require"), p.as_posix()))
+    module = ".".join([*name.split("."), *first.relative_to(root).with_suffix("").parts])
+    flags = [a for lp in library_load_paths(name) for a in lp.args(root)]
+    with sandbox_dir("probe") as where:
+        done = subprocess.run(["coqtop", "-q", "-noinit", *flags], input=f"Require {module}.\nPrint Libraries.\n",
+                              capture_output=True, text=True, cwd=where, env=sandbox_env(where), timeout=600)
+    loaded = done.stdout.partition("Loaded library files:")[2]
+    return ("-noinit",) if loaded and "Coq.Init.Prelude" not in loaded else ()
 
 
 _IDENT_PATH = re.compile(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*")

@@ -62,3 +62,21 @@ def test_a_library_that_is_not_installed_names_its_debian_package_and_the_instal
         project_module.load_project.__wrapped__("coq-lib:AAC_tactics")
     with pytest.raises(ProjectError, match=r"no installed Coq library '\.\./x'"):
         load_project("coq-lib:../x")
+
+
+def test_a_library_compiled_without_the_prelude_is_opened_without_it(tmp_path, monkeypatch):
+    """HoTT and UniMath are compiled with -noinit: fails if that is not read from the compiled
+    files (the Prelude's notations then clash with the library's own), or if a library compiled
+    with the Prelude is given -noinit. Two libraries compiled here stand for installed ones."""
+    for name, options in (("Bare", ["-noinit"]), ("Plain", [])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "Base.v").write_text("Inductive unit' : Type := tt'.\n")
+        (tmp_path / name / "Use.v").write_text(f"Require Import {name}.Base.\nDefinition x := tt'.\n")
+        for file in ("Base.v", "Use.v"):
+            subprocess.run(["coqc", "-q", *options, "-R", str(tmp_path / name), name, str(tmp_path / name / file)],
+                           check=True, capture_output=True)
+    monkeypatch.setattr(project_module, "user_contrib", lambda: tmp_path)
+    assert project_module.library_options("Bare") == ("-noinit",)
+    assert project_module.library_options("Plain") == ()
+    bare = project_module.load_project.__wrapped__("coq-lib:Bare")
+    assert bare.options == ("-noinit",) and bare.implicit_imports("Use.v") == []
