@@ -9,8 +9,10 @@ import subprocess
 import pytest
 
 import prover.coq.project as project_module
+from prover.coq.additions import offered
 from prover.coq.install import debian_package, installed_libraries, user_contrib
 from prover.coq.project import ProjectError, load_project
+from search_tree.protocol import Theorem
 
 
 def test_an_installed_library_is_bound_with_minus_r_under_its_name():
@@ -64,10 +66,11 @@ def test_a_library_that_is_not_installed_names_its_debian_package_and_the_instal
         load_project("coq-lib:../x")
 
 
-def test_a_library_compiled_without_the_prelude_is_opened_without_it(tmp_path, monkeypatch):
+def test_a_library_compiled_without_the_prelude_is_opened_without_it_and_without_additions(tmp_path, monkeypatch):
     """HoTT and UniMath are compiled with -noinit: fails if that is not read from the compiled
-    files (the Prelude's notations then clash with the library's own), or if a library compiled
-    with the Prelude is given -noinit. Two libraries compiled here stand for installed ones."""
+    files (the Prelude's notations then clash with the library's own), if a library compiled with
+    the Prelude is given -noinit, or if context additions (which load the Prelude) are offered in
+    one without it. Two libraries compiled here stand for installed ones."""
     for name, options in (("Bare", ["-noinit"]), ("Plain", [])):
         (tmp_path / name).mkdir()
         (tmp_path / name / "Base.v").write_text("Inductive unit' : Type := tt'.\n")
@@ -80,3 +83,8 @@ def test_a_library_compiled_without_the_prelude_is_opened_without_it(tmp_path, m
     assert project_module.library_options("Plain") == ()
     bare = project_module.load_project.__wrapped__("coq-lib:Bare")
     assert bare.options == ("-noinit",) and bare.implicit_imports("Use.v") == []
+    try:  # the context additions load the stdlib's Prelude: none is offered there
+        assert offered(("lia", "ring"), Theorem("x", extra={"project": bare.ref(), "module": "Bare.Use"})) == ()
+        assert offered(("lia",), Theorem("x", extra={"module": "Bare.Use"})) == ("lia",)
+    finally:
+        project_module.load_project.cache_clear()  # it holds coq-lib:Bare of this test's user-contrib
