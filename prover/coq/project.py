@@ -288,26 +288,40 @@ def library_load_paths(name: str) -> tuple[LoadPath, ...]:
 
 
 def library_options(name: str) -> tuple[str, ...]:
-    """The options an installed library was compiled with that decide how its files read:
-    ``-noinit`` when its files were compiled without the stdlib's Prelude (HoTT, UniMath define
-    their own foundations, and the Prelude's notations clash with theirs).
+    """The options an installed library was compiled with that decide how its files read, from
+    what its compiled files record:
 
-    Read from a compiled file's recorded dependencies, the one place they are kept: coqc without
-    ``-noinit`` makes the Prelude a dependency of every file, so a file loaded with ``-noinit`` that
-    does not load the Prelude was compiled without it. The file asked is the one with the fewest
-    ``Require``s (a root of the library: it requires no stdlib file that would load the Prelude)."""
+    * ``-noinit`` when they were compiled without the stdlib's Prelude (HoTT, UniMath define their
+      own foundations, and the Prelude's notations clash with theirs): coqc without ``-noinit``
+      makes the Prelude a dependency of every file, so a root file of the library (the one with
+      the fewest ``Require``s) that coqtop ``-noinit`` loads without the Prelude was compiled
+      without it;
+    * ``-type-in-type`` and ``-impredicative-set`` (UniMath's universes are unchecked): coqchk's
+      summary names the constants that rely on the one and the theory the other makes, here for
+      the file with the most ``Require``s, which loads most of the library.
+    """
     root = user_contrib().joinpath(*name.split("."))
-    sources = [p for p in root.rglob("*.v") if p.with_suffix(".vo").is_file()]
+    sources = sorted((p.read_text(errors="replace").count("Require"), p.as_posix(), p) for p in root.rglob("*.v")
+                     if p.with_suffix(".vo").is_file())
     if not sources:
         return ()
-    first = min(sources, key=lambda p: (p.read_text(errors="replace").count("Require"), p.as_posix()))
-    module = ".".join([*name.split("."), *first.relative_to(root).with_suffix("").parts])
     flags = [a for lp in library_load_paths(name) for a in lp.args(root)]
+
+    def module(path: Path) -> str:
+        return ".".join([*name.split("."), *path.relative_to(root).with_suffix("").parts])
+
     with sandbox_dir("probe") as where:
-        done = subprocess.run(["coqtop", "-q", "-noinit", *flags], input=f"Require {module}.\nPrint Libraries.\n",
-                              capture_output=True, text=True, cwd=where, env=sandbox_env(where), timeout=600)
-    loaded = done.stdout.partition("Loaded library files:")[2]
-    return ("-noinit",) if loaded and "Coq.Init.Prelude" not in loaded else ()
+        loaded = subprocess.run(["coqtop", "-q", "-noinit", *flags], input=f"Require {module(sources[0][2])}.\n"
+                                "Print Libraries.\n", capture_output=True, text=True, cwd=where,
+                                env=sandbox_env(where), timeout=600).stdout.partition("Loaded library files:")[2]
+        checked = subprocess.run(["coqchk", "-o", "-norec", module(sources[-1][2]), *flags], capture_output=True,
+                                 text=True, cwd=where, env=sandbox_env(where), timeout=600)
+    summary = checked.stdout + checked.stderr  # coqchk prints its summary on stderr
+    unchecked = re.search(r"relying on type-in-type:\s*(\S+)", summary)
+    return tuple(flag for flag, found in (
+        ("-noinit", bool(loaded) and "Coq.Init.Prelude" not in loaded),
+        ("-type-in-type", unchecked is not None and unchecked.group(1) != "<none>"),
+        ("-impredicative-set", "Set is impredicative" in summary)) if found)
 
 
 _IDENT_PATH = re.compile(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*")

@@ -67,20 +67,23 @@ def test_a_library_that_is_not_installed_names_its_debian_package_and_the_instal
 
 
 def test_a_library_compiled_without_the_prelude_is_opened_without_it_and_without_additions(tmp_path, monkeypatch):
-    """HoTT and UniMath are compiled with -noinit: fails if that is not read from the compiled
-    files (the Prelude's notations then clash with the library's own), if a library compiled with
-    the Prelude is given -noinit, or if context additions (which load the Prelude) are offered in
-    one without it. Two libraries compiled here stand for installed ones."""
-    for name, options in (("Bare", ["-noinit"]), ("Plain", [])):
+    """HoTT and UniMath are compiled with -noinit, UniMath with -type-in-type too: fails if these
+    are not read from the compiled files (the Prelude's notations then clash with the library's
+    own; UniMath's statements fail universe checks), if a library compiled with neither is given
+    one, or if context additions (which load the Prelude) are offered in one without it. Three
+    libraries compiled here stand for installed ones."""
+    for name, options in (("Bare", ["-noinit"]), ("Plain", []), ("Loose", ["-type-in-type"])):
         (tmp_path / name).mkdir()
         (tmp_path / name / "Base.v").write_text("Inductive unit' : Type := tt'.\n")
-        (tmp_path / name / "Use.v").write_text(f"Require Import {name}.Base.\nDefinition x := tt'.\n")
+        (tmp_path / name / "Use.v").write_text(f"Require Import {name}.Base.\nDefinition x := tt'.\n" + (
+            "Definition U := Type.\nDefinition in_itself : U := U.\n" if name == "Loose" else ""))
         for file in ("Base.v", "Use.v"):
             subprocess.run(["coqc", "-q", *options, "-R", str(tmp_path / name), name, str(tmp_path / name / file)],
                            check=True, capture_output=True)
     monkeypatch.setattr(project_module, "user_contrib", lambda: tmp_path)
     assert project_module.library_options("Bare") == ("-noinit",)
     assert project_module.library_options("Plain") == ()
+    assert project_module.library_options("Loose") == ("-type-in-type",)
     bare = project_module.load_project.__wrapped__("coq-lib:Bare")
     assert bare.options == ("-noinit",) and bare.implicit_imports("Use.v") == []
     try:  # the context additions load the stdlib's Prelude: none is offered there
