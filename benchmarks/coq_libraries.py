@@ -142,9 +142,12 @@ def trace_sample(report: LibraryReport, spec: str, files: int, work: Path) -> No
 def measure(package: str, sample: int, trace_files: int, work: Path) -> list[LibraryReport]:
     names = package_libraries(package)
     if not names:
-        installed = subprocess.run(["dpkg", "-s", package], capture_output=True, text=True).returncode == 0
-        return [LibraryReport(package, "-", reason="installs no Coq sources under user-contrib (a plugin or meta "
-                                                   "package)" if installed else "not installed (use --install)")]
+        listed = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True, check=False)
+        reason = ("not installed (use --install)" if listed.returncode else
+                  "installs compiled files (.vo) without their .v sources, so its theorems cannot be read"
+                  if any(p.endswith(".vo") for p in listed.stdout.split()) else
+                  "installs no Coq files under user-contrib (a plugin or a meta package)")
+        return [LibraryReport(package, "-", reason=reason)]
     reports = []
     for name in names:
         report = LibraryReport(package, name)

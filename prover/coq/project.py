@@ -295,7 +295,9 @@ def library_options(name: str) -> tuple[str, ...]:
       own foundations, and the Prelude's notations clash with theirs): coqc without ``-noinit``
       makes the Prelude a dependency of every file, so a root file of the library (the one with
       the fewest ``Require``s) that coqtop ``-noinit`` loads without the Prelude was compiled
-      without it;
+      without it; so was one that imports under ``-noinit`` only (Equations' HoTT part loads the
+      Prelude through a shared file, but never imports its notations), asked of the root file
+      and of the file with the most ``Require``s;
     * ``-type-in-type`` and ``-impredicative-set`` (UniMath's universes are unchecked): coqchk's
       summary names the constants that rely on the one and the theory the other makes, here for
       the file with the most ``Require``s, which loads most of the library.
@@ -311,15 +313,21 @@ def library_options(name: str) -> tuple[str, ...]:
         return ".".join([*name.split("."), *path.relative_to(root).with_suffix("").parts])
 
     with sandbox_dir("probe") as where:
-        loaded = subprocess.run(["coqtop", "-q", "-noinit", *flags], input=f"Require {module(sources[0][2])}.\n"
-                                "Print Libraries.\n", capture_output=True, text=True, cwd=where,
-                                env=sandbox_env(where), timeout=600).stdout.partition("Loaded library files:")[2]
+        def coqtop(*options: str, script: str) -> str:
+            done = subprocess.run(["coqtop", "-q", *options, *flags], input=script, capture_output=True, text=True,
+                                  cwd=where, env=sandbox_env(where), timeout=600)
+            return done.stdout + done.stderr
+
+        first, last = module(sources[0][2]), module(sources[-1][2])
+        loaded = coqtop("-noinit", script=f"Require {first}.\nPrint Libraries.\n").partition("Loaded library files:")[2]
+        clashes = any("Error" in coqtop(script=f"Require Import {m}.\n") and "Error" not in coqtop(
+            "-noinit", script=f"Require Import {m}.\n") for m in dict.fromkeys((first, last)))
         checked = subprocess.run(["coqchk", "-o", "-norec", module(sources[-1][2]), *flags], capture_output=True,
                                  text=True, cwd=where, env=sandbox_env(where), timeout=600)
     summary = checked.stdout + checked.stderr  # coqchk prints its summary on stderr
     unchecked = re.search(r"relying on type-in-type:\s*(\S+)", summary)
     return tuple(flag for flag, found in (
-        ("-noinit", bool(loaded) and "Coq.Init.Prelude" not in loaded),
+        ("-noinit", clashes or (bool(loaded) and "Coq.Init.Prelude" not in loaded)),
         ("-type-in-type", unchecked is not None and unchecked.group(1) != "<none>"),
         ("-impredicative-set", "Set is impredicative" in summary)) if found)
 
