@@ -35,7 +35,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from generator.base import Suggestion, TacticGenerator
 from generator.template import Template, TemplateGenerator, TemplateSet
+from search_tree.protocol import TacticState, Theorem
 
 #: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
 PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.json"
@@ -123,20 +125,66 @@ def baseline_templates(tactics: list[str] | None = None) -> TemplateSet:
 
 BASELINE = baseline_templates()
 
+#: ssreflect's own closing and structural tactics (Gonthier, Mahboubi and Tassi's tactic language,
+#: which Mathematical Components is written in), proposed by the baseline only where the theorem's
+#: context loads ssreflect (``extra["ssreflect"]``, set by the index): elsewhere ``move=>``,
+#: ``case:`` or ``apply/`` do not parse. Scored among the baseline's: ``done`` (ssreflect's
+#: closing tactic, what ``by []`` runs) with the cheapest finishers, ``case``/``elim`` on the first
+#: quantified variable (the ssreflect way to destruct and induct on it) and ``rewrite /=`` among the
+#: structural steps, the reflection views of boolean equality and conjunction after them.
+SSREFLECT: tuple[tuple[str, float], ...] = (
+    ("done.", -0.95),
+    ("move=> /=.", -1.7),
+    ("rewrite /=.", -1.85),
+    ("by case.", -2.05),
+    ("by elim.", -2.15),
+    ("case.", -2.35),
+    ("elim.", -2.4),
+    ("apply/eqP.", -2.6),
+    ("apply/andP; split.", -2.7),
+)
+
+#: ssreflect's case analysis, induction and rewriting on each hypothesis (most recent first)
+_SSREFLECT_ON_LOCAL = (Template("by case: {local}.", -2.2), Template("by rewrite {local}.", -2.3),
+                       Template("case: {local}.", -2.45), Template("elim: {local}.", -2.55))
+
 #: The baseline's scores fall by this much per hypothesis rank (most recent hypothesis first).
 BASELINE_RANK_PENALTY = 0.1
 
 
-def automation_generator(tactics: list[str] | None = None, per_hypothesis: int = 4) -> TemplateGenerator:
-    """The baseline as a generator (``automation`` in ``generator.registry.GENERATORS``): the
-    template generator on :func:`baseline_templates` with no premises and
-    :data:`BASELINE_RANK_PENALTY`, so that the generator benchmarks can put it beside the others
-    under the same search and budget.
+class AutomationGenerator(TacticGenerator):
+    """The baseline: its templates, joined by :data:`SSREFLECT`'s where the theorem's context loads
+    ssreflect (``extra["ssreflect"]``)."""
 
-    ``tactics`` replaces the fixed list; ``per_hypothesis`` caps how many hypotheses get their own
-    case analysis and induction (the most recent ones, usually what the goal is about)."""
-    return TemplateGenerator(baseline_templates(tactics), num_premises=0, max_hypotheses=per_hypothesis,
-                             rank_penalty=BASELINE_RANK_PENALTY)
+    def __init__(self, plain: TemplateGenerator, ssreflect: TemplateGenerator) -> None:
+        self.plain, self.ssreflect = plain, ssreflect
+
+    def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
+        chosen = self.ssreflect if context.extra.get("ssreflect") else self.plain
+        return chosen.generate(state, context, num_samples)
+
+    @property
+    def width(self) -> int:
+        """The most suggestions it makes on one state (every template, each slot filled to the cap)."""
+        templates = self.ssreflect.templates.templates
+        local = sum(t.slot is not None for t in templates)
+        return len(templates) - local + local * self.ssreflect.max_hypotheses
+
+
+def automation_generator(tactics: list[str] | None = None, per_hypothesis: int = 4) -> AutomationGenerator:
+    """The baseline as a generator (``automation`` in ``generator.registry.GENERATORS``): the
+    template generator on :func:`baseline_templates` (and :data:`SSREFLECT` for ssreflect
+    theorems) with no premises and :data:`BASELINE_RANK_PENALTY`, so that the generator
+    benchmarks can put it beside the others under the same search and budget.
+
+    ``tactics`` replaces the fixed list (ssreflect's tactics are then left out too);
+    ``per_hypothesis`` caps how many hypotheses get their own case analysis and induction (the
+    most recent ones, usually what the goal is about)."""
+    plain = baseline_templates(tactics)
+    ssreflect = plain if tactics else replace(plain, templates=plain.templates + tuple(
+        Template(t, p) for t, p in SSREFLECT) + _SSREFLECT_ON_LOCAL)
+    return AutomationGenerator(*(TemplateGenerator(t, num_premises=0, max_hypotheses=per_hypothesis,
+                                                   rank_penalty=BASELINE_RANK_PENALTY) for t in (plain, ssreflect)))
 
 
 def with_fitted_priors(templates: TemplateSet, path: str | Path = PRIORS_PATH) -> TemplateSet:

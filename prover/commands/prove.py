@@ -3,12 +3,14 @@
     dojo-prover prove --env coq Nat.le_0_l
     dojo-prover prove --env coq --tactics "intros." "auto." --timeout 30 Coq.Lists.List.app_nil_r
     dojo-prover prove --env coq --statement "Lemma two : 1 + 1 = 2." --prelude "Require Import Arith." two
+    dojo-prover prove --env coq --project coq-lib:RelationAlgebra leq_xcap
 
 Without ``--tactics`` the search is the default Coq prover (``generator.coq_default``: cheap
 automation and decision procedures, online kNN and proof retrieval over the traced library when it
 is traced, CoqHammer's tactics with BM25 premises, ``hammer`` once); with ``--tactics``, best-first
 search over those tactics and the baseline's case analysis (``prover.coq.automation``). A name that is
-not a theorem of the Coq standard library is reported with close matches. Exit status: 0 when
+not a theorem of the project (``--project``, default the Coq standard library) is reported with
+close matches. Exit status: 0 when
 proved (and re-checked by coqc and coqchk), 1 when not, 2 for bad input.
 """
 
@@ -24,6 +26,9 @@ from search_tree.errors import UserError, about, one_line
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("theorem", help="theorem name: short (Nat.le_0_l) or qualified (Coq.Arith.PeanoNat.Nat.le_0_l)")
     parser.add_argument("--env", choices=["coq"], default="coq", help="the backend (default: coq)")
+    parser.add_argument("--project", default="coq-stdlib",
+                        help="where the theorem is: a Coq project directory (_CoqProject or dune-project), "
+                             "coq-lib:NAME or coq-stdlib (default)")
     parser.add_argument("--timeout", type=float, default=60.0, help="search wall-clock budget in seconds (default: 60)")
     parser.add_argument("--tactic-timeout", type=float, default=5.0, help="seconds per tactic (default: 5)")
     parser.add_argument("--max-expansions", type=int, default=None, help="stop after this many expansions")
@@ -81,11 +86,13 @@ def _prover(args: argparse.Namespace):
         from prover.coq.env import CoqEnvironment
         from prover.coq.presets import VERIFY_FLOOR
 
-        return (CoqEnvironment(tactic_timeout=args.tactic_timeout, verify_timeout=max(VERIFY_FLOOR, args.timeout)),
+        return (CoqEnvironment(tactic_timeout=args.tactic_timeout, verify_timeout=max(VERIFY_FLOOR, args.timeout),
+                               project=args.project),
                 baseline_prover(args.tactics, args.timeout, args.max_expansions))
     from prover.coq.presets import build_default, default_config
 
-    return build_default(default_config(args.timeout, args.tactic_timeout, args.hammer_timeout, args.max_expansions))
+    return build_default(default_config(args.timeout, args.tactic_timeout, args.hammer_timeout, args.max_expansions,
+                                        args.project))
 
 
 def statement_theorem(env, args: argparse.Namespace):

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from search_tree.protocol import Theorem
 
 from .context import ADHOC_MODULE, CoqContext
+from .project import load_project_ref
 from .sandbox import sandbox_dir, sandbox_env
 
 #: Where Debian's libcoq-hammer puts ``htimeout`` and ``predict``: CoqHammer runs ``htimeout``
@@ -151,8 +152,11 @@ def leaks(name: str, module: str) -> bool:
 
 def offered(names: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
     """The additions among ``names`` that may be loaded for ``theorem``: installed (Coq accepts
-    them) and not leaking its own module (the leak guard). A generator asking whether its tactics
-    exist for a theorem gets one answer for both reasons."""
+    them), not leaking its own module (the leak guard), and none in a project compiled without the
+    stdlib's Prelude (``-noinit``), whose own foundations the stdlib's would clash with. A
+    generator asking whether its tactics exist for a theorem gets one answer for all reasons."""
+    if "-noinit" in load_project_ref(theorem.extra.get("project")).options:
+        return ()
     module = theorem.extra.get("module", ADHOC_MODULE)
     return tuple(n for n in names if not probe(addition(n).sentences).error and not leaks(n, module))
 

@@ -1,7 +1,8 @@
 """A baseline for the Coq backend: best-first search over the ``coq:BASELINE`` template set.
 
 This is what ``dojo-prover prove --env coq`` and ``dojo-prover demo`` run when no model is given.
-The tactics and their hand-set scores are :data:`generator.coq_templates.BASELINE`, and the
+The tactics and their hand-set scores are :data:`generator.coq_templates.BASELINE` (and
+:data:`generator.coq_templates.SSREFLECT` where a theorem's context loads ssreflect), and the
 generator over them is :func:`generator.coq_templates.automation_generator`; this module only
 puts that generator under best-first search with a width that takes every suggestion.
 """
@@ -16,7 +17,5 @@ def baseline_prover(tactics: list[str] | None = None, timeout: float = 30.0,
                     max_expansions: int | None = None) -> BestFirstSearchProver:
     """Best-first search with :func:`automation_generator`, asking for every suggestion it makes."""
     generator = automation_generator(tactics)
-    fixed = sum(t.slot is None for t in generator.templates.templates)
-    local = len(generator.templates.templates) - fixed
     return BestFirstSearchProver(generator, timeout=timeout, max_expansions=max_expansions,
-                                 num_sampled_tactics=fixed + local * generator.max_hypotheses)
+                                 num_sampled_tactics=generator.width)

@@ -13,6 +13,7 @@ import difflib
 import fnmatch
 import functools
 import json
+import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -21,7 +22,7 @@ from search_tree.errors import UserError
 from search_tree.protocol import Theorem, TheoremNotFound
 
 from .install import cache_dir, coq_version
-from .project import CoqProject, stdlib_project
+from .project import STDLIB_PREFIX, CoqProject, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry, to_theorem
 from .sentences import SentenceSplitError
 from .scanner import logical_modules, scan_file, source_hash
@@ -40,6 +41,7 @@ class CoqIndex:
         self.failed: dict[str, str] = dict(failed or {})  # path -> why its theorems are left out
         self.files: dict[str, SourceFile] = {f.path: f for f in _dependency_order(files)}
         self._ref = None if self.project.is_stdlib else self.project.ref()
+        self.ssreflect = _loading_ssreflect(self.files)
         self._by_name: dict[str, list[tuple[SourceFile, TheoremEntry]]] = {}
         for f in self.files.values():
             if f.path in self.failed:
@@ -54,11 +56,19 @@ class CoqIndex:
 
     def theorems(self, files: list[str] | None = None) -> list[Theorem]:
         """Theorems with a Qed/Defined proof, in file order; optionally only those of ``files``."""
-        return [to_theorem(f, t, self._ref) for f in self._chosen(files) for t in f.theorems]
+        return [self._theorem(f, t) for f in self._chosen(files) for t in f.theorems]
 
     def admitted(self, files: list[str] | None = None) -> list[Theorem]:
         """Lemmas ended by ``Admitted`` (open targets, ``extra["admitted"]``), in file order."""
-        return [to_theorem(f, t, self._ref) for f in self._chosen(files) for t in f.admitted]
+        return [self._theorem(f, t) for f in self._chosen(files) for t in f.admitted]
+
+    def _theorem(self, f: SourceFile, t: TheoremEntry) -> Theorem:
+        """The protocol's theorem; ``extra["ssreflect"]`` says that its context loads ssreflect, so
+        that a generator proposes ssreflect's tactics there (they do not parse elsewhere)."""
+        theorem = to_theorem(f, t, self._ref)
+        if f.path in self.ssreflect:
+            theorem.extra["ssreflect"] = True
+        return theorem
 
     def matching(self, patterns: list[str] | None) -> list[str] | None:
         """The files matching any of the globs ``patterns`` (``--files``), in the order asked, each
@@ -89,7 +99,7 @@ class CoqIndex:
         """
         found = self._by_name.get(name, [])
         if len(found) == 1:
-            return to_theorem(*found[0], self._ref)
+            return self._theorem(*found[0])
         if found:
             options = sorted(f"{f.module}.{t.full_name}" for f, t in found)
             raise TheoremNotFound(f"theorem name {name!r} is ambiguous in {self._what}; use one of {options}")
@@ -104,6 +114,27 @@ class CoqIndex:
 
 #: The index's name from when the stdlib was the only project.
 StdlibIndex = CoqIndex
+
+
+#: a required module that loads ssreflect's tactic language: ``ssreflect`` (the stdlib's, which
+#: declares its plugin, or mathcomp's), the ``ssrbool``/``ssrfun``/``ssrnat`` that require it, and
+#: mathcomp's ``all_*`` files, which export them (not the stdlib's ``ssrsetoid``/``ssrunder``,
+#: which ``Setoid`` loads without the tactic language)
+_SSREFLECT_MODULE = re.compile(r"(?:^|\.)(?:ssreflect|ssrbool|ssrfun|ssrnat|all_\w+)$")
+_SSREFLECT_FILE = re.compile(r"^ssr/(?:ssreflect|ssrbool|ssrfun)\.v$")
+
+
+def _loading_ssreflect(files: dict[str, SourceFile]) -> set[str]:
+    """The files (paths, ``files`` in dependency order) whose context loads ssreflect: they require
+    it, or a file of the project (or the stdlib's ``ssr/``) that does; a ``Require`` is enough,
+    since ssreflect's tactic notations are active once its module is loaded."""
+    out: set[str] = set()
+    for f in files.values():
+        named = f.requires + f.unresolved_requires
+        if (any(_SSREFLECT_MODULE.search(m) for m in named) or any(i in out for i in f.imports)
+                or any(_SSREFLECT_FILE.match(i.removeprefix(STDLIB_PREFIX)) for i in f.imports)):
+            out.add(f.path)
+    return out
 
 
 def _dependency_order(files: list[SourceFile]) -> list[SourceFile]:

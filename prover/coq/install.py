@@ -1,4 +1,5 @@
-"""Where the installed Coq is: its version, its standard library sources, and this project's cache.
+"""Where the installed Coq is: its version, its standard library sources, its installed libraries
+(and the Debian packages that provide others), and this project's cache.
 
 Every job that reads the stdlib (the index, the corpus, the tracer) finds it through here, so one
 ``coqc`` on PATH decides the version and the sources, and the cache is kept per Coq version.
@@ -31,6 +32,53 @@ def stdlib_root() -> Path:
     if not root.is_dir():
         raise RuntimeError(f"no Coq standard library sources at {root} (install the `coq` package)")
     return root
+
+
+def user_contrib() -> Path:
+    """Where installed libraries live: ``$(coqc -where)/user-contrib``."""
+    return stdlib_root().parent / "user-contrib"
+
+
+def installed_libraries(contrib: Path | None = None) -> list[str]:
+    """The names of the libraries installed in ``contrib`` (default :func:`user_contrib`), as
+    ``coq-lib:NAME`` takes them: every directory holding compiled Coq files, and the parts of those
+    that hold none themselves (``mathcomp.ssreflect``)."""
+    contrib = contrib or user_contrib()
+    if not contrib.is_dir():
+        return []
+    names: list[str] = []
+    for top in sorted(p for p in contrib.iterdir() if p.is_dir()):
+        if any(top.glob("*.vo")):
+            names.append(top.name)
+        else:
+            names.extend(f"{top.name}.{part.name}" for part in sorted(top.iterdir())
+                         if part.is_dir() and any(part.rglob("*.vo")))
+    return names
+
+
+def _folded(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+@functools.lru_cache(maxsize=1)
+def debian_coq_packages() -> tuple[str, ...]:
+    """Debian's Coq library packages (``libcoq-*``, the stdlib's and the OCaml runtime's excepted),
+    as the apt cache lists them; empty where there is no apt."""
+    try:
+        out = subprocess.run(["apt-cache", "pkgnames", "libcoq-"], capture_output=True, text=True, check=False).stdout
+    except FileNotFoundError:
+        return ()
+    return tuple(sorted(p for p in out.split() if p.startswith("libcoq-") and p != "libcoq-stdlib"
+                        and not p.startswith("libcoq-core")))
+
+
+def debian_package(name: str) -> str | None:
+    """The Debian package that installs the library ``name`` (``RelationAlgebra`` ->
+    ``libcoq-relation-algebra``, ``mathcomp.algebra`` -> ``libcoq-mathcomp-algebra``): Debian names
+    them after the library, lower-case with dashes, so the two match once case and punctuation are
+    dropped. None when no package matches."""
+    folded = _folded(name)
+    return next((p for p in debian_coq_packages() if _folded(p[len("libcoq-"):]) == folded), None)
 
 
 def _coqc(arg: str) -> str:

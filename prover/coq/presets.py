@@ -26,21 +26,26 @@ NUM_SAMPLED_TACTICS = 80
 
 
 def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float | None = None,
-                   max_expansions: int | None = None) -> ProverConfig:
+                   max_expansions: int | None = None, project: str | None = None) -> ProverConfig:
     """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
     whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
     ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
     clock between tactics, so a longer hammer call would overrun the theorem's limit. The final
     check gets the theorem's ``timeout`` too (at least :data:`VERIFY_FLOOR`), not the
-    environment's default ten minutes."""
+    environment's default ten minutes. ``project`` (:func:`prover.coq.project.load_project`'s
+    spec) is where theorems are looked up by name, and whose corpus and traces the prover learns
+    from; default the stdlib."""
     if hammer_timeout is None:
         hammer_timeout = min(20.0, timeout / 3)
     search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
+    env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": hammer_timeout,
+           "verify_timeout": max(VERIFY_FLOOR, timeout)}
+    if project is not None:
+        env["project"] = project
     return ProverConfig(
-        env=ComponentSpec("coq", {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS),
-                                  "hammer_timeout": hammer_timeout, "verify_timeout": max(VERIFY_FLOOR, timeout)}),
+        env=ComponentSpec("coq", env),
         prover=ComponentSpec("best_first", search),
         generator=ComponentSpec("coq_default", {}),
         retriever=ComponentSpec("bm25", {}),

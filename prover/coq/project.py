@@ -4,14 +4,17 @@ A project is the unit of the Coq backend: the index, the contexts, the verificat
 and the benchmarks all take one. Three kinds, one model:
 
 * ``project``: a directory with a ``_CoqProject`` (``-Q dir Name``, ``-R dir Name``, ``-I dir``,
-  ``-arg opt``, and its ``.v`` files), or with flags given explicitly; its ``.vo`` files are built
-  here (:mod:`prover.coq.build`);
+  ``-arg opt``, and its ``.v`` files), or with a ``dune-project`` whose ``dune`` files declare its
+  ``coq.theory`` stanzas (:mod:`prover.coq.dune`), or with flags given explicitly; its ``.vo``
+  files are built here (:mod:`prover.coq.build`);
 * ``library``: an installed library, ``coq-lib:NAME`` = ``$(coqc -where)/user-contrib/NAME``
-  (Debian's ``libcoq-*`` packages install their sources and ``.vo`` there); Coq finds it without
-  flags, so none are passed;
+  (Debian's ``libcoq-*`` packages install their sources and ``.vo`` there; a dotted name such as
+  ``mathcomp.ssreflect`` is a part, ``user-contrib/mathcomp/ssreflect``); see :func:`library_load_paths`;
 * ``stdlib``: the standard library, ``coq-stdlib`` = ``$(coqc -where)/theories`` as ``Coq``; its
   ``Init/`` files are compiled without the Prelude, which the others import implicitly.
 
+A file is opened with the flags it was compiled with: :attr:`CoqProject.load_args` is the one rule
+every Coq process of the backend (coqtop, coqc, coqchk, coqdep) takes its load path from.
 Flags are passed when coqtop and coqc start (:attr:`CoqProject.load_args`, :attr:`CoqProject.coq_args`):
 coqtop cannot take load paths later. Paths in flags are kept relative to the root, so a copy of
 the project (:meth:`CoqProject.relocated`, what ``fill-admitted`` checks its edits in) is the same
@@ -23,7 +26,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shlex
+import subprocess
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -31,8 +36,10 @@ from pathlib import Path
 
 from search_tree.errors import UserError
 
-from .install import stdlib_root
+from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
+from .install import debian_package, installed_libraries, stdlib_root, user_contrib
 from .provenance import check_bindings
+from .sandbox import sandbox_dir, sandbox_env
 
 PROJECT_FILE = "_CoqProject"
 STDLIB = "coq-stdlib"
@@ -101,9 +108,9 @@ class CoqProject:
 
     @property
     def load_args(self) -> tuple[str, ...]:
-        """The load-path flags for coqc, coqtop and coqchk (none for an installed library or the stdlib,
-        which Coq finds by itself)."""
-        if self.kind != "project":
+        """The load-path flags the project's files were compiled with, for coqc, coqtop, coqchk and
+        coqdep alike (none for the stdlib, which Coq binds by itself)."""
+        if self.is_stdlib:
             return ()
         return tuple(a for lp in self.load_paths for a in lp.args(self.root))
 
@@ -120,17 +127,30 @@ class CoqProject:
             raise ValueError(f"not a Coq source path: {path!r}")
         best: tuple[int, str] | None = None
         for lp in self.load_paths:
-            base = Path(lp.path).as_posix().strip("/")
-            base = "" if base == "." else base
-            if lp.flag == "-I" or Path(lp.path).is_absolute() or not (base == "" or path.startswith(base + "/")):
+            if lp.flag == "-I":
                 continue
-            rel = path[len(base) + 1 if base else 0:-2]
-            depth = len(base.split("/")) if base else 0
+            above = self._above_root(lp)
+            if above is not None:  # a binding that contains the root (an installed library's part)
+                rel, depth = f"{above}/{path[:-2]}".strip("/"), -1
+            else:
+                base = Path(lp.path).as_posix().strip("/")
+                base = "" if base == "." else base
+                if Path(lp.path).is_absolute() or not (base == "" or path.startswith(base + "/")):
+                    continue
+                rel, depth = path[len(base) + 1 if base else 0:-2], len(base.split("/")) if base else 0
             if best is None or depth > best[0]:
                 best = (depth, ".".join(p for p in [lp.logical, *rel.split("/")] if p))
         if best is None:
             raise ValueError(f"{path} is under no -Q/-R directory of project {self.name} ({self.describe_flags()})")
         return best[1]
+
+    def _above_root(self, lp: LoadPath) -> str | None:
+        """The root's path inside an absolute binding that contains it (``ssreflect`` for the root
+        ``user-contrib/mathcomp/ssreflect`` under ``-R user-contrib/mathcomp mathcomp``), else None."""
+        if not Path(lp.path).is_absolute():
+            return None
+        root, base = self.root.resolve(), Path(lp.path).resolve()
+        return root.relative_to(base).as_posix().strip(".") if root.is_relative_to(base) else None
 
     def describe_flags(self) -> str:
         return " ".join(shlex.quote(a) for lp in self.load_paths for a in
@@ -156,7 +176,7 @@ class CoqProject:
         found: set[str] = set()
         root = self.root.resolve()
         for lp in self.load_paths:
-            base = (self.root / lp.path).resolve()
+            base = root if self._above_root(lp) is not None else (self.root / lp.path).resolve()
             if lp.flag != "-I" and base.is_relative_to(root):
                 found.update(p.relative_to(root).as_posix() for p in base.rglob("*.v"))
         return sorted(found)
@@ -252,13 +272,8 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
         return CoqProject(stdlib_root(), "stdlib", (LoadPath("-R", ".", "Coq"),), spec=STDLIB)
     if spec.startswith(LIBRARY_PREFIX):
         name = spec[len(LIBRARY_PREFIX):]
-        contrib = stdlib_root().parent / "user-contrib"
-        root = contrib / name
-        if not name or not root.is_dir():
-            have = sorted(p.name for p in contrib.iterdir() if p.is_dir()) if contrib.is_dir() else []
-            raise ProjectError(f"no installed Coq library {name!r} under {contrib} (installed: {', '.join(have) or 'none'}; "
-                               f"Debian packages them as libcoq-*, see scripts/setup.sh --with-libraries)")
-        return CoqProject(root, "library", (LoadPath("-R", ".", name),), spec=spec)
+        root = library_root(name)
+        return CoqProject(root, "library", library_load_paths(name), library_options(name), spec=spec)
     root = Path(spec).expanduser().resolve()
     if not root.is_dir():
         raise ProjectError(f"Coq project {spec!r}: no such directory (expected a directory, coq-lib:NAME or {STDLIB})")
@@ -268,14 +283,94 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
     elif (root / PROJECT_FILE).is_file():
         where = str(root / PROJECT_FILE)
         load, options, files = parse_flags(_tokens((root / PROJECT_FILE).read_text()), where)
+    elif is_dune_project(root):
+        where = str(root / DUNE_PROJECT)
+        bindings, dune_options, dune_files = dune_load_paths(root)
+        load, options, files = tuple(LoadPath(*b) for b in bindings), tuple(dune_options), tuple(dune_files)
     else:
-        raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags; {_FLAG_HELP}")
+        raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags (nor a {DUNE_PROJECT} "
+                           f"using coq); {_FLAG_HELP}")
     if not any(lp.flag in ("-Q", "-R") for lp in load):
         raise ProjectError(f"Coq project {root}: no -Q or -R flag, so its files have no logical names; {_FLAG_HELP}")
-    check_bindings([(lp.flag, (root / lp.path).resolve(), lp.logical) for lp in load], options,
-                   "--flags" if flags else str(root / PROJECT_FILE))
+    check_bindings([(lp.flag, (root / lp.path).resolve(), lp.logical) for lp in load], options, where)
     files = inside_root(root, files, where, load)
     return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None)
+
+
+def library_root(name: str) -> Path:
+    """The directory of the installed library ``name`` (``AAC_tactics``, or a part such as
+    ``mathcomp.ssreflect``); a name that is not installed is a :class:`ProjectError` naming the
+    Debian package that provides it, if one does, and the installed libraries."""
+    contrib = user_contrib()
+    root = contrib.joinpath(*name.split("."))
+    if not _IDENT_PATH.fullmatch(name) or not root.is_dir():
+        package = debian_package(name)
+        offer = f"`apt-get install {package}` provides it" if package else "no Debian package provides it"
+        raise ProjectError(f"no installed Coq library {name!r} under {contrib} ({offer}; installed: "
+                           f"{', '.join(installed_libraries(contrib)) or 'none'})")
+    return root
+
+
+def library_load_paths(name: str) -> tuple[LoadPath, ...]:
+    """The load path an installed library was compiled with: ``-R`` its top directory under
+    ``user-contrib`` as its name (``-R .../user-contrib/mathcomp mathcomp`` for ``mathcomp.ssreflect``
+    too, since a package's parts are compiled together and require each other by short names).
+
+    ``-R`` rather than Coq's own ``-Q``-like binding of ``user-contrib`` is what makes a short
+    ``Require Import common.`` of the library find its own file. The libraries it depends on were
+    installed when it was compiled, and found through that same ``user-contrib`` binding, so they
+    are found as they were without a flag of their own.
+    """
+    top = name.split(".")[0]
+    return (LoadPath("-R", str(user_contrib() / top), top),)
+
+
+def library_options(name: str) -> tuple[str, ...]:
+    """The options an installed library was compiled with that decide how its files read, from
+    what its compiled files record:
+
+    * ``-noinit`` when they were compiled without the stdlib's Prelude (HoTT, UniMath define their
+      own foundations, and the Prelude's notations clash with theirs): coqc without ``-noinit``
+      makes the Prelude a dependency of every file, so a root file of the library (the one with
+      the fewest ``Require``s) that coqtop ``-noinit`` loads without the Prelude was compiled
+      without it; so was one that imports under ``-noinit`` only (Equations' HoTT part loads the
+      Prelude through a shared file, but never imports its notations), asked of the root file
+      and of the file with the most ``Require``s;
+    * ``-type-in-type`` and ``-impredicative-set`` (UniMath's universes are unchecked): coqchk's
+      summary names the constants that rely on the one and the theory the other makes, here for
+      the file with the most ``Require``s, which loads most of the library.
+    """
+    root = user_contrib().joinpath(*name.split("."))
+    sources = sorted((p.read_text(errors="replace").count("Require"), p.as_posix(), p) for p in root.rglob("*.v")
+                     if p.with_suffix(".vo").is_file())
+    if not sources:
+        return ()
+    flags = [a for lp in library_load_paths(name) for a in lp.args(root)]
+
+    def module(path: Path) -> str:
+        return ".".join([*name.split("."), *path.relative_to(root).with_suffix("").parts])
+
+    with sandbox_dir("probe") as where:
+        def coqtop(*options: str, script: str) -> str:
+            done = subprocess.run(["coqtop", "-q", *options, *flags], input=script, capture_output=True, text=True,
+                                  cwd=where, env=sandbox_env(where), timeout=600)
+            return done.stdout + done.stderr
+
+        first, last = module(sources[0][2]), module(sources[-1][2])
+        loaded = coqtop("-noinit", script=f"Require {first}.\nPrint Libraries.\n").partition("Loaded library files:")[2]
+        clashes = any("Error" in coqtop(script=f"Require Import {m}.\n") and "Error" not in coqtop(
+            "-noinit", script=f"Require Import {m}.\n") for m in dict.fromkeys((first, last)))
+        checked = subprocess.run(["coqchk", "-o", "-norec", module(sources[-1][2]), *flags], capture_output=True,
+                                 text=True, cwd=where, env=sandbox_env(where), timeout=600)
+    summary = checked.stdout + checked.stderr  # coqchk prints its summary on stderr
+    unchecked = re.search(r"relying on type-in-type:\s*(\S+)", summary)
+    return tuple(flag for flag, found in (
+        ("-noinit", clashes or (bool(loaded) and "Coq.Init.Prelude" not in loaded)),
+        ("-type-in-type", unchecked is not None and unchecked.group(1) != "<none>"),
+        ("-impredicative-set", "Set is impredicative" in summary)) if found)
+
+
+_IDENT_PATH = re.compile(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*")
 
 
 def load_project_ref(ref: dict | None) -> CoqProject:

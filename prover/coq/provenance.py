@@ -41,7 +41,7 @@ class ForeignLibrary(Exception):
 
 
 @functools.lru_cache(maxsize=1)
-def installed_libraries() -> dict[str, Path]:
+def protected_roots() -> dict[str, Path]:
     """The logical root names Coq finds by itself, each with its directory: ``Coq`` (the stdlib's
     ``theories``) and every library under ``user-contrib`` or a ``$COQPATH`` directory (the first
     holding a name wins here; if Coq took it from another, :func:`check_loaded` refuses)."""
@@ -79,11 +79,13 @@ def check_bindings(bindings: Iterable[tuple[str, Path, str]], options: Sequence[
     """Refuse (:class:`ProvenanceError`, naming ``where``) a binding ``(flag, directory, logical
     name)`` or an ``-arg`` option that would give a project's file a name of the stdlib or of an
     installed library (module docstring)."""
-    protected = installed_libraries()
+    protected = protected_roots()
     for flag, directory, logical in bindings:
         if flag == "-I":
             continue
-        root = logical.split(".", 1)[0]
+        root, *parts = logical.split(".")
+        if root in protected and directory.resolve() == protected[root].joinpath(*parts):
+            continue  # an installed library bound to its own directory (a dune theory's dependency)
         if root in protected:
             raise ProvenanceError(f"{where}: {flag} {directory} {logical} binds the logical name {root!r} of "
                                   f"{_owner(root)}, whose files Coq takes only from {protected[root]}")
@@ -105,7 +107,7 @@ def check_loaded(paths: Sequence[Path], libraries: Sequence[str], checked: tuple
 
     ``checked`` is the compiled file and its library's name; ``bindings`` the project's
     ``(directory, logical name)`` pairs (none for the stdlib or an installed library)."""
-    protected = installed_libraries()
+    protected = protected_roots()
     own = [(d.resolve(), logical) for d, logical in bindings]
     vo, module = checked[0].resolve(), checked[1]
     named: dict[str, Path] = {}

@@ -107,7 +107,7 @@ Admitting library: Coq.Init.Prelude
 def installed(monkeypatch, tmp_path):
     """Where the stdlib and one installed library (``Hammer``) are, for the provenance rules."""
     libs = {"Coq": Path("/no-such-coq/theories"), "Hammer": Path("/no-such-coq/user-contrib/Hammer")}
-    monkeypatch.setattr(provenance, "installed_libraries", lambda: libs)
+    monkeypatch.setattr(provenance, "protected_roots", lambda: libs)
     return libs
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from benchmarks.registry import stable_sample
-from generator.coq_templates import automation_generator
+from generator.coq_templates import SSREFLECT, automation_generator
 from prover.coq.automation import baseline_prover
 from prover.proof_search import make_prover
 from generator.fixed import FixedTacticGenerator
@@ -69,7 +69,7 @@ def test_the_baseline_is_a_template_set_with_its_old_scores():
     assert [s for s in got if "{" not in s[0] and (" H;" in s[0] or " n;" in s[0])] == [
         ("destruct H; simpl; auto.", -2.45), ("induction H; simpl; auto.", -2.5),
         ("destruct n; simpl; auto.", -2.45 - 0.1), ("induction n; simpl; auto.", -2.5 - 0.1)]
-    assert len(got) == 32 and baseline_prover().num_sampled_tactics == 36
+    assert len(got) == 32 and baseline_prover().num_sampled_tactics == 36 + len(SSREFLECT) + 4 * 4
     assert load_templates("coq:BASELINE").normalise is False
 
 
@@ -85,13 +85,27 @@ def test_every_coq_template_set_takes_the_one_automation_list_with_its_priors():
             assert {t: fixed[t] for t, _ in AUTOMATION} == dict(AUTOMATION), name
 
 
+def test_the_baseline_proposes_ssreflect_tactics_only_where_ssreflect_is_loaded():
+    """Fails if ssreflect's tactics are proposed for a theorem whose context does not load
+    ssreflect (they do not parse there), or are missing, ranked as set and on each hypothesis,
+    where it does; or if the baseline can be asked for fewer suggestions than it makes."""
+    plain = automation_generator().generate(STATE, Theorem("t"), 100)
+    ssr = automation_generator().generate(STATE, Theorem("t", extra={"ssreflect": True}), 100)
+    assert not {t for t, _ in plain} & {t for t, _ in SSREFLECT}
+    assert set(plain) < set(ssr) and len(ssr) == len(plain) + len(SSREFLECT) + 4 * 2
+    assert ("done.", -0.95) in ssr and ("case: H.", -2.45) in ssr and ("elim: n.", -2.55 - 0.1) in ssr
+    assert len(ssr) <= baseline_prover().num_sampled_tactics
+    assert automation_generator(["auto."]).generate(STATE, Theorem("t", extra={"ssreflect": True}), 100) == \
+        automation_generator(["auto."]).generate(STATE, Theorem("t"), 100)
+
+
 def test_the_generator_table_is_complete_without_importing_prover():
     """Fails if a generator name works only after some other module registered it on import (as
     ``automation`` and ``synthetic`` did from ``prover.registry``), or if building the Coq baseline
     generator imports the ``prover`` package (``automation_generator`` lived in ``prover.coq``)."""
     code = ("import sys, generator\n"
             "g = generator.build_generator('automation')\n"
-            "assert type(g).__name__ == 'TemplateGenerator' and g.rank_penalty == 0.1, g\n"
+            "assert type(g).__name__ == 'AutomationGenerator' and g.plain.rank_penalty == 0.1, g\n"
             "assert not [m for m in sys.modules if m.split('.')[0] == 'prover'], sorted(sys.modules)\n"
             "assert type(generator.build_generator('synthetic', seed=3)).__name__ == 'SyntheticGenerator'\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
