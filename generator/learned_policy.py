@@ -62,7 +62,8 @@ FORMAT_VERSION = 1
 OUTCOMES = ("solves", "applies", "fails")
 #: the command that rebuilds a checkpoint, named in every error about one
 REBUILD = "dojo-prover learn --out RUN_DIR (see docs/learning.md)"
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_'.]*|\d+|[^\sA-Za-z0-9_]+")
+#: identifiers (qualified ones whole: ``Nat.add_comm``, but not a tactic's final period), numbers, symbols
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*(?:\.[A-Za-z_][A-Za-z0-9_']*)*|\d+|[^\sA-Za-z0-9_]+")
 #: the value's cost of a state it is sure will not be proved (in tactic steps)
 MAX_COST = 50.0
 
@@ -177,11 +178,14 @@ class LearnedPolicy:
     def score(self, state: TacticState, candidates: Sequence[tuple[str, str, float]]) -> list[float]:
         """Log-probabilities, over ``candidates`` (``(tactic, member, tier score)``), of being the one
         that solves ``state``: each candidate's log P(solves) renormalised over the candidates."""
+        return self.score_text(live_state_text(state), candidates)
+
+    def score_text(self, text: str, candidates: Sequence[tuple[str, str, float]]) -> list[float]:
+        """:meth:`score` of the state whose text (:func:`generator.action_data.state_text`) is ``text``."""
         if not candidates:
             return []
         with torch.no_grad():
-            logits = self._outcome_logits(live_state_text(state), candidates)
-            solves = torch.log_softmax(logits, dim=1)[:, 0]
+            solves = torch.log_softmax(self._outcome_logits(text, candidates), dim=1)[:, 0]
             return torch.log_softmax(solves, dim=0).tolist()
 
     def outcome_probabilities(self, text: str, candidates: Sequence[tuple[str, str, float]]) -> torch.Tensor:

@@ -199,7 +199,8 @@ class Learner:
         _status(f"round {k}: training on {sum(len(s.attempts) for s in searches)} tried tactics "
                 f"of {len(searches)} searches")
         started, cpu = time.monotonic(), _cpu_seconds()
-        logging.getLogger("lightning.pytorch").setLevel(logging.WARNING)
+        for name in ("lightning", "lightning.pytorch", "lightning.fabric"):  # not "GPU available: False"
+            logging.getLogger(name).setLevel(logging.WARNING)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", module="lightning")
             policy = train(searches, self.provenance, TrainConfig(epochs=self.settings.epochs, seed=self.settings.seed))
