@@ -40,8 +40,10 @@ missing or unreadable one raises :class:`CheckpointError`, one line naming it an
 
 from __future__ import annotations
 
+import logging
 import math
 import re
+import warnings
 import zlib
 from itertools import accumulate
 from collections.abc import Sequence
@@ -402,10 +404,14 @@ def train(searches: Sequence[SearchData], provenance: Provenance, config: TrainC
     module = _lightning_module(net, data, config)
     loader = DataLoader(torch.arange(len(data["labels"])), batch_size=config.batch_size, shuffle=True,
                         generator=torch.Generator().manual_seed(config.seed))
+    for name in ("lightning.pytorch", "lightning.fabric"):  # its notes about absent GPUs and TPUs
+        logging.getLogger(name).setLevel(logging.WARNING)
     trainer = L.Trainer(max_epochs=config.epochs, accelerator="cpu", devices=1, logger=False,
                         enable_checkpointing=False, enable_progress_bar=progress, enable_model_summary=False,
                         deterministic=True)
-    trainer.fit(module, loader)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module="lightning")  # deprecations inside Lightning itself
+        trainer.fit(module, loader)
     policy = LearnedPolicy(net, provenance)
     policy.metrics = {"train_theorems": len(train_set), "held_out_theorems": len(held_out),
                       "training_examples": int(len(data["labels"])), "training_states": len(data["state_rows"]),

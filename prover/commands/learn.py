@@ -187,9 +187,6 @@ class Learner:
         return searches
 
     def _train(self, k: int) -> None:
-        import logging
-        import warnings
-
         from generator.learned_policy import TrainConfig, train
 
         checkpoint = self.checkpoint(k)
@@ -199,11 +196,7 @@ class Learner:
         _status(f"round {k}: training on {sum(len(s.attempts) for s in searches)} tried tactics "
                 f"of {len(searches)} searches")
         started, cpu = time.monotonic(), _cpu_seconds()
-        for name in ("lightning", "lightning.pytorch", "lightning.fabric"):  # not "GPU available: False"
-            logging.getLogger(name).setLevel(logging.WARNING)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", module="lightning")
-            policy = train(searches, self.provenance, TrainConfig(epochs=self.settings.epochs, seed=self.settings.seed))
+        policy = train(searches, self.provenance, TrainConfig(epochs=self.settings.epochs, seed=self.settings.seed))
         policy.metrics.update(seconds=time.monotonic() - started, cpu_seconds=_cpu_seconds() - cpu)
         policy.save(checkpoint)
 
