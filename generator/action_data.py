@@ -86,11 +86,15 @@ class SearchData:
 
 
 def state_text(goals: list[dict]) -> str:
-    """One text for a logged state's goals: each goal's hypotheses ``name : type``, then ``|- target``."""
+    """One text for a logged state's goals: each goal's hypotheses ``name : type``, then ``|- target``,
+    one line each (a type or target printed over several lines is joined), goals apart by a blank line."""
+    def flat(text: str) -> str:
+        return " ".join(str(text).split())
+
     parts = []
     for goal in goals:
-        hyps = [f"{name} : {type_}" for name, type_ in goal.get("hypotheses", [])]
-        parts.append("\n".join([*hyps, f"|- {goal.get('target', '')}"]))
+        hyps = [f"{flat(name)} : {flat(type_)}" for name, type_ in goal.get("hypotheses", [])]
+        parts.append("\n".join([*hyps, f"|- {flat(goal.get('target', ''))}"]))
     return "\n\n".join(parts)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.results import add_results_flag, write_results
+from search_tree.cache import cache_root
 from search_tree.errors import UserError
 
 LEARN_FORMAT = 1
@@ -65,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     learn = Learner(Path(args.out), settings, args.workers, [Path(p) for p in args.add_run])
     rows = learn.run(args.rounds)
     print(summary(rows, settings, Path(args.out)))
+    print(f"\nMembers of the default that proposed the tactics of round 0: {', '.join(learn.members(0))} "
+          f"(kNN and proof retrieval need the traced stdlib in the cache, {cache_root()}).")
     return write_results(0)
 
 
@@ -201,6 +204,12 @@ class Learner:
         policy.save(checkpoint)
 
     # --- figures ---------------------------------------------------------------------------------
+    def members(self, k: int) -> list[str]:
+        """The members of the default whose tactics round ``k``'s searches tried."""
+        from generator.action_data import read_data
+
+        return sorted({a.member for s in read_data(self.round_dir(k) / "data.jsonl")[1] for a in s.attempts})
+
     def _row(self, k: int) -> dict[str, Any]:
         from generator.learned_policy import LearnedPolicy
 
@@ -213,6 +222,7 @@ class Learner:
                 cpu += stage["cpu_seconds"]
                 records = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines() if line]
                 row[name] = (sum(r["status"] == "proved" for r in records), len(records))
+                row[f"{name}_proved"] = sorted(r["key"] for r in records if r["status"] == "proved")
         checkpoint = self.checkpoint(k)
         if checkpoint is not None:
             metrics = LearnedPolicy.load(checkpoint).metrics
@@ -247,6 +257,13 @@ def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path) -> s
         lines.append(f"| {row['round']} | `{row['policy']}` | {_fraction(row.get('search'))} | "
                      f"{_fraction(row.get('val'))} | {row.get('examples', '-')} | "
                      f"{'-' if held is None else f'{held[0]:.2f} / {held[1]:.2f}'} | {row['cpu_minutes']:.1f} |")
+    baseline = set(rows[0].get("val_proved", []))
+    for row in rows[1:]:
+        if "val_proved" in row:
+            now = set(row["val_proved"])
+            lines += ["", f"Round {row['round']} against round 0 on the validation sample: {len(now - baseline)} "
+                      f"proved that round 0 did not ({', '.join(sorted(now - baseline)) or 'none'}), "
+                      f"{len(baseline - now)} lost ({', '.join(sorted(baseline - now)) or 'none'})."]
     lines += ["", "Training examples: tried (state, tactic) pairs of the rounds before. Held-out top-1 solves: on "
               "the states of held-out training theorems where a tried tactic solved, the share where the "
               "top-ranked tried tactic solves, by the learned policy and by the tier scores. CPU minutes: this "
