@@ -11,8 +11,9 @@ JSON lines of search events. The events this module reads are
   ``timeout``, ``crash``, ``refused``, ``given_up``), the ``next_state`` and the ``seconds`` it took.
 
 From these, every tried (state, tactic) becomes an :class:`Attempt` with its member, tier score,
-outcome and time, and whether it *solved* its state: it finished the proof, or led to a state the
-search went on to prove. Every state becomes a :class:`StateRecord` with whether it got proved and
+outcome and time, and whether it *solved* its state: it finished the proof, or took a step along
+the shortest proof the search found from there (a tactic that leaves its state as it was, or leads
+to a state proved only by coming back, does not solve). Every state becomes a :class:`StateRecord` with whether it got proved and
 in how few tactic steps (the shortest path to ``proved`` in the search graph). These are the
 policy's and the value's training targets in :mod:`generator.learned_policy`.
 
@@ -187,7 +188,10 @@ def read_log(path: str | Path) -> SearchData:
                                  "which no 'state' event describes")
         member, prior = members.get((t["state"], " ".join(t["tactic"].split())), (UNATTRIBUTED, t["logprob"]))
         nxt = None if t["next"] is None else canonical(t["next"])
-        solves = t["outcome"] == "proved" or (t["outcome"] == "state" and nxt in distance)
+        # a step along a shortest proof: not back to its own state, nor into a state proved only
+        # by coming back through this one
+        solves = t["outcome"] == "proved" or (
+            t["outcome"] == "state" and nxt in distance and distance[nxt] < distance.get(source, 0))
         attempts.append(Attempt(index[source], t["tactic"], member, prior, t["outcome"], t["seconds"], solves))
     return SearchData(theorem, proved, states, attempts)
 

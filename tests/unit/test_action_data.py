@@ -74,7 +74,10 @@ GOAL = {"hypotheses": [["n", "nat"]], "target": "n + 0 = n"}
 def test_labels_follow_merged_states_to_the_proof(tmp_path):
     """State 3 is reached again as state 4 (``same_as``), and the proof goes on from 4: the tactic
     that reached 3 solves, the state is proved in one step, the root in two; the error does not
-    solve. Fails if merged states are not followed or distances are off by one."""
+    solve, nor ``intros.``, which leaves the root as it was (state 5 is the root again), nor
+    ``f_equal.``, whose state 6 is proved only by going back to 3 (``undo.``, which solves). Fails
+    if merged states are not followed, distances are off by one, or a step that does not get
+    closer to the proof is taken for one that does."""
     path = _log(tmp_path, [
         {"event": "start", "theorem": "t"},
         {"event": "state", "state": 1, "goals": [GOAL]},
@@ -85,14 +88,20 @@ def test_labels_follow_merged_states_to_the_proof(tmp_path):
         {"event": "state", "state": 4, "same_as": 3},
         {"event": "tactic", "state": 4, "tactic": "reflexivity.", "outcome": "proved", "seconds": 0.002,
          "next_state": None, "logprob": -0.3},
+        {"event": "state", "state": 5, "same_as": 1},
+        {"event": "tactic", "state": 1, "tactic": "intros.", "outcome": "state", "seconds": 0.001, "next_state": 5},
+        {"event": "state", "state": 6, "goals": [{"hypotheses": [], "target": "S 0 + 0 = S 0"}]},
+        {"event": "tactic", "state": 3, "tactic": "f_equal.", "outcome": "state", "seconds": 0.001, "next_state": 6},
+        {"event": "tactic", "state": 6, "tactic": "undo.", "outcome": "state", "seconds": 0.001, "next_state": 3},
         {"event": "end", "status": "proved"},
     ])
     search = read_log(path)
     assert [(s.text, s.proved, s.steps) for s in search.states] == [
-        ("n : nat\n|- n + 0 = n", True, 2), ("|- 0 + 0 = 0", True, 1)]
+        ("n : nat\n|- n + 0 = n", True, 2), ("|- 0 + 0 = 0", True, 1), ("|- S 0 + 0 = S 0", True, 2)]
     assert [(a.state, a.member, a.prior, a.outcome, a.solves) for a in search.attempts] == [
         (0, "decision", -2.0, "timeout", False), (0, "automation", -0.5, "state", True),
-        (1, "unknown", -0.3, "proved", True)]
+        (1, "unknown", -0.3, "proved", True), (0, "unknown", 0.0, "state", False),
+        (1, "unknown", 0.0, "state", False), (2, "unknown", 0.0, "state", True)]
 
 
 @pytest.mark.parametrize("line, message", [
