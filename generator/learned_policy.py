@@ -40,9 +40,11 @@ missing or unreadable one raises :class:`CheckpointError`, one line naming it an
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import re
+import sys
 import warnings
 import zlib
 from itertools import accumulate
@@ -409,7 +411,9 @@ def train(searches: Sequence[SearchData], provenance: Provenance, config: TrainC
     trainer = L.Trainer(max_epochs=config.epochs, accelerator="cpu", devices=1, logger=False,
                         enable_checkpointing=False, enable_progress_bar=progress, enable_model_summary=False,
                         deterministic=True)
-    with warnings.catch_warnings():
+    # Lightning draws its progress bar on stdout; a command's stdout is its result (the table that
+    # --write-results records), so the bar goes to stderr with the rest of the progress
+    with warnings.catch_warnings(), contextlib.redirect_stdout(sys.stderr):
         warnings.filterwarnings("ignore", module="lightning")  # deprecations inside Lightning itself
         trainer.fit(module, loader)
     policy = LearnedPolicy(net, provenance)

@@ -60,6 +60,7 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
             str(listing), "--val", "2", "--timeout", "3", "--epochs", "1"]
     assert main(args) == 0
     table = capsys.readouterr().out
+    assert table.startswith("Learn run ")  # progress (Lightning's bar too) goes to stderr, not into the table
     assert "| 0 | `none` | 3/3 (100%) | 2/2 (100%) | - | - |" in table
     assert f"| 1 | `{out}/round-1/policy.pt` | - | 2/2 (100%) |" in table
     provenance, searches = read_data(out / "round-0" / "data.jsonl")
