@@ -57,12 +57,12 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
                                for n in EASY))
     out = tmp_path / "run"
     args = ["learn", "--out", str(out), "--benchmark", str(listing), "--theorems", "3", "--val-benchmark",
-            str(listing), "--val", "2", "--timeout", "3", "--epochs", "1"]
+            str(listing), "--val", "1", "--timeout", "3", "--epochs", "1"]
     assert main(args) == 0
     table = capsys.readouterr().out
     assert table.startswith("Learn run ")  # progress (Lightning's bar too) goes to stderr, not into the table
-    assert "| 0 | `none` | 3/3 (100%) | 2/2 (100%) | - | - |" in table
-    assert f"| 1 | `{out}/round-1/policy.pt` | - | 2/2 (100%) |" in table
+    assert "| 0 | `none` | 3/3 (100%) | 1/1 (100%) | - | - |" in table
+    assert f"| 1 | `{out}/round-1/policy.pt` | - | 1/1 (100%) |" in table
     provenance, searches = read_data(out / "round-0" / "data.jsonl")
     assert provenance == Provenance(coq_version(), str(listing).rpartition(":")[0] or str(listing))
     assert sorted(s.theorem.rpartition("::")[2] for s in searches) == sorted(EASY)
