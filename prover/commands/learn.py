@@ -183,9 +183,11 @@ class Learner:
             if run["components"]["env"]["name"] != "coq":
                 raise UserError(f"--add-run {run_dir}: a run of the {run['components']['env']['name']!r} "
                                 "environment, not Coq; refusing to mix it in")
-            # an eval run does not record its Coq: one made here ran on this machine's
+            # an eval run does not record its Coq: one made here ran on this machine's. Its library
+            # may differ (the user's project is why the flag exists); its Coq may not.
             found = found or Provenance(self.provenance.coq_version, library_of(run["benchmark"]))
-            check_compatible(Provenance(self.provenance.coq_version, found.library), found, run_dir)
+            if found.coq_version != self.provenance.coq_version:
+                check_compatible(self.provenance, found, run_dir)
             searches += read_run(run_dir)
         return searches
 

@@ -92,3 +92,35 @@ def test_the_default_runs_without_a_damaged_checkpoint_and_says_so_once(tmp_path
     assert generator.policy is None and generator.value is None
     warned = [r.getMessage() for r in caplog.records if "learned policy" in r.getMessage()]
     assert len(warned) == 1 and str(damaged) in warned[0] and "dojo-prover learn" in warned[0]
+
+
+@pytest.mark.coq
+def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_path):
+    """``--add-run``: a Coq run is read (whatever its library); a run of another environment, or
+    one whose recorded Coq version differs, is refused in one line naming it. Fails if foreign
+    data is mixed in or a good run is refused."""
+    from benchmarks.registry import load_benchmark
+    from prover.commands.learn import Learner, LearnSettings
+    from prover.coq.install import coq_version
+    from prover.registry import ComponentSpec, ProverConfig
+    from prover.run.evaluation import EvalConfig, run_evaluation
+    from search_tree.errors import UserError
+
+    synthetic = tmp_path / "synthetic"
+    config = EvalConfig(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first", {"max_expansions": 4}),
+                                     ComponentSpec("synthetic")), "synthetic:30", limit=2)
+    run_evaluation(config, load_benchmark("synthetic:30", 2), synthetic, progress=False)
+    settings = LearnSettings("coq-stdlib:train", 1, "coq-stdlib:val", 0, 1.0, 1, 0)
+    with pytest.raises(UserError, match=r"synthetic: a run of the 'synthetic' environment, not Coq"):
+        Learner(tmp_path / "a", settings, 1, [synthetic])._data(0)
+
+    config_json = json.loads((synthetic / "config.json").read_text())  # the same logs, as a Coq project's run
+    config_json["run"]["components"]["env"]["name"] = "coq"
+    config_json["run"]["benchmark"] = "coq-project:/p:train"
+    (synthetic / "config.json").write_text(json.dumps(config_json))
+    searches = Learner(tmp_path / "b", settings, 1, [synthetic])._data(0)
+    assert len(searches) == 2 and all(s.attempts for s in searches)
+    (synthetic / "provenance.json").write_text(json.dumps({"coq_version": "8.18.0", "library": "coq-project:/p"}))
+    with pytest.raises(UserError, match=r"search data of Coq 8\.18\.0, library coq-project:/p, not Coq "
+                                        + coq_version().replace(".", r"\.")):
+        Learner(tmp_path / "c", settings, 1, [synthetic])._data(0)
