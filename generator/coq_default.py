@@ -27,11 +27,19 @@ its time in order of cost:
    it costs its own time limit (``hammer_timeout``) and is where the ATPs pay most, before the
    search has split the goal into pieces that cheaper tactics close.
 
+A learned policy and value (:mod:`generator.learned_policy`, trained by ``dojo-prover learn`` on the
+default's own searches): given a checkpoint (``policy=PATH``), the generator rescores the union of
+its members' suggestions with it, instead of ordering by tier alone, and exposes the checkpoint's
+value estimate as :attr:`CoqDefaultGenerator.value`, which the preset's best-first search adds to
+its priority. Every suggestion's member and tier score stay available through
+:meth:`CoqDefaultGenerator.proposers`, which the action logs record for the next round's data.
+
 Traced data missing (a fresh machine before ``dojo-prover trace --env coq``): tier 2 is left out
 with one warning saying how to enable it; the rest works on any installed stdlib. CoqHammer
 missing: the environment leaves the addition out with its own warning, and
 :class:`generator.coq_hammer.HammerGenerator` proposes nothing where the addition is absent or
-leak-guarded.
+leak-guarded. A checkpoint missing or unreadable: one warning naming it and the command that
+rebuilds it, and the default runs without it.
 """
 
 from __future__ import annotations
@@ -57,29 +65,60 @@ HAMMER_OFFSET = -1.5
 #: suggestions taken from each learned member per state
 LEARNED_TOP = 12
 TRACE_SPLITS = ("train", "val", "test")
+#: a candidate of the union as the action logs record it: (tactic, member name, tier score)
+Candidate = tuple[str, str, float]
 
 
 class CoqDefaultGenerator(TacticGenerator):
     """The tiered union of ``members``: ``[(generator, offset, top)]``; a tactic proposed by several
-    members keeps its best shifted score. ``top`` caps how many suggestions a member contributes."""
+    members keeps its best shifted score. ``top`` caps how many suggestions a member contributes.
+    ``names`` name the members in the action logs (default ``member0``, ``member1``...). ``policy``
+    (a :class:`generator.learned_policy.LearnedPolicy`) rescores the union: a tactic's score is then
+    the policy's log-probability of it among the state's candidates, given its member and tier score."""
 
-    def __init__(self, members: Sequence[tuple[TacticGenerator, float, int]]) -> None:
+    def __init__(self, members: Sequence[tuple[TacticGenerator, float, int]], names: Sequence[str] | None = None,
+                 policy: Any | None = None) -> None:
         if not members:
             raise ValueError("CoqDefaultGenerator needs at least one member")
         self.members = list(members)
+        self.names = list(names) if names is not None else [f"member{i}" for i in range(len(self.members))]
+        if len(self.names) != len(self.members):
+            raise ValueError(f"{len(self.names)} names for {len(self.members)} members")
+        self.policy = policy
+        self._proposers: dict[int, list[Candidate]] = {}
+
+    @property
+    def value(self) -> Any | None:
+        """The policy's value estimate (a :class:`search_tree.value.ValueFunction`), or None."""
+        return None if self.policy is None else self.policy.value_function()
+
+    def proposers(self, state: TacticState) -> list[Candidate]:
+        """The candidates of the last call for ``state``: ``(tactic, member name, tier score)``."""
+        return self._proposers.get(state.id, [])
 
     def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
         return self.batch_generate([state], [context], num_samples)[0]
 
     def batch_generate(self, states: list[TacticState], contexts: list[Theorem],
                        num_samples: int) -> list[list[Suggestion]]:
-        merged: list[dict[str, float]] = [{} for _ in states]
-        for generator, offset, top in self.members:
+        merged: list[dict[str, tuple[float, str]]] = [{} for _ in states]
+        for (generator, offset, top), name in zip(self.members, self.names, strict=True):
             for best, answer in zip(merged, generator.batch_generate(states, contexts, top), strict=True):
                 for tactic, score in answer[:top]:
                     key = " ".join(tactic.split())
-                    best[key] = max(score + offset, best.get(key, float("-inf")))
-        return [sorted(b.items(), key=lambda s: -s[1])[:num_samples] for b in merged]
+                    if key not in best or score + offset > best[key][0]:
+                        best[key] = (score + offset, name)
+        self._proposers = {}
+        out = []
+        for state, best in zip(states, merged, strict=True):
+            candidates = [(tactic, name, score) for tactic, (score, name) in best.items()]
+            self._proposers[state.id] = candidates
+            if self.policy is None:
+                scored = [(tactic, score) for tactic, _, score in candidates]
+            else:
+                scored = list(zip([c[0] for c in candidates], self.policy.score(state, candidates), strict=True))
+            out.append(sorted(scored, key=lambda s: -s[1])[:num_samples])
+        return out
 
 
 def trace_files(traces: str | Path | None = None) -> list[str]:
@@ -93,20 +132,22 @@ def trace_files(traces: str | Path | None = None) -> list[str]:
 
 
 def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True, hammer: bool = True,
-                num_premises: int = 4, retriever: Any | None = None) -> CoqDefaultGenerator:
+                num_premises: int = 4, retriever: Any | None = None, policy: str | None = None) -> CoqDefaultGenerator:
     """The ``coq_default`` generator (module docstring). ``traces``: the directory of the traced
     splits, or several (a project's own beside the stdlib's: one kNN and one proof-retrieval member
     each, every one masked by its own corpus); default :func:`prover.coq.tracer.traced_data_dir`.
     ``learned=False`` leaves out kNN and proof retrieval, ``hammer=False`` CoqHammer's tactics;
-    ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them)."""
+    ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them);
+    ``policy`` is the path of a checkpoint of ``dojo-prover learn`` that orders the candidates."""
     from generator.coq_hammer import HammerGenerator
     from prover.coq.automation import automation_generator
 
     baseline = automation_generator()
     members: list[tuple[TacticGenerator, float, int]] = [
         (baseline, 0.0, 1000), (FixedTacticGenerator(list(DECISION)), 0.0, len(DECISION))]
+    names = ["automation", "decision"]
     directories = [None] if traces is None else [traces] if isinstance(traces, (str, Path)) else list(traces)
-    for directory in directories if learned else []:
+    for i, directory in enumerate(directories if learned else []):
         files = trace_files(directory)
         if not files:
             _log.warning("coq_default: no traced Coq data in %s, so kNN and proof retrieval are left out; "
@@ -118,6 +159,22 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
 
         members += [(KNNGenerator.from_traced(files), LEARNED_OFFSET, LEARNED_TOP),
                     (ProofRetrievalGenerator.from_traced(files), LEARNED_OFFSET, LEARNED_TOP)]
+        names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
     if hammer:
         members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET, 10))
-    return CoqDefaultGenerator(members)
+        names.append("hammer")
+    return CoqDefaultGenerator(members, names, _load_policy(policy))
+
+
+def _load_policy(path: str | None) -> Any | None:
+    """The checkpoint at ``path``, or None (with one warning naming it and the command that rebuilds
+    it) when it is missing or unreadable: the default then runs on its tiers alone."""
+    if path is None:
+        return None
+    from generator.learned_policy import CheckpointError, LearnedPolicy
+
+    try:
+        return LearnedPolicy.load(path)
+    except CheckpointError as exc:
+        _log.warning("coq_default: %s; running without the learned policy", exc)
+        return None

@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "report": "prover.commands.report",
     "ablate": "prover.commands.ablate",
     "train-policy": "prover.commands.train_policy",
+    "learn": "prover.commands.learn",
     "trace": "prover.commands.trace",
     "prove": "prover.commands.prove",
     "fill-admitted": "prover.commands.fill_admitted",

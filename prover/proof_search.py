@@ -30,6 +30,10 @@ from search_tree import (
     Theorem,
     ValueFunction,
 )
+from search_tree.value import make_value
+
+#: best-first's ``value`` option for the generator's own value estimate
+GENERATOR_VALUE = "generator"
 
 
 def verified(env: Environment, result: SearchResult, on_event: EventSink | None = None) -> SearchResult:
@@ -62,15 +66,18 @@ class Prover(ABC):
 
     def search(self, env: Environment, theorem: Theorem, on_event: EventSink | None = None) -> SearchResult:
         t0 = time.monotonic()
+
+        def propose(state: TacticState) -> list[tuple[str, float]]:
+            suggestions = self.tac_gen.generate(state, theorem, self.num_sampled_tactics)
+            proposers = getattr(self.tac_gen, "proposers", None)
+            if on_event is not None and proposers is not None:  # a union records who proposed what
+                on_event({"event": "proposed", "state": state.id,
+                          "candidates": [[t, member, round(score, 4)] for t, member, score in proposers(state)]})
+            return suggestions
+
         try:
             with env.open(theorem) as (session, init_state):
-                result = self._search(
-                    session,
-                    init_state,
-                    lambda state: self.tac_gen.generate(state, theorem, self.num_sampled_tactics),
-                    theorem,
-                    on_event,
-                )
+                result = self._search(session, init_state, propose, theorem, on_event)
         except EnvironmentFailure as exc:
             return SearchResult.failed(theorem, f"environment_failure: {exc}", time.monotonic() - t0)
         return verified(env, result, on_event)
@@ -82,6 +89,9 @@ class BestFirstSearchProver(Prover):
     ``timeout`` is the wall-clock budget in seconds, ``max_expansions`` and ``max_env_calls`` are
     optional further limits, ``num_sampled_tactics`` the suggestions asked for per expansion and
     ``length_alpha`` the length normalisation of priorities (0: plain cumulative log-probability).
+    ``value`` adds a remaining-cost estimate to the priority (``value_weight`` per step, see
+    :mod:`search_tree.best_first`): ``"generator"`` for the generator's own (a learned policy's value,
+    none if it has none), or ``"heuristic"`` / ``"constant"`` / a model as for MCTS.
     """
 
     def __init__(
@@ -92,15 +102,21 @@ class BestFirstSearchProver(Prover):
         num_sampled_tactics: int = 32,
         max_env_calls: int | None = None,
         length_alpha: float = 0.0,
+        value: str | ValueFunction | None = None,
+        value_weight: float = 1.0,
     ) -> None:
         self.tac_gen = tac_gen
         self.budget = Budget(timeout=timeout, max_expansions=max_expansions, max_env_calls=max_env_calls)
         self.num_sampled_tactics = num_sampled_tactics
         self.length_alpha = length_alpha
+        if value == GENERATOR_VALUE:
+            value = getattr(tac_gen, "value", None)
+        self.value = None if value is None else make_value(value)
+        self.value_weight = value_weight
 
     def _search(self, session, init_state, propose, theorem, on_event):
-        search = BestFirstSearch(session, init_state, propose, self.budget,
-                                 length_alpha=self.length_alpha, on_event=on_event)
+        search = BestFirstSearch(session, init_state, propose, self.budget, length_alpha=self.length_alpha,
+                                 on_event=on_event, value=self.value, value_weight=self.value_weight)
         return search.run(theorem)
 
 
@@ -108,8 +124,9 @@ class MCTSProver(Prover):
     """AND-OR PUCT MCTS with a tactic generator and a value function (Reap, HTPS).
 
     Budgets as for :class:`BestFirstSearchProver` (``max_expansions`` counts generator calls),
-    plus ``max_simulations`` and ``max_nodes``. ``value`` is ``"constant"``, ``"heuristic"`` or a
-    learned model with ``value(states, context)``; ``config`` holds the search constants.
+    plus ``max_simulations`` and ``max_nodes``. ``value`` is ``"constant"``, ``"heuristic"``, a
+    learned model with ``value(states, context)``, or ``"generator"`` for the generator's own
+    (``"constant"`` when it has none); ``config`` holds the search constants.
     """
 
     def __init__(
@@ -128,6 +145,8 @@ class MCTSProver(Prover):
         self.budget = Budget(timeout=timeout, max_expansions=max_expansions, max_env_calls=max_env_calls,
                              max_simulations=max_simulations, max_nodes=max_nodes)
         self.num_sampled_tactics = num_sampled_tactics
+        if value == GENERATOR_VALUE:  # the generator's learned value where it has one
+            value = getattr(tac_gen, "value", None) or "constant"
         self.value = value
         self.config = config or MCTSConfig()
 

@@ -5,6 +5,13 @@ run best first until one finishes the proof. Priority is the cumulative log-prob
 path to a node, optionally length-normalised as ``score / depth**alpha`` so that long but likely
 paths are not starved. Equal states (by :attr:`TacticState.key`) are merged; a state reached again
 by a more likely path takes the better priority while it is still unexpanded.
+
+With a value function (:mod:`search_tree.value`: a remaining cost in tactic steps), a node's
+priority also pays ``value_weight`` per estimated step: the path's log-probability times the
+chance of finishing from the node, read as ``gamma**cost`` with ``log(1/gamma) = value_weight``.
+This is GPT-f's use of a learned value in best-first search (Polu & Sutskever 2020), where the
+outcome estimate of a state orders the queue beside the policy's path score. The value of every new
+state is asked once, when the state is first reached.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from search_tree.protocol import (
     linear_proof,
 )
 from search_tree.result import SearchResult
+from search_tree.value import ValueFunction
 
 
 def merge_suggestions(suggestions: list[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -47,10 +55,16 @@ class BestFirstSearch:
         budget: Budget,
         length_alpha: float = 0.0,
         on_event: EventSink | None = None,
+        value: ValueFunction | None = None,
+        value_weight: float = 1.0,
     ) -> None:
         self.session = session
         self.propose = propose
         self.length_alpha = length_alpha
+        self.value = value
+        self.value_weight = value_weight
+        self._cost: dict[str, float] = {}  # state key -> the value function's remaining cost
+        self.theorem: Theorem | None = None
         self.meter = Meter(budget, on_event)
         self.root = InternalNode(state=init_state)
         self.nodes: dict[str, InternalNode] = {init_state.key: self.root}
@@ -60,9 +74,10 @@ class BestFirstSearch:
         self._push(self.root)
 
     def priority(self, node: InternalNode) -> float:
-        if self.length_alpha == 0.0:
-            return node.cumulative_logprob
-        return node.cumulative_logprob / max(node.depth, 1) ** self.length_alpha
+        score = node.cumulative_logprob
+        if self.length_alpha != 0.0:
+            score = score / max(node.depth, 1) ** self.length_alpha
+        return score - self.value_weight * self._cost.get(node.state.key, 0.0)
 
     def _push(self, node: InternalNode) -> None:
         heapq.heappush(self._heap, (-self.priority(node), next(self._tiebreak), node))
@@ -77,6 +92,7 @@ class BestFirstSearch:
         return None
 
     def run(self, theorem: Theorem) -> SearchResult:
+        self.theorem = theorem
         stop_reason = "exhausted"
         try:
             while self.root.status == Status.OPEN:
@@ -144,6 +160,9 @@ class BestFirstSearch:
         if existing is None:
             node = InternalNode(state=result, cumulative_logprob=cumulative_logprob, depth=parent.depth + 1)
             self.nodes[result.key] = node
+            if self.value is not None and self.theorem is not None:
+                cost = self.meter.evaluate(self.value, [result], self.theorem)[0]
+                self._cost[result.key] = min(cost, 1e6)  # a hopeless state sinks, and stays comparable
             self._push(node)
             return node
         if existing.is_ancestor_or_self(parent):

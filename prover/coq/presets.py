@@ -10,6 +10,7 @@ that the generator package does not depend on the prover's registry.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from prover.registry import (ComponentSpec, ProverConfig, build_env, build_generator, build_prover, build_retriever,
                              with_defaults)
@@ -24,9 +25,16 @@ VERIFY_FLOOR = 60.0
 #: per-hypothesis templates, decision procedures, 2 x LEARNED_TOP, CoqHammer's 6)
 NUM_SAMPLED_TACTICS = 80
 
+#: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
+#: docs/learning.md); the default uses it when it is there
+SHIPPED_POLICY = Path(__file__).resolve().parents[2] / "generator" / "data" / "learned_policy.pt"
+#: ``default_config``'s ``policy`` for "the shipped checkpoint, if the package has one"
+SHIPPED = "shipped"
+
 
 def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float | None = None,
-                   max_expansions: int | None = None, project: str | None = None) -> ProverConfig:
+                   max_expansions: int | None = None, project: str | None = None,
+                   policy: str | None = SHIPPED) -> ProverConfig:
     """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
     whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
     ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
@@ -34,10 +42,14 @@ def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_ti
     check gets the theorem's ``timeout`` too (at least :data:`VERIFY_FLOOR`), not the
     environment's default ten minutes. ``project`` (:func:`prover.coq.project.load_project`'s
     spec) is where theorems are looked up by name, and whose corpus and traces the prover learns
-    from; default the stdlib."""
+    from; default the stdlib. ``policy``: the learned checkpoint that orders candidates and values
+    states (:data:`SHIPPED`: the one in the package, if any; None: none); the search takes its
+    value from the generator."""
     if hammer_timeout is None:
         hammer_timeout = min(20.0, timeout / 3)
-    search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS}
+    if policy == SHIPPED:
+        policy = str(SHIPPED_POLICY) if SHIPPED_POLICY.exists() else None
+    search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS, "value": "generator"}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
     env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": hammer_timeout,
@@ -47,7 +59,7 @@ def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_ti
     return ProverConfig(
         env=ComponentSpec("coq", env),
         prover=ComponentSpec("best_first", search),
-        generator=ComponentSpec("coq_default", {}),
+        generator=ComponentSpec("coq_default", {} if policy is None else {"policy": policy}),
         retriever=ComponentSpec("bm25", {}),
     )
 

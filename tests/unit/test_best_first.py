@@ -223,3 +223,47 @@ def test_core_packages_do_not_import_heavy_libraries():
 def _open(env):
     ctx = env.open(THM)
     return ctx.__enter__()
+
+
+class _CostByName:
+    """A value function reading each state's remaining cost from a table, counting its calls."""
+
+    def __init__(self, costs):
+        self.costs, self.asked = costs, []
+
+    def value(self, states, context):
+        self.asked += [s.key for s in states]
+        return [self.costs[s.key] for s in states]
+
+
+def test_a_value_adds_the_estimated_remaining_cost_to_the_priority():
+    """With a value, priority is the path's log-probability minus ``value_weight`` per estimated
+    step, and each new state is valued once. The graph and scores of the test above, but s2 is
+    estimated 3 steps from a proof: s1 and s3 now come before it. Fails if the value is ignored,
+    added with the wrong sign or weight, or asked again for a state already valued."""
+    graph = {"s0": {"a": "s1", "b": "s2", "c": "s3"}, "s1": {"e": "s5"}, "s2": {"d": "s4"},
+             "s3": {"f": "s1"}, "s4": {}, "s5": {}}
+    scores = {"s0": [("a", -1.0), ("b", -0.5), ("c", -2.0)], "s1": [("e", -3.0)], "s2": [("d", -1.0)],
+              "s3": [("f", -0.1)]}
+    costs = _CostByName({"s1": 0.0, "s2": 1.5, "s3": 0.25, "s4": 0.0, "s5": 0.0})
+    events = []
+    search = BestFirstSearch(*_open(ScriptedEnv(graph)), lambda s: scores.get(s.key, []), Budget(timeout=10),
+                             on_event=events.append, value=costs, value_weight=2.0)
+    assert search.run(THM).stop_reason == "exhausted"
+    key = {n.state.id: k for k, n in search.nodes.items()}
+    expanded = [(key[e["state"]], e["priority"]) for e in events if e["event"] == "expand"]
+    assert expanded == [("s0", 0.0), ("s1", -1.0), ("s3", -2.5), ("s2", -3.5), ("s4", -1.5), ("s5", -4.0)]
+    assert sorted(costs.asked) == ["s1", "s2", "s3", "s4", "s5"]
+
+
+def test_the_prover_takes_the_generators_own_value_when_asked():
+    """``value="generator"`` uses the generator's ``value`` (a learned policy's); a generator without
+    one leaves the priority unchanged. Fails if the option is ignored or misread as a name."""
+    class Valued(FixedTacticGenerator):
+        value = _CostByName({"s1": 0.0})
+
+    valued = BestFirstSearchProver(Valued(["intro", "auto"]), value="generator")
+    assert valued.value.model is Valued.value  # wrapped in LearnedValue, which checks its answers
+    assert BestFirstSearchProver(FixedTacticGenerator(["auto"]), value="generator").value is None
+    env = ScriptedEnv({"s0": {"intro": "s1"}, "s1": {"auto": "proved"}})
+    assert valued.search(env, THM).status == Status.PROVED and Valued.value.asked == ["s1"]

@@ -1,0 +1,263 @@
+"""What a prover's own searches teach: the tactics they tried, read back from a run's action logs.
+
+An evaluation run (:mod:`prover.run.evaluation`) writes one action log per (theorem, attempt):
+JSON lines of search events. The events this module reads are
+
+* ``state``: a proof state the search reached, its ``goals`` (hypotheses and target), or
+  ``same_as`` an earlier state with the same key (the search merged them);
+* ``proposed``: the candidates of a union generator for a state, ``[tactic, member, tier score]``
+  each (:meth:`generator.coq_default.CoqDefaultGenerator.proposers`);
+* ``tactic``: one tactic run on a state, its ``outcome`` (``state``, ``proved``, ``error``,
+  ``timeout``, ``crash``, ``refused``, ``given_up``), the ``next_state`` and the ``seconds`` it took.
+
+From these, every tried (state, tactic) becomes an :class:`Attempt` with its member, tier score,
+outcome and time, and whether it *solved* its state: it finished the proof, or took a step along
+the shortest proof the search found from there (a tactic that leaves its state as it was, or leads
+to a state proved only by coming back, does not solve). Every state becomes a :class:`StateRecord` with whether it got proved and
+in how few tactic steps (the shortest path to ``proved`` in the search graph). These are the
+policy's and the value's training targets in :mod:`generator.learned_policy`.
+
+Data carries its provenance (:class:`Provenance`: the Coq version and the library the searches ran
+on), because a tactic's outcome depends on both: data of another Coq or library is refused
+(:func:`check_compatible`), never mixed in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from search_tree.errors import UserError
+from search_tree.protocol import TacticState
+
+#: outcomes that are a failure of the tactic (the rest: ``state`` and ``proved``)
+FAILURES = frozenset({"error", "timeout", "crash", "refused", "given_up"})
+#: the member name of a tactic a log does not attribute (a generator that is not a union)
+UNATTRIBUTED = "unknown"
+
+
+class ActionLogError(UserError, ValueError):
+    """An action log, run directory or data file that cannot be read as what it claims to be."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where search data comes from: it is comparable only with data of the same Coq and library."""
+
+    coq_version: str
+    library: str
+
+    def describe(self) -> str:
+        return f"Coq {self.coq_version}, library {self.library}"
+
+
+@dataclass(frozen=True)
+class StateRecord:
+    """A state a search reached: its printed goals, whether the search proved it, in how many steps."""
+
+    text: str
+    proved: bool
+    steps: int | None  # tactic steps of the shortest proof found from it; None if not proved
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One tactic a search ran on ``states[state]`` of its :class:`SearchData`."""
+
+    state: int
+    tactic: str
+    member: str
+    prior: float  # the member's score shifted by its tier (or the logged score, unattributed)
+    outcome: str
+    seconds: float
+    solves: bool  # finished the proof, or led to a state the search proved
+
+
+@dataclass(frozen=True)
+class SearchData:
+    """Everything one action log says about one search."""
+
+    theorem: str
+    proved: bool
+    states: list[StateRecord]
+    attempts: list[Attempt]
+
+
+def state_text(goals: list[dict]) -> str:
+    """One text for a logged state's goals: each goal's hypotheses ``name : type``, then ``|- target``,
+    one line each (a type or target printed over several lines is joined), goals apart by a blank line."""
+    def flat(text: str) -> str:
+        return " ".join(str(text).split())
+
+    parts = []
+    for goal in goals:
+        hyps = [f"{flat(name)} : {flat(type_)}" for name, type_ in goal.get("hypotheses", [])]
+        parts.append("\n".join([*hyps, f"|- {flat(goal.get('target', ''))}"]))
+    return "\n\n".join(parts)
+
+
+def live_state_text(state: TacticState) -> str:
+    """:func:`state_text` of a live state, as its ``state`` event logs it, so that training and
+    search see one text."""
+    return state_text([{"hypotheses": [(h.name, h.type) for h in g.hypotheses], "target": g.target}
+                       for g in state.goals])
+
+
+def _events(path: Path) -> Iterator[dict]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ActionLogError(f"action log {path} cannot be read ({exc})") from exc
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ActionLogError(f"action log {path}:{number} is not JSON ({exc.msg})") from exc
+        if not isinstance(event, dict) or not isinstance(event.get("event"), str):
+            raise ActionLogError(f"action log {path}:{number} is not a search event (an object with an 'event')")
+        yield event
+
+
+def read_log(path: str | Path) -> SearchData:
+    """The :class:`SearchData` of one action log (raises :class:`ActionLogError` naming a bad line)."""
+    path = Path(path)
+    goals: dict[int, str] = {}
+    alias: dict[int, int] = {}
+    members: dict[tuple[int, str], tuple[str, float]] = {}
+    tried: list[dict] = []
+    theorem, proved = "", False
+    for event in _events(path):
+        kind = event["event"]
+        try:
+            if kind == "start":
+                theorem = str(event.get("theorem", ""))
+            elif kind == "end":
+                proved = event.get("status") == "proved"
+            elif kind == "state":
+                if "same_as" in event:
+                    alias[int(event["state"])] = int(event["same_as"])
+                else:
+                    goals[int(event["state"])] = state_text(event["goals"])
+            elif kind == "proposed":
+                for tactic, member, score in event["candidates"]:
+                    members[(int(event["state"]), " ".join(str(tactic).split()))] = (str(member), float(score))
+            elif kind == "tactic":
+                tried.append({"state": int(event["state"]), "tactic": str(event["tactic"]),
+                              "outcome": str(event["outcome"]), "seconds": float(event["seconds"]),
+                              "next": None if event.get("next_state") is None else int(event["next_state"]),
+                              "logprob": float(event.get("logprob", 0.0))})
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ActionLogError(f"action log {path}: a {kind!r} event lacks or mistypes a field ({exc!r})") from exc
+
+    def canonical(state: int) -> int:
+        return alias.get(state, state)
+
+    # the search graph over canonical states, then each state's shortest distance to a proof
+    edges: dict[int, list[int]] = defaultdict(list)
+    distance: dict[int, int] = {}
+    for t in tried:
+        source = canonical(t["state"])
+        if t["outcome"] == "proved":
+            distance[source] = 1
+        elif t["outcome"] == "state" and t["next"] is not None:
+            edges[source].append(canonical(t["next"]))
+    changed = True
+    while changed:  # Bellman-Ford on unit weights: the graph is small and may hold merged cycles
+        changed = False
+        for source, targets in edges.items():
+            best = min((distance[t] + 1 for t in targets if t in distance), default=None)
+            if best is not None and best < distance.get(source, best + 1):
+                distance[source] = best
+                changed = True
+
+    index: dict[int, int] = {}
+    states: list[StateRecord] = []
+    for state_id, text in goals.items():
+        index[state_id] = len(states)
+        states.append(StateRecord(text, state_id in distance, distance.get(state_id)))
+    attempts = []
+    for t in tried:
+        source = canonical(t["state"])
+        if source not in index:
+            raise ActionLogError(f"action log {path}: tactic {t['tactic']!r} runs on state {t['state']}, "
+                                 "which no 'state' event describes")
+        member, prior = members.get((t["state"], " ".join(t["tactic"].split())), (UNATTRIBUTED, t["logprob"]))
+        nxt = None if t["next"] is None else canonical(t["next"])
+        # a step along a shortest proof: not back to its own state, nor into a state proved only
+        # by coming back through this one
+        solves = t["outcome"] == "proved" or (
+            t["outcome"] == "state" and nxt in distance and distance[nxt] < distance.get(source, 0))
+        attempts.append(Attempt(index[source], t["tactic"], member, prior, t["outcome"], t["seconds"], solves))
+    return SearchData(theorem, proved, states, attempts)
+
+
+def run_logs(run_dir: str | Path) -> list[Path]:
+    """The action logs of an evaluation run directory's recorded results, in result order."""
+    run_dir = Path(run_dir)
+    results = run_dir / "results.jsonl"
+    if not results.exists():
+        raise ActionLogError(f"{run_dir} is not an evaluation run directory (no results.jsonl)")
+    logs = []
+    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            log = json.loads(line).get("log")
+        except (json.JSONDecodeError, AttributeError) as exc:
+            raise ActionLogError(f"{results}:{number} is not a result record") from exc
+        if log:
+            logs.append(run_dir / log)
+    return logs
+
+
+def read_run(run_dir: str | Path) -> list[SearchData]:
+    """Every search of an evaluation run directory (a run without action logs gives none)."""
+    return [read_log(path) for path in run_logs(run_dir)]
+
+
+def check_compatible(expected: Provenance, found: Provenance, source: str | Path) -> None:
+    """Refuse data of another Coq version or library: a tactic's outcome there says nothing here."""
+    if found != expected:
+        raise ActionLogError(f"{source}: search data of {found.describe()}, not {expected.describe()}; "
+                             "refusing to mix it in (learn from runs of the same Coq and library)")
+
+
+def write_data(path: str | Path, provenance: Provenance, searches: Iterable[SearchData]) -> int:
+    """Write ``searches`` as JSON lines after a provenance header; returns the number of attempts."""
+    path = Path(path)
+    count = 0
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"provenance": asdict(provenance)}) + "\n")
+        for search in searches:
+            count += len(search.attempts)
+            out.write(json.dumps({"theorem": search.theorem, "proved": search.proved,
+                                  "states": [asdict(s) for s in search.states],
+                                  "attempts": [asdict(a) for a in search.attempts]}, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return count
+
+
+def read_data(path: str | Path, expected: Provenance | None = None) -> tuple[Provenance, list[SearchData]]:
+    """A file of :func:`write_data`; with ``expected``, refused unless its provenance matches."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        provenance = Provenance(**json.loads(lines[0])["provenance"])
+        searches = []
+        for line in lines[1:]:
+            record = json.loads(line)
+            searches.append(SearchData(record["theorem"], record["proved"],
+                                       [StateRecord(**s) for s in record["states"]],
+                                       [Attempt(**a) for a in record["attempts"]]))
+    except (OSError, UnicodeDecodeError, IndexError, KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise ActionLogError(f"search data {path} is unreadable ({type(exc).__name__}: {exc}); "
+                             "delete it and rerun the command that wrote it") from exc
+    if expected is not None:
+        check_compatible(expected, provenance, path)
+    return provenance, searches

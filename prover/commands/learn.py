@@ -1,0 +1,273 @@
+"""Expert iteration: search with the default Coq prover, learn a policy and value from its action logs, search again.
+
+Round k searches a stable sample of the training split with the default prover and the policy of
+round k (none in round 0), reads back every tactic it tried (:mod:`generator.action_data`), and
+round k+1's policy (:mod:`generator.learned_policy`) is trained on the data of every round before
+it. Each round's checkpoint is also evaluated on a stable sample of the validation split. Run the
+same command again to resume after an interruption, or with a larger --rounds to continue; a
+directory made with other settings is refused. See docs/learning.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.results import add_results_flag, write_results
+from search_tree.cache import cache_root
+from search_tree.errors import UserError
+
+LEARN_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class LearnSettings:
+    """A learn run's identity: everything but --rounds, --workers and --add-run (which may grow)."""
+
+    benchmark: str
+    theorems: int
+    val_benchmark: str
+    val: int
+    timeout: float
+    epochs: int
+    seed: int
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, help="the learn run directory (created, or resumed)")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds of search-then-train (default 1)")
+    parser.add_argument("--benchmark", default="coq-stdlib:train", help="the theorems to learn from")
+    parser.add_argument("--theorems", type=int, default=80, help="a stable sample of this many of them")
+    parser.add_argument("--val-benchmark", default="coq-stdlib:val", help="the theorems each round is measured on")
+    parser.add_argument("--val", type=int, default=30, help="a stable sample of this many of them (0: none)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per search")
+    parser.add_argument("--epochs", type=int, default=8, help="training epochs per round")
+    parser.add_argument("--seed", type=int, default=0, help="the training seed")
+    parser.add_argument("--workers", type=int, default=1, help="parallel search workers")
+    parser.add_argument("--add-run", action="append", default=[], metavar="RUN_DIR",
+                        help="also learn from this evaluation run's action logs (e.g. a run on your project)")
+    add_results_flag(parser, markdown=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    for name in ("rounds", "theorems", "timeout", "epochs", "workers"):
+        if not getattr(args, name) > 0:
+            raise UserError(f"--{name} {getattr(args, name)}: must be positive")
+    if args.val < 0:
+        raise UserError(f"--val {args.val}: must be at least 0")
+    settings = LearnSettings(args.benchmark, args.theorems, args.val_benchmark, args.val, args.timeout,
+                             args.epochs, args.seed)
+    learn = Learner(Path(args.out), settings, args.workers, [Path(p) for p in args.add_run])
+    rows = learn.run(args.rounds)
+    print(summary(rows, settings, Path(args.out)))
+    print(f"\nMembers of the default that proposed the tactics of round 0: {', '.join(learn.members(0))} "
+          f"(kNN and proof retrieval need the traced stdlib in the cache, {cache_root()}).")
+    return write_results(0)
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the Coq processes of a search)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def library_of(benchmark: str) -> str:
+    """The library a benchmark's theorems come from: its name without the split (``coq-stdlib``)."""
+    return benchmark.rpartition(":")[0] or benchmark
+
+
+def _status(message: str) -> None:
+    print(f"learn: {message}", file=sys.stderr, flush=True)
+
+
+class Learner:
+    """The rounds of one learn run directory; each step is skipped when its output is there."""
+
+    def __init__(self, out: Path, settings: LearnSettings, workers: int, added: list[Path]) -> None:
+        from generator.action_data import Provenance
+        from prover.coq.install import coq_version
+
+        self.out = out
+        self.settings = settings
+        self.workers = workers
+        self.added = added
+        self.provenance = Provenance(coq_version(), library_of(settings.benchmark))
+        self._check_identity()
+
+    def _check_identity(self) -> None:
+        path = self.out / "learn.json"
+        wanted = {"format": LEARN_FORMAT, "settings": asdict(self.settings), "provenance": asdict(self.provenance)}
+        if path.exists():
+            try:
+                saved = json.loads(path.read_text())
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path} is not valid JSON ({exc.msg}); choose another --out") from exc
+            if saved != wanted:
+                diff = [k for k in wanted if saved.get(k) != wanted[k]]
+                raise UserError(f"{self.out} holds a learn run with other {' and '.join(diff)} ({json.dumps(saved)[:160]}); "
+                                "refusing to mix them: choose another --out")
+            return
+        self.out.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(wanted, indent=2))
+
+    def round_dir(self, k: int) -> Path:
+        return self.out / f"round-{k}"
+
+    def checkpoint(self, k: int) -> Path | None:
+        return None if k == 0 else self.round_dir(k) / "policy.pt"
+
+    def run(self, rounds: int) -> list[dict[str, Any]]:
+        """Rounds 0..rounds: rounds 0..rounds-1 search the training sample; 1..rounds train a
+        checkpoint; every round is measured on the validation sample. Returns one row per round."""
+        rows = []
+        for k in range(rounds + 1):
+            if k > 0:
+                self._train(k)
+            if k < rounds:
+                self._search_train(k)
+            if self.settings.val:
+                self._search(k, "val", self.settings.val_benchmark, self.settings.val)
+            rows.append(self._row(k))
+        return rows
+
+    # --- steps -----------------------------------------------------------------------------------
+    def _search(self, k: int, name: str, benchmark: str, limit: int) -> Path:
+        """Evaluate round ``k``'s prover on ``benchmark`` into ``round-k/NAME`` (resumed if begun)."""
+        from benchmarks.registry import load_benchmark
+        from prover.coq.presets import default_config
+        from prover.run.evaluation import EvalConfig, run_evaluation
+
+        directory = self.round_dir(k) / name
+        stage = directory / "stage.json"
+        if stage.exists():
+            return directory
+        checkpoint = self.checkpoint(k)
+        _status(f"round {k}: searching {limit} theorems of {benchmark} "
+                f"{'with ' + str(checkpoint) if checkpoint else 'without a learned policy'}")
+        config = EvalConfig(default_config(self.settings.timeout, policy=None if checkpoint is None else str(checkpoint)),
+                            benchmark, limit=limit, workers=self.workers)
+        started, cpu = time.monotonic(), _cpu_seconds()
+        run_evaluation(config, load_benchmark(benchmark, limit), directory)
+        _write_json(directory / "provenance.json", asdict(self.provenance))
+        _write_json(stage, {"seconds": time.monotonic() - started, "cpu_seconds": _cpu_seconds() - cpu})
+        return directory
+
+    def _search_train(self, k: int) -> None:
+        from generator.action_data import read_run, write_data
+
+        directory = self._search(k, "search", self.settings.benchmark, self.settings.theorems)
+        data = self.round_dir(k) / "data.jsonl"
+        if not data.exists():
+            write_data(data, self.provenance, read_run(directory))
+
+    def _data(self, k: int) -> list:
+        """The search data of rounds before ``k`` and of the added runs, each checked for provenance."""
+        from generator.action_data import Provenance, check_compatible, read_data, read_run
+
+        searches = []
+        for j in range(k):
+            searches += read_data(self.round_dir(j) / "data.jsonl", self.provenance)[1]
+        for run_dir in self.added:
+            recorded = run_dir / "provenance.json"
+            found = Provenance(**json.loads(recorded.read_text())) if recorded.exists() else None
+            config = run_dir / "config.json"
+            if not config.exists():
+                raise UserError(f"--add-run {run_dir}: not an evaluation run directory (no config.json)")
+            run = json.loads(config.read_text())["run"]
+            if run["components"]["env"]["name"] != "coq":
+                raise UserError(f"--add-run {run_dir}: a run of the {run['components']['env']['name']!r} "
+                                "environment, not Coq; refusing to mix it in")
+            # an eval run does not record its Coq: one made here ran on this machine's. Its library
+            # may differ (the user's project is why the flag exists); its Coq may not.
+            found = found or Provenance(self.provenance.coq_version, library_of(run["benchmark"]))
+            if found.coq_version != self.provenance.coq_version:
+                check_compatible(self.provenance, found, run_dir)
+            searches += read_run(run_dir)
+        return searches
+
+    def _train(self, k: int) -> None:
+        from generator.learned_policy import TrainConfig, train
+
+        checkpoint = self.checkpoint(k)
+        if checkpoint.exists():
+            return
+        searches = self._data(k)
+        _status(f"round {k}: training on {sum(len(s.attempts) for s in searches)} tried tactics "
+                f"of {len(searches)} searches")
+        started, cpu = time.monotonic(), _cpu_seconds()
+        policy = train(searches, self.provenance, TrainConfig(epochs=self.settings.epochs, seed=self.settings.seed))
+        policy.metrics.update(seconds=time.monotonic() - started, cpu_seconds=_cpu_seconds() - cpu)
+        policy.save(checkpoint)
+
+    # --- figures ---------------------------------------------------------------------------------
+    def members(self, k: int) -> list[str]:
+        """The members of the default whose tactics round ``k``'s searches tried."""
+        from generator.action_data import read_data
+
+        return sorted({a.member for s in read_data(self.round_dir(k) / "data.jsonl")[1] for a in s.attempts})
+
+    def _row(self, k: int) -> dict[str, Any]:
+        from generator.learned_policy import LearnedPolicy
+
+        row: dict[str, Any] = {"round": k, "policy": str(self.checkpoint(k) or "none")}
+        cpu = 0.0
+        for name in ("search", "val"):
+            directory = self.round_dir(k) / name
+            if (directory / "stage.json").exists():
+                stage = json.loads((directory / "stage.json").read_text())
+                cpu += stage["cpu_seconds"]
+                records = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines() if line]
+                row[name] = (sum(r["status"] == "proved" for r in records), len(records))
+                row[f"{name}_proved"] = sorted(r["key"] for r in records if r["status"] == "proved")
+        checkpoint = self.checkpoint(k)
+        if checkpoint is not None:
+            metrics = LearnedPolicy.load(checkpoint).metrics
+            row["examples"] = metrics["training_examples"]
+            row["held_out"] = (metrics["held_out_learned"]["top1_solves"], metrics["held_out_tiers"]["top1_solves"])
+            cpu += metrics["cpu_seconds"]
+        row["cpu_minutes"] = cpu / 60
+        _write_json(self.round_dir(k) / "metrics.json", row)
+        return row
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    tmp.replace(path)
+
+
+def _fraction(pair: tuple[int, int] | None) -> str:
+    return "-" if pair is None else f"{pair[0]}/{pair[1]} ({100 * pair[0] / max(pair[1], 1):.0f}%)"
+
+
+def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path) -> str:
+    """The rounds as a markdown table, with what each column measures."""
+    lines = [f"Learn run `{out}`: {settings.theorems} theorems of `{settings.benchmark}` searched per round, "
+             f"{settings.val} of `{settings.val_benchmark}` to measure, {settings.timeout:g} s per search.", "",
+             "| round | policy | proved (train sample) | proved (val sample) | training examples | "
+             "held-out top-1 solves: learned / tiers | CPU minutes |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        held = row.get("held_out")
+        lines.append(f"| {row['round']} | `{row['policy']}` | {_fraction(row.get('search'))} | "
+                     f"{_fraction(row.get('val'))} | {row.get('examples', '-')} | "
+                     f"{'-' if held is None else f'{held[0]:.2f} / {held[1]:.2f}'} | {row['cpu_minutes']:.1f} |")
+    baseline = set(rows[0].get("val_proved", []))
+    for row in rows[1:]:
+        if "val_proved" in row:
+            now = set(row["val_proved"])
+            lines += ["", f"Round {row['round']} against round 0 on the validation sample: {len(now - baseline)} "
+                      f"proved that round 0 did not ({', '.join(sorted(now - baseline)) or 'none'}), "
+                      f"{len(baseline - now)} lost ({', '.join(sorted(baseline - now)) or 'none'})."]
+    lines += ["", "Training examples: tried (state, tactic) pairs of the rounds before. Held-out top-1 solves: on "
+              "the states of held-out training theorems where a tried tactic solved, the share where the "
+              "top-ranked tried tactic solves, by the learned policy and by the tier scores. CPU minutes: this "
+              "process and its Coq processes, for the round's searches and training."]
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""Expert iteration for real: training the learned policy and value (Lightning) on search data,
+``dojo-prover learn`` for one round on easy stdlib theorems with Coq, and the default prover given a
+damaged checkpoint."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from generator.action_data import Attempt, Provenance, SearchData, StateRecord, read_data
+from generator.learned_policy import LearnedPolicy, TrainConfig, train
+from prover.cli import main
+from search_tree.protocol import Goal, TacticState
+
+EASY = ["plus_O_n", "plus_n_O", "mult_n_O"]  # Init/Peano.v: closed by the baseline in a second
+
+
+def _search(i: int) -> SearchData:
+    """A search where ``good.`` solves and ``bad.`` fails although the tiers rank ``bad.`` first,
+    on an easy state (proved) and a hard one (not)."""
+    easy, hard = StateRecord(f"x : nat\n|- easy_{i} x", True, 1), StateRecord(f"|- hard_{i}", False, None)
+    attempts = [Attempt(0, "bad.", "hammer", -0.5, "timeout", 5.0, False),
+                Attempt(0, "meh.", "knn", -1.0, "state", 0.1, False),
+                Attempt(0, "good.", "automation", -2.0, "proved", 0.01, True),
+                Attempt(1, "bad.", "hammer", -0.5, "error", 0.01, False)]
+    return SearchData(f"thm{i}", True, [easy, hard], attempts)
+
+
+def test_training_learns_what_the_tiers_get_wrong():
+    """Trained on searches where the tier scores rank a failing tactic first, the policy ranks the
+    solving one first on held-out theorems and on a new state, and the value tells the provable
+    kind of state from the other. Fails if the outcome targets or the value targets are not
+    learned (an untrained or inverted model ranks by the tiers or at random)."""
+    policy = train([_search(i) for i in range(60)], Provenance("8.16.1", "test"), TrainConfig(epochs=30), progress=False)
+    assert policy.metrics["held_out_theorems"] > 0 and policy.metrics["training_examples"] > 100
+    assert policy.metrics["held_out_learned"]["top1_solves"] == 1.0
+    assert policy.metrics["held_out_tiers"]["top1_solves"] == 0.0
+    state = TacticState("", 1, (Goal((), "easy_999 y"),))
+    scores = dict(zip(["bad.", "good."], policy.score(state, [("bad.", "hammer", -0.5), ("good.", "automation", -2.0)])))
+    assert scores["good."] > scores["bad."]
+    easy, hard = policy.proved_probabilities(["x : nat\n|- easy_999 x", "|- hard_999"])
+    assert easy > 0.5 > hard
+
+
+@pytest.mark.coq
+def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
+    """One round on 3 easy stdlib theorems: the searches, their data (with this Coq's version),
+    a checkpoint, the validation searches before and after, the table. Run again, nothing is redone;
+    with other settings, the directory is refused in one line. Fails if a step is skipped, its
+    output is lost, or a resumed run searches again."""
+    from prover.coq.install import coq_version
+
+    listing = tmp_path / "easy.jsonl"
+    listing.write_text("".join(json.dumps({"project": "coq-stdlib", "file": "Init/Peano.v", "name": n}) + "\n"
+                               for n in EASY))
+    out = tmp_path / "run"
+    args = ["learn", "--out", str(out), "--benchmark", str(listing), "--theorems", "3", "--val-benchmark",
+            str(listing), "--val", "1", "--timeout", "3", "--epochs", "1"]
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    assert table.startswith("Learn run ")  # progress (Lightning's bar too) goes to stderr, not into the table
+    assert "| 0 | `none` | 3/3 (100%) | 1/1 (100%) | - | - |" in table
+    assert f"| 1 | `{out}/round-1/policy.pt` | - | 1/1 (100%) |" in table
+    provenance, searches = read_data(out / "round-0" / "data.jsonl")
+    assert provenance == Provenance(coq_version(), str(listing).rpartition(":")[0] or str(listing))
+    assert sorted(s.theorem.rpartition("::")[2] for s in searches) == sorted(EASY)
+    assert all(s.proved and s.states[0].proved for s in searches)
+    assert {a.member for s in searches for a in s.attempts} <= {"automation", "decision", "knn", "proofs", "hammer"}
+    policy = LearnedPolicy.load(out / "round-1" / "policy.pt")
+    assert policy.provenance == provenance and policy.metrics["training_examples"] > 0
+    lines = {p: p.read_text() for p in out.rglob("results.jsonl")}
+    assert len(lines) == 3  # round-0/search, round-0/val, round-1/val
+
+    assert main(args) == 0
+    assert {p: p.read_text() for p in out.rglob("results.jsonl")} == lines
+    assert main([*args[:-2], "--epochs", "2"]) == 2
+    assert "holds a learn run with other settings" in capsys.readouterr().err
+
+
+@pytest.mark.coq
+def test_the_default_runs_without_a_damaged_checkpoint_and_says_so_once(tmp_path, caplog):
+    """A corrupt ``policy`` checkpoint: one warning naming it and the rebuild command, and the
+    default is built without a policy. Fails if it raises or stays silent."""
+    from generator.coq_default import coq_default
+
+    damaged = tmp_path / "policy.pt"
+    damaged.write_bytes(b"\x00garbage")
+    with caplog.at_level(logging.WARNING, logger="generator.coq_default"):
+        generator = coq_default(traces=str(tmp_path), hammer=False, policy=str(damaged))
+    assert generator.policy is None and generator.value is None
+    warned = [r.getMessage() for r in caplog.records if "learned policy" in r.getMessage()]
+    assert len(warned) == 1 and str(damaged) in warned[0] and "dojo-prover learn" in warned[0]
+
+
+@pytest.mark.coq
+def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_path):
+    """``--add-run``: a Coq run is read (whatever its library); a run of another environment, or
+    one whose recorded Coq version differs, is refused in one line naming it. Fails if foreign
+    data is mixed in or a good run is refused."""
+    from benchmarks.registry import load_benchmark
+    from prover.commands.learn import Learner, LearnSettings
+    from prover.coq.install import coq_version
+    from prover.registry import ComponentSpec, ProverConfig
+    from prover.run.evaluation import EvalConfig, run_evaluation
+    from search_tree.errors import UserError
+
+    synthetic = tmp_path / "synthetic"
+    config = EvalConfig(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first", {"max_expansions": 4}),
+                                     ComponentSpec("synthetic")), "synthetic:30", limit=2)
+    run_evaluation(config, load_benchmark("synthetic:30", 2), synthetic, progress=False)
+    settings = LearnSettings("coq-stdlib:train", 1, "coq-stdlib:val", 0, 1.0, 1, 0)
+    with pytest.raises(UserError, match=r"synthetic: a run of the 'synthetic' environment, not Coq"):
+        Learner(tmp_path / "a", settings, 1, [synthetic])._data(0)
+
+    config_json = json.loads((synthetic / "config.json").read_text())  # the same logs, as a Coq project's run
+    config_json["run"]["components"]["env"]["name"] = "coq"
+    config_json["run"]["benchmark"] = "coq-project:/p:train"
+    (synthetic / "config.json").write_text(json.dumps(config_json))
+    searches = Learner(tmp_path / "b", settings, 1, [synthetic])._data(0)
+    assert len(searches) == 2 and all(s.attempts for s in searches)
+    (synthetic / "provenance.json").write_text(json.dumps({"coq_version": "8.18.0", "library": "coq-project:/p"}))
+    with pytest.raises(UserError, match=r"search data of Coq 8\.18\.0, library coq-project:/p, not Coq "
+                                        + coq_version().replace(".", r"\.")):
+        Learner(tmp_path / "c", settings, 1, [synthetic])._data(0)

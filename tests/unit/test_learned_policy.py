@@ -1,0 +1,95 @@
+"""The learned policy's features and model (generator.learned_policy), untrained: shapes,
+determinism, checkpoints and their errors. Training is tested in tests/integration/test_learn.py."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from generator.action_data import Provenance
+from generator.learned_policy import (MAX_COST, REBUILD, CheckpointError, LearnedPolicy, ModelConfig, PolicyValueNet,
+                                      state_features, tactic_features)
+from search_tree.protocol import Goal, Hypothesis, TacticState, Theorem
+
+TEXT = "n : nat\nm : nat\n|- n + m = m + n"
+STATE = TacticState("", 7, (Goal((Hypothesis("n", "nat"), Hypothesis("m", "nat")), "n + m = m + n"),))
+CANDIDATES = [("induction n.", "automation", -0.4), ("lia.", "automation", -1.9), ("hammer.", "hammer", -3.0),
+              ("rewrite Nat.add_comm.", "knn", -0.7)]
+
+
+def policy(seed: int = 0) -> LearnedPolicy:
+    torch.manual_seed(seed)
+    return LearnedPolicy(PolicyValueNet(ModelConfig(buckets=2**12, dim=8, hidden=16)), Provenance("8.16.1", "coq-stdlib"))
+
+
+def test_features_are_the_same_in_every_process():
+    """Feature buckets must not depend on Python's per-process string hash salt, or a checkpoint
+    would mean something else in the next process. Fails if ``hash()`` replaces the stable hash."""
+    code = ("from generator.learned_policy import state_features, tactic_features;"
+            f"print(state_features({TEXT!r}, 4096), tactic_features('induction n.', 'automation', '', frozenset({{'n'}}), 4096))")
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("1", "2")}
+    assert outputs == {f"{state_features(TEXT, 4096)} {tactic_features('induction n.', 'automation', '', frozenset({'n'}), 4096)}\n"}
+
+
+def test_features_see_the_target_the_hypotheses_and_the_tactic_in_its_context():
+    """Fails if a part of the state or of the candidate is left out of its features."""
+    base = state_features(TEXT, 2**15)
+    assert state_features(TEXT.replace("m + n", "n + m"), 2**15) != base  # the target
+    assert state_features(TEXT.replace("m : nat", "m : Z"), 2**15) != base  # a hypothesis
+    uses = tactic_features("induction n.", "automation", "eq", frozenset({"n"}), 2**15)
+    assert uses != tactic_features("induction n.", "automation", "eq", frozenset(), 2**15)  # uses a hypothesis
+    assert uses != tactic_features("induction n.", "knn", "eq", frozenset({"n"}), 2**15)  # the member
+    assert uses != tactic_features("induction n.", "automation", "le", frozenset({"n"}), 2**15)  # the goal's head
+
+
+def test_scores_are_log_probabilities_over_the_candidates_in_any_order():
+    """One score per candidate, summing to probability 1, the same for a candidate wherever it is
+    in the list; outcome rows are distributions; costs are non-negative and bounded. Fails if the
+    scores are not renormalised or depend on the candidates' order."""
+    p = policy()
+    scores = p.score(STATE, CANDIDATES)
+    assert len(scores) == 4 and math.isclose(sum(math.exp(s) for s in scores), 1.0, rel_tol=1e-5)
+    reordered = p.score(STATE, CANDIDATES[::-1])
+    assert reordered == pytest.approx(scores[::-1], abs=1e-6)
+    assert p.score(STATE, []) == []
+    probabilities = p.outcome_probabilities(TEXT, CANDIDATES)
+    assert probabilities.shape == (4, 3) and torch.allclose(probabilities.sum(dim=1), torch.ones(4))
+    assert p.score_text(TEXT, CANDIDATES) == scores  # the live state's text is the logged text
+    costs = p.value_function().value([STATE, STATE], Theorem("t"))
+    assert len(costs) == 2 and costs[0] == costs[1] and 0 <= costs[0] <= MAX_COST
+
+
+def test_a_checkpoint_round_trips_and_is_a_few_megabytes(tmp_path):
+    """Saved and loaded, a policy scores as before (to float16 precision) and keeps its provenance
+    and metrics; the default model is under 3 MB on disk. Fails if weights or fields are lost."""
+    p = policy()
+    p.metrics = {"training_examples": 12}
+    p.save(tmp_path / "p.pt")
+    q = LearnedPolicy.load(tmp_path / "p.pt")
+    assert (q.provenance, q.metrics) == (p.provenance, p.metrics)
+    assert q.score(STATE, CANDIDATES) == pytest.approx(p.score(STATE, CANDIDATES), abs=2e-2)
+    assert q.score(STATE, CANDIDATES) == LearnedPolicy.load(tmp_path / "p.pt").score(STATE, CANDIDATES)
+    LearnedPolicy(PolicyValueNet(ModelConfig())).save(tmp_path / "full.pt")
+    assert (tmp_path / "full.pt").stat().st_size < 3 * 2**20
+
+
+@pytest.mark.parametrize("damage, reason", [
+    (lambda path: None, "does not exist"),
+    (lambda path: path.write_bytes(b"not a checkpoint"), "is unreadable"),
+    (lambda path: torch.save({"format": "something else"}, path), r"is unreadable \(not a learned-policy checkpoint\)"),
+    (lambda path: torch.save({"format": "dojo-prover-learned-policy", "version": 99}, path), "format version 99"),
+])
+def test_a_missing_or_damaged_checkpoint_is_one_line_naming_it_and_the_rebuild(tmp_path, damage, reason):
+    """Fails if a bad checkpoint raises a bare torch/pickle error, spans lines, or does not say
+    which file and how to rebuild it."""
+    path = tmp_path / "policy.pt"
+    damage(path)
+    with pytest.raises(CheckpointError, match=reason) as info:
+        LearnedPolicy.load(path)
+    message = str(info.value)
+    assert "\n" not in message and str(path) in message and message.endswith(f"rebuild it with {REBUILD}")
