@@ -441,8 +441,11 @@ def _project_attack(attack: ProjectAttack, base: Path) -> None:
     after = {name: tree_state(base / name) for name in ("project", "other", "home", "tmp")}
     for name in ("other", "home", "tmp"):
         assert after[name] == before[name], name
+    # a directory's mtime moves with the products built into it; its entries are compared one by one
+    kept = {path: what[:2] if what[0] == "dir" else what for path, what in after["project"].items()}
+    assert {path: what for path, what in kept.items() if path in before["project"]} == \
+        {path: what[:2] if what[0] == "dir" else what for path, what in before["project"].items()}
     new = sorted(set(after["project"]) - set(before["project"]))
-    assert {k: v for k, v in after["project"].items() if k in before["project"]} == before["project"]
     assert [path for path in new if _source_of(path) not in before["project"]] == [], "appeared in the project root"
     assert set(os.listdir(base)) <= {"project", "other", "home", "tmp", "cache", "run", "run.diff"}
 
