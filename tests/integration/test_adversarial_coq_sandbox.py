@@ -425,11 +425,22 @@ def _project_cli(attack: ProjectAttack, base: Path, write: bool) -> subprocess.C
 def _project_attack(attack: ProjectAttack, base: Path) -> None:
     """Outside the root and the run directory (with its patch) nothing may appear or change; in
     the root, only a build product beside its source may appear -- as when a symlinked file was
-    rewritten or built through, a ``../`` entry built beside it, or a source edited."""
+    rewritten or built through, a ``../`` entry built beside it, or a source edited. The file
+    system is checked before the outcome: a write outside is the worse failure."""
     root = _project_world(attack, base)
     before = {name: tree_state(base / name) for name in ("project", "other", "home", "tmp")}
     done = _project_cli(attack, base, write=attack.command == "fill --write")
     output = done.stdout + done.stderr
+    after = {name: tree_state(base / name) for name in ("project", "other", "home", "tmp")}
+    for name in ("other", "home", "tmp"):
+        assert after[name] == before[name], f"{name} changed: {output}"
+    assert set(os.listdir(base)) <= {"project", "other", "home", "tmp", "cache", "run", "run.diff"}
+    # a directory's mtime moves with the products built into it: directories compare by kind and mode
+    kept = {path: _timeless(what) for path, what in after["project"].items() if path in before["project"]}
+    assert kept == {path: _timeless(what) for path, what in before["project"].items()}, output
+    new = sorted(set(after["project"]) - set(before["project"]))
+    assert [path for path in new if _source_of(path) not in before["project"]] == [], "appeared in the project root"
+
     assert done.returncode == attack.exit, output
     refused = attack.refused.format(root=root, other=base / "other")
     if attack.exit == 2:
@@ -438,16 +449,10 @@ def _project_attack(attack: ProjectAttack, base: Path) -> None:
         rows = [line for line in done.stdout.splitlines() if line.startswith(f"| {attack.lemma} |")]
         assert len(rows) == 1 and " | no | " in rows[0] and refused in rows[0], output
         assert (base / "run.diff").read_text() == ""
-    after = {name: tree_state(base / name) for name in ("project", "other", "home", "tmp")}
-    for name in ("other", "home", "tmp"):
-        assert after[name] == before[name], name
-    # a directory's mtime moves with the products built into it; its entries are compared one by one
-    kept = {path: what[:2] if what[0] == "dir" else what for path, what in after["project"].items()}
-    assert {path: what for path, what in kept.items() if path in before["project"]} == \
-        {path: what[:2] if what[0] == "dir" else what for path, what in before["project"].items()}
-    new = sorted(set(after["project"]) - set(before["project"]))
-    assert [path for path in new if _source_of(path) not in before["project"]] == [], "appeared in the project root"
-    assert set(os.listdir(base)) <= {"project", "other", "home", "tmp", "cache", "run", "run.diff"}
+
+
+def _timeless(what: tuple) -> tuple:
+    return what[:2] if what[0] == "dir" else what
 
 
 def test_coqtop_runs_in_its_own_sandbox_whatever_the_callers_directory(world, monkeypatch):
