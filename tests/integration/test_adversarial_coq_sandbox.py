@@ -5,7 +5,7 @@
 directory a project root holding a ``coqhammer.opt`` that turns CoqHammer's hook into shell
 commands, ``HOME`` and ``TMPDIR`` watched directories of their own -- and through the real
 environment in this process, where the exact refusal is asserted. Around each attack every file
-of the watched world is snapshot (names, sizes, modification times, contents' hashes), and the
+of the watched world is snapshot (names, modes, modification times, contents' hashes), and the
 real ``/tmp`` is searched for the attack's marker: nothing may be created or changed outside the
 Coq processes' own sandboxes. Payloads write to absolute paths in the watched world, so a payload
 that ran would be seen.
@@ -22,7 +22,6 @@ beside the sources may appear.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -187,7 +186,14 @@ class ProjectAttack:
 
 
 ZERO_IS_ONE = "Lemma target : 0 = 1.\nAdmitted.\n"
-EXACT_CLASSIC = "destruct classic."
+FAKE_CLASSICAL_PROP = {"Classical_Prop.v": FAKE_CLASSIC,
+                       "C.v": "Require Import Coq.Logic.Classical_Prop.\n" + ZERO_IS_ONE}
+FAKE_SSRUNDER = {"ssrunder.v": FAKE_CLASSIC, "C.v": "Require Import Coq.ssr.ssrunder.\n" + ZERO_IS_ONE}
+BINDS_COQ = "-Q {root} %s binds the logical name 'Coq' of the standard library"
+ADD0_PROOF = ("intros n.", "now rewrite <- plus_n_O.")
+LINKED_A = "theories/A.v resolves to {other}/A.v, outside the project root {root}"
+PARENT_ENTRY = "-Q theories P\n-Q ../other O\ntheories/A.v\n../other/X.v\n"
+PARENT_X = "../other/X.v resolves to {other}/X.v, outside the project root {root}"
 
 PROJECT_ATTACKS: list[ProjectAttack] = [
     # -- item 2: a name printed by Print Assumptions, shared by two admitted lemmas or with the stdlib's
@@ -200,41 +206,25 @@ PROJECT_ATTACKS: list[ProjectAttack] = [
                   ("exact classic.",), 0,
                   "not proved (assumes classic (it may name any of Coq.Logic.Classical_Prop.classic, P.A.classic))"),
     # -- item 3: a project that binds the stdlib's logical names -----------------------------------
-    ProjectAttack("binds-coq-logic", "fill --write",
-                  {"Classical_Prop.v": FAKE_CLASSIC, "C.v": "Require Import Coq.Logic.Classical_Prop.\n" + ZERO_IS_ONE},
-                  (EXACT_CLASSIC,), 2, "-Q {root} Coq.Logic binds the logical name 'Coq' of the standard library",
-                  flags="-Q . Coq.Logic"),
-    ProjectAttack("binds-coq-logic-eval", "eval",
-                  {"Classical_Prop.v": FAKE_CLASSIC, "C.v": "Require Import Coq.Logic.Classical_Prop.\n" + ZERO_IS_ONE},
-                  (EXACT_CLASSIC,), 2, "-Q {root} Coq.Logic binds the logical name 'Coq' of the standard library",
-                  flags="-Q . Coq.Logic"),
-    ProjectAttack("binds-ssrunder-eval", "eval",
-                  {"ssrunder.v": FAKE_CLASSIC, "C.v": "Require Import Coq.ssr.ssrunder.\n" + ZERO_IS_ONE},
-                  (EXACT_CLASSIC,), 2, "-Q {root} Coq.ssr.ssrunder binds the logical name 'Coq' of the standard library",
-                  flags="-Q . Coq.ssr.ssrunder"),
+    ProjectAttack("binds-coq-logic", "fill --write", FAKE_CLASSICAL_PROP, ("destruct classic.",), 2,
+                  BINDS_COQ % "Coq.Logic", flags="-Q . Coq.Logic"),
+    ProjectAttack("binds-coq-logic-eval", "eval", FAKE_CLASSICAL_PROP, ("destruct classic.",), 2,
+                  BINDS_COQ % "Coq.Logic", flags="-Q . Coq.Logic"),
+    ProjectAttack("binds-ssrunder-eval", "eval", FAKE_SSRUNDER, ("destruct classic.",), 2,
+                  BINDS_COQ % "Coq.ssr.ssrunder", flags="-Q . Coq.ssr.ssrunder"),
     # -- item 7: files that lead out of the root ----------------------------------------------------
-    ProjectAttack("file-links-outside", "fill", {}, ("intros n.", "now rewrite <- plus_n_O."), 2,
-                  "theories/A.v resolves to {other}/A.v, outside the project root {root}",
+    ProjectAttack("file-links-outside", "fill", {}, ADD0_PROOF, 2, LINKED_A, listing="-Q theories P\ntheories/A.v\n",
+                  outside={"A.v": ADMITTED_A}, links=(("theories/A.v", "other/A.v"),), lemma="add0"),
+    ProjectAttack("file-links-outside-write", "fill --write", {}, ADD0_PROOF, 2, LINKED_A,
                   listing="-Q theories P\ntheories/A.v\n", outside={"A.v": ADMITTED_A},
                   links=(("theories/A.v", "other/A.v"),), lemma="add0"),
-    ProjectAttack("file-links-outside-write", "fill --write", {}, ("intros n.", "now rewrite <- plus_n_O."), 2,
-                  "theories/A.v resolves to {other}/A.v, outside the project root {root}",
-                  listing="-Q theories P\ntheories/A.v\n", outside={"A.v": ADMITTED_A},
-                  links=(("theories/A.v", "other/A.v"),), lemma="add0"),
-    ProjectAttack("directory-links-outside", "fill --write", {}, ("intros n.", "now rewrite <- plus_n_O."), 2,
-                  "theories/A.v resolves to {other}/A.v, outside the project root {root}",
-                  listing="-Q theories P\ntheories/A.v\n", outside={"A.v": ADMITTED_A},
-                  links=(("theories", "other"),), lemma="add0"),
-    ProjectAttack("parent-directory-entry", "fill", {"theories/A.v": ADMITTED_A},
-                  ("intros n.", "now rewrite <- plus_n_O."), 2,
-                  "../other/X.v resolves to {other}/X.v, outside the project root {root}",
-                  listing="-Q theories P\n-Q ../other O\ntheories/A.v\n../other/X.v\n", outside={"X.v": ADMITTED_A},
+    ProjectAttack("directory-links-outside", "fill --write", {}, ADD0_PROOF, 2, LINKED_A,
+                  listing="-Q theories P\ntheories/A.v\n", outside={"A.v": ADMITTED_A}, links=(("theories", "other"),),
                   lemma="add0"),
-    ProjectAttack("parent-directory-entry-eval", "eval", {"theories/A.v": ADMITTED_A},
-                  ("intros n.", "now rewrite <- plus_n_O."), 2,
-                  "../other/X.v resolves to {other}/X.v, outside the project root {root}",
-                  listing="-Q theories P\n-Q ../other O\ntheories/A.v\n../other/X.v\n", outside={"X.v": ADMITTED_A},
-                  lemma="add0"),
+    ProjectAttack("parent-directory-entry", "fill", {"theories/A.v": ADMITTED_A}, ADD0_PROOF, 2, PARENT_X,
+                  listing=PARENT_ENTRY, outside={"X.v": ADMITTED_A}, lemma="add0"),
+    ProjectAttack("parent-directory-entry-eval", "eval", {"theories/A.v": ADMITTED_A}, ADD0_PROOF, 2, PARENT_X,
+                  listing=PARENT_ENTRY, outside={"X.v": ADMITTED_A}, lemma="add0"),
     # -- item 8: an edit that would change what a lemma means ---------------------------------------
     ProjectAttack("proof-using-section-hypothesis", "fill --write", {"theories/S2.v": SECTIONS["theories/S2.v"]},
                   ("exact H.",), 0, "rolled back: theories/S2.v no longer compiles", flags="-Q theories P",
@@ -270,16 +260,6 @@ def world(tmp_path_factory):
 def env():
     with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048) as env:
         yield env
-
-
-def _snapshot(root: Path) -> dict[str, tuple]:
-    """Every entry under ``root`` with its kind, size, modification time and content hash."""
-    out: dict[str, tuple] = {}
-    for path in sorted(root.rglob("*")):
-        st = path.lstat()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() and not path.is_symlink() else ""
-        out[str(path.relative_to(root))] = (st.st_mode, st.st_size, st.st_mtime_ns, digest)
-    return out
 
 
 def _tmp_traces(marker: str) -> list[str]:
@@ -357,7 +337,7 @@ def _prompt_attack(attack: Attack, world: Path, env: CoqEnvironment) -> None:
     read as an import), the first-word ``calls_atp``, or a coqtop run in the caller's directory,
     which reads its ``coqhammer.opt``."""
     marker = "PWNED"
-    before = {name: _snapshot(world / name) for name in ("project", "home", "tmp")}
+    before = {name: tree_state(world / name) for name in ("project", "home", "tmp")}
     traces = _tmp_traces(marker)
     done = _cli(attack, world)
     output = done.stdout + done.stderr
@@ -369,7 +349,7 @@ def _prompt_attack(attack: Attack, world: Path, env: CoqEnvironment) -> None:
     else:
         assert "status: proved" in done.stdout, output
     _in_process(attack, world, env)
-    after = {name: _snapshot(world / name) for name in ("project", "home", "tmp")}
+    after = {name: tree_state(world / name) for name in ("project", "home", "tmp")}
     assert after == before
     assert _tmp_traces(marker) == traces
     assert not [p for p in os.listdir(world / "tmp") if p.startswith(PREFIX)]
@@ -418,8 +398,8 @@ def _project_cli(attack: ProjectAttack, base: Path, write: bool) -> subprocess.C
     else:
         args = ["fill-admitted", str(root), "--out", str(out), "--theorems", attack.lemma, *search]
         args += ["--write"] if write else []
-    return subprocess.run([sys.executable, "-m", "prover.cli", *args], cwd=base / "home", env=_environ(base, base / "cache"),
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run([sys.executable, "-m", "prover.cli", *args], cwd=base / "home",
+                          env=_environ(base, base / "cache"), capture_output=True, text=True, timeout=300, check=False)
 
 
 def _project_attack(attack: ProjectAttack, base: Path) -> None:
@@ -464,7 +444,7 @@ def test_coqtop_runs_in_its_own_sandbox_whatever_the_callers_directory(world, mo
     project = world / "project"
     monkeypatch.chdir(project)
     monkeypatch.setenv("HOME", str(world / "home"))
-    before = _snapshot(world)
+    before = tree_state(world)
     coqtop = Coqtop(memory_limit_mb=2048)
     coqtop.start()
     try:
@@ -481,4 +461,4 @@ def test_coqtop_runs_in_its_own_sandbox_whatever_the_callers_directory(world, mo
     finally:
         coqtop.kill()
     assert not cwd.exists()
-    assert _snapshot(world) == before
+    assert tree_state(world) == before
