@@ -29,6 +29,11 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
 
 
+def fill(root: Path, out: Path, tactics: list[str], *extra: str) -> int:
+    return main(["fill-admitted", str(root), "--out", str(out), "--timeout", "20", "--no-progress",
+                 "--generator", "fixed", "--generator-opt", f"tactics={json.dumps(tactics)}", *extra])
+
+
 def lemma_text(path: Path, name: str) -> str:
     """The lemma ``name`` of ``path``, from its statement to its ``Qed.``/``Admitted.``."""
     m = re.search(rf"(?:#\[[^\]]*\]\s*)?(?:Local\s+)?Lemma {name}\b.*?(?:Qed|Admitted|Defined)\.",

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from coq_projects import make_project
 import prover.coq.verify as verify
+from coq_projects import make_project
 from prover.coq.assumptions import parse_summary
 from prover.coq.context import ADHOC_MODULE, CoqContext, adhoc_theorem
 from prover.coq.env import CoqEnvironment
