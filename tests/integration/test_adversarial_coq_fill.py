@@ -8,7 +8,6 @@ few seconds and its proof is known in advance."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from coq_projects import make_project, tree_state
 from prover.cli import main
 from prover.coq.build import build_project
 from prover.coq.project import ProjectError, load_project
@@ -29,36 +29,9 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
 
 
-def make_project(root: Path, files: dict[str, str], flags: str = "-Q theories P", listed: bool = True) -> Path:
-    """A project at ``root``: ``files`` (paths relative to it) and a ``_CoqProject`` listing them."""
-    root.mkdir(parents=True, exist_ok=True)
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    (root / "_CoqProject").write_text(flags + "\n" + ("".join(f"{p}\n" for p in files) if listed else ""))
-    return root
-
-
 def fill(root: Path, out: Path, tactics: list[str], *extra: str) -> int:
     return main(["fill-admitted", str(root), "--out", str(out), "--timeout", "20", "--no-progress",
                  "--generator", "fixed", "--generator-opt", f"tactics={json.dumps(tactics)}", *extra])
-
-
-def tree_state(root: Path) -> dict[str, tuple]:
-    """Everything observable about a tree: per entry its kind, mode, mtime and content (or link target)."""
-    state: dict[str, tuple] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            p = Path(dirpath) / name
-            st = p.lstat()
-            if p.is_symlink():
-                what = ("link", os.readlink(p))
-            elif p.is_dir():
-                what = ("dir",)
-            else:
-                what = ("file", hashlib.sha256(p.read_bytes()).hexdigest())
-            state[str(p.relative_to(root))] = (*what, st.st_mode, st.st_mtime_ns)
-    return state
 
 
 def lemma_text(path: Path, name: str) -> str:

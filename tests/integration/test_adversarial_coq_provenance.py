@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import prover.coq.verify as verify
+from coq_projects import make_project
 from prover.coq.assumptions import parse_summary
 from prover.coq.context import ADHOC_MODULE, CoqContext, adhoc_theorem
 from prover.coq.env import CoqEnvironment
@@ -164,14 +165,6 @@ def test_stdlib_functor_with_imported_parameters_verifies(env):
 
 # -- item 2: names resolved to kernel names, ambiguity refused --------------------------------------
 
-def make_project(root: Path, files: dict[str, str], flags: str = "-Q . P") -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "_CoqProject").write_text(flags + "\n" + "".join(f"{name}\n" for name in files))
-    for name, text in files.items():
-        (root / name).write_text(text)
-    return root
-
-
 @pytest.fixture
 def project_env(tmp_path, monkeypatch):
     """An environment on a fresh project written from ``files``, and its admitted ``target``."""
@@ -179,7 +172,7 @@ def project_env(tmp_path, monkeypatch):
     opened = []
 
     def open_project(files: dict[str, str]):
-        root = make_project(tmp_path / "proj", files)
+        root = make_project(tmp_path / "proj", files, flags="-Q . P")
         env = CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root))
         opened.append(env)
         return env, next(t for t in env.index.admitted() if t.full_name == "target")
@@ -278,7 +271,7 @@ FAKE_CLASSIC = "Axiom classic : False.\n"
 def test_project_binding_a_protected_name_is_refused(tmp_path, flags, message):
     """Fails if a _CoqProject may bind the stdlib's or an installed library's logical names (the
     fake Classical_Prop.v proves 0 = 1 with `destruct classic.`)."""
-    root = make_project(tmp_path / "evil", {"Classical_Prop.v": FAKE_CLASSIC})
+    root = make_project(tmp_path / "evil", {"Classical_Prop.v": FAKE_CLASSIC}, flags="-Q . P")
     (root / "_CoqProject").write_text(flags + "\nClassical_Prop.v\n")
     with pytest.raises(ProvenanceError) as info:
         load_project(str(root))
@@ -287,7 +280,7 @@ def test_project_binding_a_protected_name_is_refused(tmp_path, flags, message):
 
 def test_explicit_flags_and_empty_logical_names_are_checked_too(tmp_path):
     """Fails if --flags skip the check, or if ``-R dir ""`` over a ``Coq/`` subdirectory passes."""
-    root = make_project(tmp_path / "evil2", {"Classical_Prop.v": FAKE_CLASSIC})
+    root = make_project(tmp_path / "evil2", {"Classical_Prop.v": FAKE_CLASSIC}, flags="-Q . P")
     with pytest.raises(ProvenanceError, match=r"^--flags: -Q .* Coq\.Logic binds the logical name 'Coq'"):
         load_project(str(root), ("-Q", ".", "Coq.Logic"))
     (root / "Coq" / "Logic").mkdir(parents=True)
