@@ -13,6 +13,7 @@ import difflib
 import fnmatch
 import functools
 import json
+import os
 import re
 import sys
 from dataclasses import asdict
@@ -225,7 +226,7 @@ def load_index(project: CoqProject | None = None, rebuild: bool = False, progres
         bar.close()
     if changed or len(cached) != len(files):
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp")
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")  # workers may index at once: one file each
         tmp.write_text(json.dumps({"coq": coq_version(), "files": [asdict(f) for f in files]}))
         tmp.replace(cache)
     return CoqIndex(root, files, project, failed)
