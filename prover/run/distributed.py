@@ -255,7 +255,8 @@ class DistributedProver:
         self._node_of: dict[int, str] = {}  # worker slot -> the node its actor is pinned to
         self._checks: dict[str, NodeCheck] = {}  # node id -> its check (every node seen so far)
         self._requirements: NodeRequirements | None = None
-        self._owns_ray = False  # this prover called ray.init (and shipped the package: nodes.job_runtime_env)
+        self._owns_ray = False  # this prover called ray.init
+        self._shipped = False  # ... and shipped the package to a cluster (nodes.job_runtime_env)
         self._private = False  # ... for a private local instance
         self._in_flight: dict[Any, tuple[int, int, Task, float]] = {}
         self._overdue: set[int] = set()  # slots killed by the task_timeout watchdog
@@ -344,7 +345,7 @@ class DistributedProver:
             import ray
 
             ray.shutdown()
-            self._owns_ray = self._private = False
+            self._owns_ray = self._private = self._shipped = False
         self._local = None
 
     def __enter__(self) -> DistributedProver:
@@ -385,12 +386,15 @@ class DistributedProver:
 
         if not ray.is_initialized():
             # "local": never join a cluster that `ray start` left on this machine without being asked to
+            # the code is shipped to a cluster's nodes; a private instance's workers share this
+            # machine's files and import it from the driver's import root (no upload, no log lines)
             ray.init(address=self.ray_address or "local", include_dashboard=False, log_to_driver=True,
-                     runtime_env=job_runtime_env(),
+                     runtime_env=job_runtime_env() if self.ray_address else None,
                      num_cpus=None if self.ray_address else max(os.cpu_count() or 1,
                                                                  int(self.num_workers * self.cpus_per_worker)))
             self._owns_ray = True
             self._private = not self.ray_address
+            self._shipped = bool(self.ray_address)
         if not self._actors:
             self._check_new_nodes()
             self._actors = [None] * self.num_workers
@@ -420,7 +424,7 @@ class DistributedProver:
         if self._requirements is None:
             self._requirements = nodes.requirements(self.config)
         timeout = nodes.CHECK_TIMEOUT if self.check_timeout is None else self.check_timeout
-        for check in nodes.check_nodes(alive, self._requirements, timeout, nodes.task_runtime_env(self._owns_ray)):
+        for check in nodes.check_nodes(alive, self._requirements, timeout, nodes.task_runtime_env(self._shipped)):
             self._checks[check.node_id] = check
             if not check.usable:
                 print(f"{check.line()}", file=sys.stderr, flush=True)
@@ -461,7 +465,7 @@ class DistributedProver:
         self._node_of[slot] = node
         actor_cls = ray.remote(ProverWorker).options(
             num_cpus=self.cpus_per_worker, num_gpus=self.gpus_per_worker, max_restarts=0,
-            runtime_env=task_runtime_env(self._owns_ray),
+            runtime_env=task_runtime_env(self._shipped),
             scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
         )
         return actor_cls.remote(self.config, slot, self.record_events)
