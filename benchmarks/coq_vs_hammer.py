@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.results import add_results_flag, write_results  # noqa: E402
 from prover.commands.eval import add_ray_address_argument  # noqa: E402
+from prover.defaults import RUN  # noqa: E402
 
 STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", "tauto.")
 #: the systems run when ``--only`` does not name others
@@ -85,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="stdlib split (default: test; choose settings on train or val)")
     parser.add_argument("--benchmark", help="any Coq benchmark name or listing instead of the stdlib split "
                                             "(coq-lib:NAME[:split], coq-project:PATH[:split], FILE.jsonl)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per theorem and system")
+    parser.add_argument("--timeout", type=float, default=RUN.timeout,
+                        help=f"wall-clock seconds per theorem and system (default: {RUN.timeout:g}, the run default)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/coq_vs_hammer"), help="run directories, one per system")
     parser.add_argument("--only", nargs="+", metavar="SYSTEM", help="run only these systems (default: all)")

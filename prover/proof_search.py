@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from generator.base import TacticGenerator
+from prover.defaults import RUN, SEARCH_WIDTH
 from prover.registry import SEARCHES as PROVERS
 from search_tree import (
     BestFirstSearch,
@@ -86,8 +87,8 @@ class Prover(ABC):
 class BestFirstSearchProver(Prover):
     """Best-first search with a tactic generator, as in ReProver.
 
-    ``timeout`` is the wall-clock budget in seconds, ``max_expansions`` and ``max_env_calls`` are
-    optional further limits, ``num_sampled_tactics`` the suggestions asked for per expansion and
+    ``timeout`` is the wall-clock budget in seconds (default :data:`prover.defaults.RUN`'s, the
+    command line's), ``max_expansions`` and ``max_env_calls`` are optional further limits, ``num_sampled_tactics`` the suggestions asked for per expansion and
     ``length_alpha`` the length normalisation of priorities (0: plain cumulative log-probability).
     ``value`` adds a remaining-cost estimate to the priority (``value_weight`` per step, see
     :mod:`search_tree.best_first`): ``"generator"`` for the generator's own (a learned policy's value,
@@ -97,9 +98,9 @@ class BestFirstSearchProver(Prover):
     def __init__(
         self,
         tac_gen: TacticGenerator,
-        timeout: float = 600.0,
+        timeout: float = RUN.timeout,
         max_expansions: int | None = None,
-        num_sampled_tactics: int = 32,
+        num_sampled_tactics: int = SEARCH_WIDTH,
         max_env_calls: int | None = None,
         length_alpha: float = 0.0,
         value: str | ValueFunction | None = None,
@@ -132,9 +133,9 @@ class MCTSProver(Prover):
     def __init__(
         self,
         tac_gen: TacticGenerator,
-        timeout: float = 600.0,
+        timeout: float = RUN.timeout,
         max_expansions: int | None = None,
-        num_sampled_tactics: int = 32,
+        num_sampled_tactics: int = SEARCH_WIDTH,
         max_env_calls: int | None = None,
         max_simulations: int | None = None,
         max_nodes: int | None = None,

@@ -30,13 +30,16 @@ EventSink = Callable[[dict], None]
 class Budget:
     """Limits of one search; ``None`` means unlimited. Checked after every tactic.
 
+    A search built directly gets only the limits given here; the provers and the command line fill
+    them in from the run's defaults (:mod:`prover.defaults`), which live above this package.
+
     ``max_expansions`` counts generator calls; ``max_env_calls`` counts calls into the prover
     (tactics and focusing) and is never overrun: MCTS checks a split's focus calls against it
     before making them (:meth:`Meter.affords`); ``max_simulations`` and ``max_nodes`` (proof-state nodes, AND nodes
     included) apply to MCTS, which counts them; best-first search ignores both.
     """
 
-    timeout: float | None = 600.0
+    timeout: float | None = None
     max_expansions: int | None = None
     max_env_calls: int | None = None
     max_simulations: int | None = None

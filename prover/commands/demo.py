@@ -19,18 +19,16 @@ import time
 
 from benchmarks.results import add_results_flag, write_results
 from prover.commands.eval import add_ray_address_argument
+from prover.defaults import DEMO, add_limit_flags
 from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=16, help="how many lemmas to attempt (default: 16)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="search seconds per lemma (default: 10)")
-    parser.add_argument("--max-expansions", type=int, default=40, help="expansions per lemma (default: 40)")
-    parser.add_argument("--tactic-timeout", type=float, default=2.0, help="seconds per tactic (default: 2)")
+    add_limit_flags(parser, DEMO, "timeout", "max_expansions", "tactic_timeout")
     parser.add_argument("--max-proof-sentences", type=int, default=3,
                         help="only lemmas whose library proof has at most this many sentences (default: 3)")
-    parser.add_argument("--hammer-timeout", type=float, default=5.0,
-                        help="seconds for the default prover's one hammer call per lemma (default: 5)")
+    add_limit_flags(parser, DEMO, "hammer_timeout")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                         help="search workers, each with its own coqtop (default: 2, or 1 on one core)")
     parser.add_argument("--no-hammer", action="store_true",

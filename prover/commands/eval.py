@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import Any
 
+from prover.defaults import RUN, add_limit_flags
 from prover.registry import ComponentSpec, ProverConfig
 from search_tree.errors import UserError, about
 
@@ -50,8 +51,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -
     parser.add_argument("--generator", help="generator registry name (default with --env coq: the default Coq "
                                              "prover, coq_default with its context additions and BM25 premises)")
     parser.add_argument("--generator-opt", action="append", metavar="KEY=VALUE", help="generator option")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per search")
-    parser.add_argument("--max-expansions", type=int, help="expansions per search")
+    add_limit_flags(parser, RUN, "timeout", "max_expansions")
     parser.add_argument("--max-env-calls", type=int, help="environment calls per search")
     parser.add_argument("--num-sampled-tactics", type=int, help="tactics asked for per expansion (default: the search's)")
     parser.add_argument("--attempts", type=int, default=1, help="attempts per theorem (for pass@k)")

@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 
+from prover.defaults import RUN, add_limit_flags
 from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("theorem", help="theorem name: short (Nat.le_0_l) or qualified (Coq.Arith.PeanoNat.Nat.le_0_l)")
     parser.add_argument("--env", choices=["coq"], default="coq", help="the backend (default: coq)")
-    parser.add_argument("--tactic-timeout", type=float, default=5.0, help="seconds per tactic (default: 5)")
+    add_limit_flags(parser, RUN, "tactic_timeout")
     parser.add_argument("--suggestions", type=int, default=12, help="suggestions tried at each state (default: 12)")
     parser.add_argument("--statement", help="prove this statement (one Lemma/Theorem sentence) instead of a stdlib theorem")
     parser.add_argument("--prelude", action="append", default=[], metavar="SENTENCE",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.results import add_results_flag, write_results
+from prover.defaults import LEARN, add_limit_flags
 from search_tree.cache import cache_root
 from search_tree.errors import UserError
 
@@ -46,7 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theorems", type=int, default=80, help="a stable sample of this many of them")
     parser.add_argument("--val-benchmark", default="coq-stdlib:val", help="the theorems each round is measured on")
     parser.add_argument("--val", type=int, default=30, help="a stable sample of this many of them (0: none)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per search")
+    add_limit_flags(parser, LEARN, "timeout")
     parser.add_argument("--epochs", type=int, default=8, help="training epochs per round")
     parser.add_argument("--seed", type=int, default=0, help="the training seed")
     parser.add_argument("--workers", type=int, default=1, help="parallel search workers")

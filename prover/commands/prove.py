@@ -20,6 +20,7 @@ import argparse
 import textwrap
 import time
 
+from prover.defaults import RUN, Limits, add_limit_flags
 from search_tree.errors import UserError, about, one_line
 
 
@@ -29,13 +30,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", default="coq-stdlib",
                         help="where the theorem is: a Coq project directory (_CoqProject or dune-project), "
                              "coq-lib:NAME or coq-stdlib (default)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="search wall-clock budget in seconds (default: 60)")
-    parser.add_argument("--tactic-timeout", type=float, default=5.0, help="seconds per tactic (default: 5)")
-    parser.add_argument("--max-expansions", type=int, default=None, help="stop after this many expansions")
+    add_limit_flags(parser, RUN, "timeout", "tactic_timeout", "max_expansions")
     parser.add_argument("--tactics", nargs="+", metavar="TACTIC",
                         help="tactics to try at every state, most likely first (default: the default Coq prover)")
-    parser.add_argument("--hammer-timeout", type=float, default=None,
-                        help="seconds for the default prover's hammer call (default: a third of --timeout, at most 20)")
+    add_limit_flags(parser, RUN, "hammer_timeout")
     parser.add_argument("--statement", help="prove this statement (one Lemma/Theorem sentence) instead of a stdlib theorem")
     parser.add_argument("--prelude", action="append", default=[], metavar="SENTENCE",
                         help="with --statement: a sentence to run first, e.g. 'Require Import Arith.' (repeatable)")
@@ -84,9 +82,8 @@ def _prover(args: argparse.Namespace):
     if args.tactics:
         from prover.coq.automation import baseline_prover
         from prover.coq.env import CoqEnvironment
-        from prover.coq.presets import VERIFY_FLOOR
 
-        return (CoqEnvironment(tactic_timeout=args.tactic_timeout, verify_timeout=max(VERIFY_FLOOR, args.timeout),
+        return (CoqEnvironment(tactic_timeout=args.tactic_timeout, verify_timeout=Limits(args.timeout).verify,
                                project=args.project),
                 baseline_prover(args.tactics, args.timeout, args.max_expansions))
     from prover.coq.presets import build_default, default_config

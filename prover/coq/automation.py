@@ -10,10 +10,11 @@ puts that generator under best-first search with a width that takes every sugges
 from __future__ import annotations
 
 from generator.coq_templates import automation_generator
+from prover.defaults import RUN
 from prover.proof_search import BestFirstSearchProver
 
 
-def baseline_prover(tactics: list[str] | None = None, timeout: float = 30.0,
+def baseline_prover(tactics: list[str] | None = None, timeout: float = RUN.timeout,
                     max_expansions: int | None = None) -> BestFirstSearchProver:
     """Best-first search with :func:`automation_generator`, asking for every suggestion it makes."""
     generator = automation_generator(tactics)

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from prover.defaults import RUN
 from search_tree.protocol import Proof, TacticState, Theorem, Verification, proof_tactics
 
 from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path,
@@ -47,7 +48,8 @@ class CoqEnvironment:
     many idle coqtops are kept for reuse; ``verify_timeout`` bounds the final check (``coqc`` and
     ``coqchk``), and each sentence of the checked proof gets ``verify_sentence_timeout`` seconds
     (default: three times the longest any step could take in the search -- ``tactic_timeout``, or
-    ``hammer_timeout`` with ``"hammer"`` -- as slack for a loaded machine).
+    ``hammer_timeout`` with ``"hammer"`` -- as slack for a loaded machine). The limits default to
+    :data:`prover.defaults.RUN`'s, those of the command line.
 
     ``additions`` names context additions (:data:`prover.coq.additions.ADDITIONS`: ``"hammer"``,
     ``"hammer-tactics"``, ``"lia"``...) loaded right before each theorem's statement unless the leak
@@ -67,16 +69,16 @@ class CoqEnvironment:
 
     def __init__(
         self,
-        tactic_timeout: float = 5.0,
+        tactic_timeout: float = RUN.tactic_timeout,
         memory_limit_mb: int | None = 4096,
         max_restarts: int = 3,
         sentence_timeout: float = 120.0,
         elide_proofs: bool = True,
         max_idle: int = 1,
-        verify_timeout: float = 600.0,
+        verify_timeout: float = RUN.verify,
         verify_sentence_timeout: float | None = None,
         additions: tuple[str, ...] | list[str] | str = (),
-        hammer_timeout: float = 20.0,
+        hammer_timeout: float = RUN.hammer,
         index=None,
         project: str = "coq-stdlib",
         project_flags: list[str] | None = None,

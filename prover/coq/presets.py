@@ -1,4 +1,4 @@
-"""The Coq prover presets: the default prover of issue 13 and the one-step comparison systems.
+"""The Coq prover presets: the default prover and the one-step comparison systems.
 
 A preset is a :class:`prover.registry.ProverConfig`, the same value ``eval`` records in a run's
 ``config.json``, so ``prove``, ``demo``, ``eval`` and ``benchmarks/coq_vs_hammer.py`` build the
@@ -12,18 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from prover.defaults import DEFAULT_PROVER_WIDTH, RUN, Limits
 from prover.registry import (ComponentSpec, ProverConfig, build_env, build_generator, build_prover, build_retriever,
                              with_defaults)
 
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
-
-#: the least time the final check gets, whatever the search's: coqc recompiles the theorem's file up to it
-VERIFY_FLOOR = 60.0
-
-#: the search's share of tactics per expansion: every member's suggestions (baseline ~36 with its
-#: per-hypothesis templates, decision procedures, 2 x LEARNED_TOP, CoqHammer's 6)
-NUM_SAMPLED_TACTICS = 80
 
 #: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
 #: docs/learning.md); the default uses it when it is there
@@ -32,28 +26,28 @@ SHIPPED_POLICY = Path(__file__).resolve().parents[2] / "generator" / "data" / "l
 SHIPPED = "shipped"
 
 
-def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_timeout: float | None = None,
-                   max_expansions: int | None = None, project: str | None = None,
-                   policy: str | None = SHIPPED) -> ProverConfig:
-    """The default Coq prover's preset with these budgets: a :class:`prover.registry.ProverConfig`
-    whose search is best-first with ``timeout`` wall-clock seconds per theorem. ``hammer`` gets
-    ``hammer_timeout`` seconds, by default a third of ``timeout`` (at most 20): a search checks its
+def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tactic_timeout,
+                   hammer_timeout: float | None = RUN.hammer_timeout, max_expansions: int | None = RUN.max_expansions,
+                   project: str | None = None, policy: str | None = SHIPPED) -> ProverConfig:
+    """The default Coq prover's preset with these budgets (defaults: :data:`prover.defaults.RUN`):
+    a :class:`prover.registry.ProverConfig` whose search is best-first with ``timeout`` wall-clock
+    seconds per theorem. ``hammer`` gets ``hammer_timeout`` seconds, by default
+    :attr:`prover.defaults.Limits.hammer` (a share of ``timeout``, capped): a search checks its
     clock between tactics, so a longer hammer call would overrun the theorem's limit. The final
-    check gets the theorem's ``timeout`` too (at least :data:`VERIFY_FLOOR`), not the
-    environment's default ten minutes. ``project`` (:func:`prover.coq.project.load_project`'s
-    spec) is where theorems are looked up by name, and whose corpus and traces the prover learns
-    from; default the stdlib. ``policy``: the learned checkpoint that orders candidates and values
-    states (:data:`SHIPPED`: the one in the package, if any; None: none); the search takes its
-    value from the generator."""
-    if hammer_timeout is None:
-        hammer_timeout = min(20.0, timeout / 3)
+    check gets :attr:`prover.defaults.Limits.verify` (the theorem's ``timeout``, at least a
+    minute), not more. ``project`` (:func:`prover.coq.project.load_project`'s spec) is where
+    theorems are looked up by name, and whose corpus and traces the prover learns from; default
+    the stdlib. ``policy``: the learned checkpoint that orders candidates and values states
+    (:data:`SHIPPED`: the one in the package, if any; None: none); the search takes its value from
+    the generator."""
+    limits = Limits(timeout, tactic_timeout, hammer_timeout, max_expansions)
     if policy == SHIPPED:
         policy = str(SHIPPED_POLICY) if SHIPPED_POLICY.exists() else None
-    search = {"timeout": timeout, "num_sampled_tactics": NUM_SAMPLED_TACTICS, "value": "generator"}
+    search = {"timeout": timeout, "num_sampled_tactics": DEFAULT_PROVER_WIDTH, "value": "generator"}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
-    env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": hammer_timeout,
-           "verify_timeout": max(VERIFY_FLOOR, timeout)}
+    env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": limits.hammer,
+           "verify_timeout": limits.verify}
     if project is not None:
         env["project"] = project
     return ProverConfig(
@@ -83,7 +77,7 @@ def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str
     scored = [[t, -0.1 * (i + 1)] for i, t in enumerate(tactics)]
     return ProverConfig(
         env=ComponentSpec("coq", {"tactic_timeout": each, "additions": list(additions), "hammer_timeout": each,
-                                  "verify_timeout": max(VERIFY_FLOOR, timeout)}),
+                                  "verify_timeout": Limits(timeout).verify}),
         prover=ComponentSpec("best_first", {"timeout": timeout, "max_expansions": 1,
                                             "num_sampled_tactics": len(tactics)}),
         generator=ComponentSpec("fixed", {"tactics": scored}),

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from search_tree.errors import UserError
 from search_tree.syntax.lean import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
+from prover.defaults import LEAN_INIT_TIMEOUT, LEAN_TACTIC_TIMEOUT
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
 from prover.lean.script import confinement_problem, focus_goal, render_by_block, render_declaration, under_focus
 from search_tree.protocol import (
@@ -366,8 +367,8 @@ class LeanDojoEnvironment:
         url: str | None = None,
         commit: str | None = None,
         *,
-        tactic_timeout: int = 60,
-        init_timeout: int = 600,
+        tactic_timeout: int = LEAN_TACTIC_TIMEOUT,
+        init_timeout: int = LEAN_INIT_TIMEOUT,
         max_restarts: int = 8,
         max_tactic_length: int = DEFAULT_MAX_LENGTH,
         dojo_factory: DojoFactory | None = None,
