@@ -8,6 +8,6 @@ torch and Lightning, so they are not imported here).
 
 from generator.base import Suggestion, TacticGenerator
 from generator.fixed import FixedTacticGenerator
-from generator.registry import GENERATORS, build_generator, register_generator
+from generator.registry import GENERATORS, build_generator
 
-__all__ = ["GENERATORS", "FixedTacticGenerator", "Suggestion", "TacticGenerator", "build_generator", "register_generator"]
+__all__ = ["GENERATORS", "FixedTacticGenerator", "Suggestion", "TacticGenerator", "build_generator"]

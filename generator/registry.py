@@ -12,13 +12,14 @@
 ``openai``    :class:`generator.openai_compat.OpenAICompletionGenerator` (``base_url=``, ``model=``)
 ``fused``     :class:`generator.fused.FusedGenerator`; ``members=[{"name": ..., "weight": ...,
               **options}, ...]`` (or ``(generator, weight)`` pairs); a ``retriever`` given to
-              ``fused`` is passed on to the members that take one
+              ``fused`` is passed on to the members whose factory has a ``retriever`` parameter
 ``automation`` :func:`generator.coq_templates.automation_generator` (the Coq baseline)
 ``synthetic`` :class:`prover.synthetic.SyntheticGenerator`, the synthetic backend's own policy
 =========  ==========================================================================
 
 The table is complete as written: no other module registers into it on import, so a name works
-whatever was imported first. ``synthetic`` names a class of the ``prover`` package, which sits
+whatever was imported first. A generator defined elsewhere is named by its import path
+(``"mypkg.module:MyGenerator"``), which works wherever that module can be imported. ``synthetic`` names a class of the ``prover`` package, which sits
 above this one; that is a target string, resolved only when the generator is built, not an import,
 so ``generator`` still imports nothing of ``prover`` (the synthetic generator belongs with the
 synthetic backend it is the policy of).
@@ -29,9 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 from generator.base import TacticGenerator
-from search_tree.registry import Registry
+from search_tree.registry import Registry, accepts
 
-GENERATORS = Registry("generator", {
+GENERATORS = Registry("generator", import_paths=True, targets={
     "fixed": "generator.fixed:FixedTacticGenerator",
     "template": "generator.template:TemplateGenerator",
     "knn": "generator.knn:KNNGenerator.from_traced",
@@ -44,13 +45,6 @@ GENERATORS = Registry("generator", {
     "coq_hammer": "generator.coq_hammer:HammerGenerator",
     "coq_default": "generator.coq_default:coq_default",
 })
-
-_TAKES_RETRIEVER = {"template", "hf", "openai"}
-
-
-def register_generator(name: str, target: str) -> None:
-    """Make ``build_generator(name)`` call ``target`` (``"module:callable"``, dotted after the colon)."""
-    GENERATORS.register(name, target)
 
 
 def build_generator(name: str, **options: Any) -> TacticGenerator:
@@ -66,7 +60,7 @@ def _build_fused(members: list[Any], retriever: Any | None = None) -> TacticGene
         if isinstance(member, dict):
             spec = dict(member)
             member_name, weight = spec.pop("name"), float(spec.pop("weight", 1.0))
-            if retriever is not None and member_name in _TAKES_RETRIEVER:
+            if retriever is not None and accepts(GENERATORS.load(member_name), "retriever"):
                 spec.setdefault("retriever", retriever)
             built.append((build_generator(member_name, **spec), weight))
         else:

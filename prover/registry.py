@@ -8,7 +8,7 @@ Every table is a :class:`search_tree.registry.Registry` of ``"module:attribute"`
 only when built, so that importing this module loads neither torch nor ray nor a backend, and an
 unknown name raises :class:`~search_tree.registry.UnknownName` with close matches. The tables:
 
-* environments: :data:`ENVIRONMENTS`, :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
+* environments: :data:`ENVIRONMENTS` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
   ``leandojo`` -> ``prover.lean.env:LeanDojoEnvironment``, ``synthetic``);
 * provers: :data:`SEARCHES` (``best_first``, ``mcts``; also ``prover.proof_search.PROVERS``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
@@ -18,11 +18,18 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
 * generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``,
   ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
   prover's generator, whose whole preset, environment and search included, is
-  :func:`prover.coq.presets.default_config`); a generator that uses premises receives ``retriever=`` among
-  its options;
+  :func:`prover.coq.presets.default_config`); a generator whose factory has a ``retriever``
+  parameter receives the run's retriever there (a factory without one given a retriever is an error);
 * retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
   ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the
   ``corpus`` option is the path of a ``corpus.jsonl`` (loaded with ``Corpus.from_jsonl``).
+
+A component defined outside the package needs no registration: its spec names it by import path,
+``ComponentSpec("mypkg.module:MyGenerator", {...})``, and every worker imports it from there.
+
+In one process a generator or a retriever may also be given as a built object instead of a spec
+(``ProverConfig(..., generator=my_generator)``); a configuration that must travel (to Ray
+workers, or into a run's ``config.json``) takes specs only, and :func:`require_specs` says so.
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ from typing import Any
 from generator.base import TacticGenerator
 from generator.registry import GENERATORS
 from search_tree import Environment, Theorem
-from search_tree.registry import Registry, RegistryError, UnknownName, load_target
+from search_tree.errors import UserError
+from search_tree.registry import Registry, RegistryError, UnknownName, accepts, load_target
 
 
 @dataclass(frozen=True)
@@ -58,14 +66,18 @@ class ComponentSpec:
 
 @dataclass(frozen=True)
 class ProverConfig:
-    """Everything a worker needs to build its environment, retriever, generator and prover."""
+    """Everything a worker needs to build its environment, retriever, generator and prover.
+
+    ``generator`` and ``retriever`` may be built objects for a run in this process (see the module
+    docstring); everything else is a spec."""
 
     env: ComponentSpec
     prover: ComponentSpec
-    generator: ComponentSpec
-    retriever: ComponentSpec = ComponentSpec("none")
+    generator: ComponentSpec | TacticGenerator
+    retriever: ComponentSpec | Any = ComponentSpec("none")
 
     def to_json(self) -> dict[str, Any]:
+        require_specs(self, "a configuration written as JSON")
         return {k: getattr(self, k).to_json() for k in ("env", "prover", "generator", "retriever")}
 
     @classmethod
@@ -73,24 +85,34 @@ class ProverConfig:
         return cls(**{k: ComponentSpec.from_json(v) for k, v in data.items()})
 
 
+class NotASpec(UserError, TypeError):
+    """A component given as a built object where the configuration must travel as specs."""
+
+
+def require_specs(config: ProverConfig, where: str) -> None:
+    """Fail in one line if ``where`` (Ray workers, a run directory) gets a component as an object:
+    only a :class:`ComponentSpec` can be sent to another process or written down."""
+    for role in ("env", "prover", "generator", "retriever"):
+        value = getattr(config, role)
+        if not isinstance(value, ComponentSpec):
+            raise NotASpec(f"{where} needs the {role} as a ComponentSpec (a registry name or 'module:attribute' "
+                           f"with JSON options), not a {type(value).__name__} object: an object serves a run "
+                           "in this process only (one worker, no Ray)")
+
+
 #: Every failure to turn a spec's name into a component (unknown name, backend not installed, no
 #: checkpoint at a ``learned:`` path): the one type the command line catches.
 UnknownComponent = RegistryError
 
-ENVIRONMENTS = Registry("environment", {
+ENVIRONMENTS = Registry("environment", import_paths=True, targets={
     "coq": "prover.coq.env:CoqEnvironment",
     "leandojo": "prover.lean.env:LeanDojoEnvironment",
     "synthetic": "prover.synthetic:SyntheticEnvironment",
 })
-SEARCHES = Registry("search", {
+SEARCHES = Registry("search", import_paths=True, targets={
     "best_first": "prover.proof_search:BestFirstSearchProver",
     "mcts": "prover.proof_search:MCTSProver",
 })
-
-
-def register_env(name: str, target: str) -> None:
-    """Register an environment class or factory ``"module:attribute"`` under ``name``."""
-    ENVIRONMENTS.register(name, target)
 
 
 def generators() -> Registry:
@@ -113,8 +135,11 @@ def _check_retriever(name: str) -> None:
         raise UnknownName("retriever", name, ["none", *retrievers()])
 
 
-def build_retriever(spec: ComponentSpec) -> Any | None:
-    """The retriever named by ``spec``; ``none`` means the generator works without premises."""
+def build_retriever(spec: ComponentSpec | Any) -> Any | None:
+    """The retriever named by ``spec`` (or ``spec`` itself, a built retriever); ``none`` means the
+    generator works without premises."""
+    if not isinstance(spec, ComponentSpec):
+        return spec
     _check_retriever(spec.name)
     if spec.name == "none":
         return None
@@ -126,11 +151,23 @@ def build_retriever(spec: ComponentSpec) -> Any | None:
     return load_target("retrieval.base:build_retriever")(spec.name, corpus, **options)
 
 
-def build_generator(spec: ComponentSpec, retriever: Any | None = None) -> TacticGenerator:
+def build_generator(spec: ComponentSpec | TacticGenerator, retriever: Any | None = None) -> TacticGenerator:
+    """The generator ``spec`` names, given ``retriever`` if its factory has a ``retriever``
+    parameter (a generator that cannot use one is refused a retriever, in one line); a built
+    generator is returned as it is, and brings its own retriever."""
+    if not isinstance(spec, ComponentSpec):
+        if retriever is not None:
+            raise UserError(f"a generator given as an object ({type(spec).__name__}) brings its own retriever: "
+                             "leave the configuration's retriever at 'none'")
+        return spec
+    factory = GENERATORS.load(spec.name)
     options = dict(spec.options)
     if retriever is not None:
+        if not accepts(factory, "retriever"):
+            raise RegistryError(f"generator {spec.name!r} takes no retriever (its factory has no retriever "
+                                "parameter): give the retriever 'none', or a generator that uses premises")
         options["retriever"] = retriever
-    return GENERATORS.load(spec.name)(**options)
+    return factory(**options)
 
 
 def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -179,7 +216,7 @@ def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
 def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> ComponentSpec:
     """``spec`` with the factory's keyword defaults filled in, so that two specs that build the same
     component compare equal and a run's config.json records every setting, not only those given."""
-    if factory is None:
+    if factory is None or not isinstance(spec, ComponentSpec):
         return spec
     defaults = {}
     for name, param in inspect.signature(factory).parameters.items():
@@ -220,7 +257,8 @@ def default_corpus(env_name: str, options: dict[str, Any] | None = None,
 
 def _with_default_corpus(config: ProverConfig, theorems: Sequence[Theorem]) -> ProverConfig:
     """``config`` whose retriever has a ``corpus``: its own, else the environment's default."""
-    if config.retriever.name == "none" or "corpus" in config.retriever.options:
+    if not isinstance(config.retriever, ComponentSpec) or config.retriever.name == "none" \
+            or "corpus" in config.retriever.options:
         return config
     corpus = default_corpus(config.env.name, config.env.options, theorems)
     if corpus is None:
@@ -234,7 +272,7 @@ def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> P
     given none, learns from those the environment names for the run (its class's
     ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's)."""
     generator = config.generator
-    if "traces" in generator.options or generator.name not in GENERATORS:
+    if not isinstance(generator, ComponentSpec) or "traces" in generator.options or generator.name not in GENERATORS:
         return config
     if "traces" not in inspect.signature(GENERATORS.load(generator.name)).parameters:
         return config
@@ -247,21 +285,29 @@ def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> P
 def with_defaults(config: ProverConfig, theorems: Sequence[Theorem] = ()) -> ProverConfig:
     """``config`` with every default option of its environment, prover and generator made explicit
     (and the environment's default corpus for a retriever given none, and its default traces for a
-    learned generator given none, for the ``theorems`` to prove)."""
+    learned generator given none, for the ``theorems`` to prove). Applying it again changes
+    nothing, so every entry point (the command line, :class:`prover.run.distributed.DistributedProver`,
+    :func:`prover.run.evaluation.run_evaluation`) applies it without asking whether it was. A
+    generator or retriever given as an object is left as it is."""
     config = _with_default_traces(_with_default_corpus(config, theorems), theorems)
-    _check_retriever(config.retriever.name)
-    retriever = None if config.retriever.name == "none" else retrievers().load(config.retriever.name)
+    generator, retriever = config.generator, config.retriever
+    if isinstance(generator, ComponentSpec):
+        generator = _with_defaults(generator, GENERATORS.load(generator.name))
+    if isinstance(retriever, ComponentSpec):
+        _check_retriever(retriever.name)
+        retriever = _with_defaults(retriever, None if retriever.name == "none" else retrievers().load(retriever.name))
     return ProverConfig(_with_defaults(config.env, ENVIRONMENTS.load(config.env.name)),
                         _with_defaults(_expand_dataclass_options(config.prover), SEARCHES.load(config.prover.name)),
-                        _with_defaults(config.generator, GENERATORS.load(config.generator.name)),
-                        _with_defaults(config.retriever, retriever))
+                        generator, retriever)
 
 
 def check_names(config: ProverConfig) -> None:
     """Fail before any work starts if a component name is unknown (without building anything)."""
     ENVIRONMENTS.load(config.env.name)
-    _check_retriever(config.retriever.name)
-    GENERATORS[config.generator.name]
+    if isinstance(config.retriever, ComponentSpec):
+        _check_retriever(config.retriever.name)
+    if isinstance(config.generator, ComponentSpec):
+        GENERATORS[config.generator.name]
     SEARCHES[config.prover.name]
     value = config.prover.options.get("value")
     if isinstance(value, str) and value.startswith(LEARNED_VALUE_PREFIX):

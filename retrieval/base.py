@@ -147,7 +147,7 @@ def top_k(scores: np.ndarray, mask: np.ndarray | None, k: int, floor: float = -n
 
 
 # name -> "module:Class"; modules are imported on first use so that heavy ones stay unloaded
-RETRIEVERS = Registry("retriever", {
+RETRIEVERS = Registry("retriever", import_paths=True, targets={
     "ps2": "retrieval.dense:DenseRetriever",
     "mepo": "retrieval.mepo:MePoRetriever",
     "sine": "retrieval.sine:SInERetriever",

@@ -6,6 +6,12 @@ extended (:meth:`Registry.register`) the same way everywhere. Targets are string
 when :meth:`Registry.load` is called, so a table can name a component whose backend (torch, Ray,
 LeanDojo, Coq) is not installed, and building a table imports nothing.
 
+In a table made with ``import_paths=True`` (the component tables: environments, searches,
+generators, retrievers), a name that is itself a ``"module:attribute"`` path loads that attribute:
+a component defined outside the package is used by its import path, with no registration, and
+since the path is the name it travels inside a spec to every process (a Ray worker imports the
+module itself). Other tables have names with colons of their own (``coq:BASELINE``).
+
 This module lives in :mod:`search_tree`, the bottom package, and imports nothing of dojo-prover but
 :mod:`search_tree.errors`: every other package may use it without creating an import circle.
 """
@@ -14,7 +20,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Iterator, Mapping
+import inspect
+import re
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from search_tree.errors import UserError
@@ -45,6 +53,21 @@ class NotInstalled(RegistryError):
     """A known name whose module (or one it needs) is not installed here."""
 
 
+#: ``module.sub:Attribute.attr``: a name that is an import path rather than a table entry
+IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+
+
+def accepts(factory: Callable[..., Any], parameter: str) -> bool:
+    """Whether ``factory`` can be called with the keyword ``parameter`` (it names it, or takes
+    ``**kwargs``): how a nested component (a generator's ``retriever``) is offered only to the
+    factories whose signature asks for it."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: offer nothing
+        return False
+    return parameter in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def load_target(target: str) -> Any:
     """The object that ``"module:attribute"`` names (the attribute may be dotted: ``Class.factory``).
 
@@ -67,10 +90,13 @@ def load_target(target: str) -> Any:
 
 class Registry(Mapping[str, str]):
     """A named table of ``"module:attribute"`` targets: ``table[name]`` is the target string,
-    :meth:`load` the imported object. ``table`` is how errors name it ("unknown generator ...")."""
+    :meth:`load` the imported object. ``table`` is how errors name it ("unknown generator ...");
+    ``import_paths``: whether a name of the form ``module:attribute`` not in the table is its own
+    target (see the module docstring)."""
 
-    def __init__(self, table: str, targets: Mapping[str, str] | None = None) -> None:
+    def __init__(self, table: str, targets: Mapping[str, str] | None = None, *, import_paths: bool = False) -> None:
         self.table = table
+        self.import_paths = import_paths
         self._targets: dict[str, str] = {}
         for name, target in (targets or {}).items():
             self.register(name, target)
@@ -82,10 +108,12 @@ class Registry(Mapping[str, str]):
         self._targets[name] = target
 
     def __getitem__(self, name: str) -> str:
-        try:
+        """The target of ``name``: its table entry, or ``name`` itself when it is an import path."""
+        if name in self._targets:
             return self._targets[name]
-        except KeyError:
-            raise UnknownName(self.table, name, list(self._targets)) from None
+        if self.import_paths and IMPORT_PATH.fullmatch(name):
+            return name
+        raise UnknownName(self.table, name, list(self._targets))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._targets)
@@ -94,8 +122,14 @@ class Registry(Mapping[str, str]):
         return len(self._targets)
 
     def load(self, name: str) -> Any:
-        """The object registered as ``name``, imported now (:class:`UnknownName`, :class:`NotInstalled`)."""
-        return load_target(self[name])
+        """The object registered as ``name``, or at import path ``name``, imported now
+        (:class:`UnknownName`, :class:`NotInstalled`, :class:`RegistryError` for a path whose
+        module lacks the attribute)."""
+        target = self[name]
+        try:
+            return load_target(target)
+        except AttributeError as exc:
+            raise RegistryError(f"{self.table} {name!r}: {target} does not exist ({exc})") from None
 
     def __repr__(self) -> str:
-        return f"Registry({self.table!r}, {self._targets!r})"
+        return f"Registry({self.table!r}, {self._targets!r}, import_paths={self.import_paths})"

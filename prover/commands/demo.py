@@ -74,13 +74,12 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False, 
     from tqdm import tqdm
 
     from prover.commands.prove import assumes
-    from prover.registry import with_defaults
     from prover.views.safe_text import printable
     from prover.run.distributed import DistributedProver, Task
     from search_tree import Status
 
     proved = 0
-    with DistributedProver(with_defaults(config, theorems), workers, record_events=False,
+    with DistributedProver(config, workers, record_events=False,
                            ray_address=ray_address) as dp, \
             tqdm(total=len(theorems), unit="lemma", desc=what, dynamic_ncols=True) as bar:
         for outcome in dp.iter_results([Task(t) for t in theorems]):

@@ -32,7 +32,7 @@ import socket
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,8 @@ from prover.registry import (
     build_generator,
     build_prover,
     build_retriever,
+    require_specs,
+    with_defaults,
 )
 from search_tree import EnvironmentFailure, SearchResult, Theorem
 from search_tree.errors import UserError
@@ -222,6 +224,11 @@ class DistributedProver:
     private local instance that :meth:`close` shuts down again. ``task_timeout`` bounds one task's
     wall time; a worker past it is killed and the task retried. ``check_timeout`` bounds the
     check of each node (module docstring).
+
+    ``config`` gets the same defaults as on the command line
+    (:func:`prover.registry.with_defaults`, for the theorems of the first tasks or of
+    :meth:`start`), so ``DistributedProver(default_config())`` is ready as it is. In process, its
+    generator and retriever may be objects; workers on Ray need specs (:class:`~prover.registry.NotASpec`).
     """
 
     def __init__(
@@ -241,6 +248,7 @@ class DistributedProver:
         if num_workers < 1:
             raise ValueError("num_workers must be at least 1")
         self.config = config
+        self._completed = False  # with_defaults applied to config
         self.num_workers = num_workers
         self.max_retries = max_retries
         self.record_events = record_events
@@ -292,13 +300,17 @@ class DistributedProver:
 
     def iter_results(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Run ``tasks`` and yield each :class:`Outcome` as soon as it is finished."""
+        tasks = list(tasks)
+        self._complete([task.theorem for task in tasks])
         if self.in_process:
             yield from self._iter_local(tasks)
         else:
             yield from self._iter_ray(tasks)
 
-    def start(self) -> None:
-        """Build the workers now instead of on first use (to time proving apart from start-up)."""
+    def start(self, theorems: Sequence[Theorem] = ()) -> None:
+        """Build the workers now instead of on first use (to time proving apart from start-up);
+        ``theorems``: those to be proved, for defaults that depend on them (a project's corpus)."""
+        self._complete(theorems)
         if self.in_process:
             if self._local is None:
                 try:
@@ -354,6 +366,12 @@ class DistributedProver:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _complete(self, theorems: Sequence[Theorem]) -> None:
+        """Make every default of ``config`` explicit, once, before any worker is built from it."""
+        if not self._completed:
+            self.config = with_defaults(self.config, theorems)
+            self._completed = True
+
     # -- in-process -------------------------------------------------------------------------
 
     def _iter_local(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
@@ -374,6 +392,7 @@ class DistributedProver:
     # -- Ray --------------------------------------------------------------------------------
 
     def _start_ray(self) -> None:
+        require_specs(self.config, "workers on Ray")
         joined = "ray" in sys.modules and sys.modules["ray"].is_initialized()
         if self.ray_address and not joined:
             check_reachable(self.ray_address)

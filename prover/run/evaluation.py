@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from prover.run.distributed import DistributedProver, Outcome, Task, WorkerStartError
-from prover.registry import ENVIRONMENTS, ProverConfig, check_names, with_defaults
+from prover.registry import ENVIRONMENTS, ProverConfig, check_names, require_specs, with_defaults
 from search_tree import Theorem
 from search_tree.errors import UserError, one_line
 
@@ -351,6 +351,7 @@ def run_evaluation(
     Returns the counts of this session; :func:`prover.run.analysis.load_run` reads the whole run.
     """
     out = Path(out_dir)
+    require_specs(config.prover, "a run directory (its config.json)")
     check_names(config.prover)
     config = dataclasses.replace(config, prover=with_defaults(config.prover, theorems))
     out.mkdir(parents=True, exist_ok=True)
