@@ -306,8 +306,8 @@ def check_names(config: ProverConfig) -> None:
     ENVIRONMENTS.load(config.env.name)
     if isinstance(config.retriever, ComponentSpec):
         _check_retriever(config.retriever.name)
-    if isinstance(config.generator, ComponentSpec):
-        GENERATORS[config.generator.name]
+    if isinstance(config.generator, ComponentSpec) and GENERATORS[config.generator.name] == config.generator.name:
+        GENERATORS.load(config.generator.name)  # an import path: is it there? (a table's names are, unimported)
     SEARCHES[config.prover.name]
     value = config.prover.options.get("value")
     if isinstance(value, str) and value.startswith(LEARNED_VALUE_PREFIX):
