@@ -46,7 +46,7 @@ from generator.base import TacticGenerator
 from generator.registry import GENERATORS
 from search_tree import Environment, Theorem
 from search_tree.errors import UserError
-from search_tree.registry import Registry, RegistryError, UnknownName, accepts, load_target
+from search_tree.registry import IMPORT_PATH, Registry, RegistryError, UnknownName, accepts, load_target
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,29 @@ def require_specs(config: ProverConfig, where: str) -> None:
             raise NotASpec(f"{where} needs the {role} as a ComponentSpec (a registry name or 'module:attribute' "
                            f"with JSON options), not a {type(value).__name__} object: an object serves a run "
                            "in this process only (one worker, no Ray)")
+
+
+def outside_modules(config: ProverConfig) -> list[str]:
+    """The top-level modules of every component ``config`` names by import path, nested specs
+    (fused ``members``) included: what a worker must import besides the package's own."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            name = value.get("name")
+            if isinstance(name, str) and IMPORT_PATH.fullmatch(name):
+                found.append(name.partition(":")[0].split(".")[0])
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for role in ("env", "prover", "generator", "retriever"):
+        spec = getattr(config, role)
+        if isinstance(spec, ComponentSpec):
+            walk(spec.to_json())
+    return list(dict.fromkeys(found))
 
 
 #: Every failure to turn a spec's name into a component (unknown name, backend not installed, no

@@ -44,6 +44,7 @@ from prover.registry import (
     build_generator,
     build_prover,
     build_retriever,
+    outside_modules,
     require_specs,
     with_defaults,
 )
@@ -408,7 +409,7 @@ class DistributedProver:
             # the code is shipped to a cluster's nodes; a private instance's workers share this
             # machine's files and import it from the driver's import root (no upload, no log lines)
             ray.init(address=self.ray_address or "local", include_dashboard=False, log_to_driver=True,
-                     runtime_env=job_runtime_env() if self.ray_address else None,
+                     runtime_env=job_runtime_env(outside_modules(self.config)) if self.ray_address else None,
                      num_cpus=None if self.ray_address else max(os.cpu_count() or 1,
                                                                  int(self.num_workers * self.cpus_per_worker)))
             self._owns_ray = True
@@ -443,7 +444,8 @@ class DistributedProver:
         if self._requirements is None:
             self._requirements = nodes.requirements(self.config)
         timeout = nodes.CHECK_TIMEOUT if self.check_timeout is None else self.check_timeout
-        for check in nodes.check_nodes(alive, self._requirements, timeout, nodes.task_runtime_env(self._shipped)):
+        runtime_env = nodes.task_runtime_env(self._shipped, outside_modules(self.config))
+        for check in nodes.check_nodes(alive, self._requirements, timeout, runtime_env):
             self._checks[check.node_id] = check
             if not check.usable:
                 print(f"{check.line()}", file=sys.stderr, flush=True)
@@ -484,7 +486,7 @@ class DistributedProver:
         self._node_of[slot] = node
         actor_cls = ray.remote(ProverWorker).options(
             num_cpus=self.cpus_per_worker, num_gpus=self.gpus_per_worker, max_restarts=0,
-            runtime_env=task_runtime_env(self._shipped),
+            runtime_env=task_runtime_env(self._shipped, outside_modules(self.config)),
             scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
         )
         return actor_cls.remote(self.config, slot, self.record_events)

@@ -196,26 +196,48 @@ def import_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def job_runtime_env() -> dict[str, Any]:
-    """How workers get the driver's code when this process joins Ray: its packages as Ray
-    ``py_modules``, uploaded once per content hash and unpacked on each node before its first
-    worker starts (Ray takes local directories only for the whole job, in ``ray.init``).
+def job_runtime_env(modules: Iterable[str] = ()) -> dict[str, Any]:
+    """How workers get the driver's code when this process joins Ray: its packages, and the
+    ``modules`` outside them that the configuration names by import path (:func:`outside_code`),
+    as Ray ``py_modules``, uploaded once per content hash and unpacked on each node before its
+    first worker starts (Ray takes local directories only for the whole job, in ``ray.init``).
 
     Why ``py_modules`` rather than an installed version or ``working_dir``: the driver's code is
     the truth, including uncommitted edits, which no version number describes; ``working_dir``
     would also ship run directories and results and change the workers' working directory."""
-    return {"py_modules": [str(import_root() / name) for name in PACKAGES],
+    return {"py_modules": [str(import_root() / name) for name in PACKAGES] + [str(p) for p in outside_code(modules)],
             "excludes": ["__pycache__", "*.pyc", "results/"]}
 
 
-def task_runtime_env(shipped: bool) -> dict[str, Any]:
+def task_runtime_env(shipped: bool, modules: Iterable[str] = ()) -> dict[str, Any]:
     """The runtime environment of workers and probes: nothing more when the job ships the code
-    (:func:`job_runtime_env`); else, on a Ray the caller joined, the driver's import root first on
-    ``PYTHONPATH``, which serves nodes that share the driver's file system."""
+    (:func:`job_runtime_env`); else, on a Ray the caller joined or a private one, the driver's
+    import root first on ``PYTHONPATH``, then the directories that hold ``modules``, which serves
+    nodes that share the driver's file system."""
     if shipped:
         return {}
-    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(import_root())]
-    return {"env_vars": {"PYTHONPATH": os.pathsep.join([str(import_root()), *rest])}}
+    roots = [str(import_root()), *(str(p.parent) for p in outside_code(modules))]
+    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in roots]
+    return {"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys([*roots, *rest]))}}
+
+
+def outside_code(modules: Iterable[str]) -> list[Path]:
+    """Where the driver imports each of ``modules`` (top-level names) from, a package's directory
+    or a module's file, leaving out the package's own (workers have those already)."""
+    import importlib.util
+
+    from search_tree.registry import NotInstalled
+
+    found = []
+    for name in modules:
+        if name in PACKAGES:
+            continue
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None and not spec.submodule_search_locations:
+            raise NotInstalled(f"module {name} is not installed here, so it cannot be sent to the workers")
+        locations = list(spec.submodule_search_locations or [])
+        found.append(Path(locations[0] if locations else spec.origin))
+    return found
 
 
 # -- on the node (also on the driver, for the driver's own values) -----------------------------

@@ -172,3 +172,23 @@ def test_components_by_import_path_and_their_errors():
         build_generator(ComponentSpec("fixd"))
     with pytest.raises(RegistryError, match=r"^generator 'custom_components:Nope'"):  # before any work starts
         check_names(synthetic(ComponentSpec("custom_components:Nope")))
+
+
+def test_the_code_of_components_named_by_import_path_travels_to_the_workers():
+    from pathlib import Path
+
+    from prover.registry import outside_modules
+    from prover.run.nodes import import_root, job_runtime_env, task_runtime_env
+
+    fused = ComponentSpec("fused", {"members": [{"name": "fixed", "tactics": ["auto."]},
+                                                {"name": "custom_components:PremiseGenerator", "tactics": []}]})
+    config = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("prover.proof_search:MCTSProver"), fused)
+    assert outside_modules(config) == ["prover", "custom_components"]
+    here = Path(__file__).resolve().parents[1]  # tests/, where custom_components.py is
+    shipped = job_runtime_env(outside_modules(config))["py_modules"]
+    assert shipped == job_runtime_env()["py_modules"] + [str(here / "custom_components.py")]
+    path = task_runtime_env(False, outside_modules(config))["env_vars"]["PYTHONPATH"].split(":")
+    assert path[:2] == [str(import_root()), str(here)]
+    assert task_runtime_env(True, outside_modules(config)) == {}
+    with pytest.raises(NotInstalled, match="^module no_such_module is not installed here"):
+        task_runtime_env(False, ["no_such_module"])
