@@ -46,7 +46,14 @@ from generator.base import TacticGenerator
 from generator.registry import GENERATORS
 from search_tree import Environment, Theorem
 from search_tree.errors import UserError
-from search_tree.registry import IMPORT_PATH, Registry, RegistryError, UnknownName, accepts, load_target
+from search_tree.registry import (
+    IMPORT_PATH,
+    Registry,
+    RegistryError,
+    UnknownName,
+    accepts,
+    load_target,
+)
 
 
 @dataclass(frozen=True)

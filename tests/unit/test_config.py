@@ -2,24 +2,35 @@
 Python API applies the command line's defaults itself, and components are given as specs (by
 registry name or import path) or, in process, as objects."""
 
-import dataclasses
 import inspect
 import json
 
 import pytest
 from custom_components import MARK, PremiseGenerator
 
+from generator import FixedTacticGenerator
+from generator.registry import build_generator as build_named
 from prover.cli import build_parser
 from prover.coq.automation import baseline_prover
 from prover.coq.env import CoqEnvironment
 from prover.coq.presets import default_config
 from prover.defaults import DEFAULT_PROVER_WIDTH, DEMO, LEARN, RUN, SEARCH_WIDTH, Limits
 from prover.lean.env import LeanDojoEnvironment
-from prover.proof_search import BestFirstSearchProver, DistributedProver, MCTSProver, Task
-from prover.registry import (ComponentSpec, NotASpec, ProverConfig, build_generator, check_names, with_defaults)
+from prover.proof_search import (
+    BestFirstSearchProver,
+    DistributedProver,
+    MCTSProver,
+    Task,
+)
+from prover.registry import (
+    ComponentSpec,
+    NotASpec,
+    ProverConfig,
+    build_generator,
+    check_names,
+    with_defaults,
+)
 from prover.run.evaluation import EvalConfig, run_evaluation
-from generator import FixedTacticGenerator
-from generator.registry import build_generator as build_named
 from search_tree import Status, Theorem
 from search_tree.registry import NotInstalled, RegistryError, UnknownName
 
