@@ -56,6 +56,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from prover.defaults import RUN
 from search_tree.protocol import Proof, Verification, proof_tactics
 
 from .additions import annotate
@@ -89,7 +90,7 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
             + "".join(line + "\n" for line in context.closing))
 
 
-def verify_proof(context: CoqContext, proof: Proof, timeout: float = 600.0,
+def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
                  sentence_timeout: float | None = None) -> Verification:
     """Compile the proof with coqc, re-check it with coqchk, check its axioms (module docstring).
 
