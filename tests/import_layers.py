@@ -114,9 +114,9 @@ def references(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tu
                 yield node.lineno, _resolve(alias.name, modules), "import"
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - (node.level - 1)]
-                base = ".".join(anchor + ([node.module] if node.module else []))
+            if node.level:  # relative: from the module's package, one package up per extra dot
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{node.module}" if node.module else anchor
             for alias in node.names:  # ``from pkg import mod`` names the module ``pkg.mod``
                 yield node.lineno, _resolve(f"{base}.{alias.name}", modules), "import"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
