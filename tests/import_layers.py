@@ -51,7 +51,7 @@ LAYERS: tuple[Layer, ...] = (
                      "prover.coq.presets", "prover.coq.automation")),
     # reports, tree pages, the live and interactive views: they read runs, runs never import them
     Layer("views", ("prover.views",)),
-    Layer("cli", ("prover.cli", "prover.commands")),
+    Layer("command line", ("prover.cli", "prover.commands")),
     # measurement scripts: nothing imports them
     Layer("scripts", ("benchmarks",)),
 )

@@ -7,6 +7,7 @@ test can fail.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,12 @@ def test_the_most_specific_row_places_a_module():
     assert names[layer_of("prover.coq.env")] == "backends"
     assert names[layer_of("prover.not_yet_placed")] == "backends"
     assert layer_of("elsewhere.module") is None
+
+
+def test_the_architecture_page_shows_the_layers_as_they_are():
+    """Fails if the layer table of docs/architecture.md and LAYERS disagree (order, names or modules)."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    table = page[page.index("| layer | modules | why there |"):].split("\n\n")[0]
+    rows = [line.split(" | ") for line in table.splitlines()[2:]]
+    assert [(row[0].strip("| "), tuple(re.findall(r"`([\w.]+)`", row[1]))) for row in rows] == \
+        [(layer.name, layer.modules) for layer in LAYERS]
