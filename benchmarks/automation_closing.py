@@ -2,7 +2,7 @@
 
     python benchmarks/automation_closing.py [--theorems 40] [--max-proof-sentences 3] [--tactic-timeout 1] [--write-results]
 
-For a stable sample (:func:`benchmarks.registry.stable_sample`) of the Coq stdlib's *train*
+For a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of the Coq stdlib's *train*
 split (never the test split: the priors must not be fitted to what the demo and the benchmarks
 measure), restricted like the demo's to theorems whose library proof is short (on unrestricted
 theorems one tactic alone closes too few to rank anything: 2 of 40), every tactic of :data:`generator.coq_templates.AUTOMATION` runs alone on the initial
@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.registry import stable_sample  # noqa: E402
-from benchmarks.results import add_results_flag, write_results  # noqa: E402
+from prover.benchmarks.registry import stable_sample  # noqa: E402
+from prover.benchmarks.results import add_results_flag, write_results  # noqa: E402
 from generator.coq_templates import AUTOMATION  # noqa: E402
 from search_tree import ProofFinished, TacticState  # noqa: E402
 

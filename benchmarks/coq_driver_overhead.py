@@ -31,7 +31,7 @@ import statistics
 import subprocess
 import time
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from prover.coq.goals import parse_view

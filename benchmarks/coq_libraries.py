@@ -11,7 +11,7 @@ the stdlib's and the OCaml runtime's); with ``--install`` the missing ones are i
 
 1. **index**: :func:`prover.coq.build.project_index`: files indexed, files left out (the scan could
    not read them) and theorems found;
-2. **open**: a stable sample (:func:`benchmarks.registry.stable_sample`) of ``--sample`` theorems,
+2. **open**: a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of ``--sample`` theorems,
    each opened as the default prover opens it (its context additions included): the file's
    context replayed in coqtop, the statement accepted, and one cheap tactic (``intros.``) run on
    the first state. Per library: opened of sampled, the errors by kind (with one example each),
@@ -36,8 +36,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.registry import stable_sample
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.registry import stable_sample
+from prover.benchmarks.results import add_results_flag, write_results
 from prover.coq.install import debian_coq_packages, user_contrib
 from search_tree.errors import one_line
 

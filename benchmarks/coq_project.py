@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.coq_tracing import coqc_cpu, cpu_times
-from benchmarks.results import REPO, add_results_flag, write_results
+from prover.benchmarks.results import REPO, add_results_flag, write_results
 from prover.coq.index import CoqIndex
 from prover.coq.project import CoqProject, ProjectError, load_project
 from search_tree.cache import CACHE_VARIABLE

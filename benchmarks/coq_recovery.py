@@ -20,7 +20,7 @@ import os
 import signal
 import statistics
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from prover.coq.automation import baseline_prover
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment

@@ -3,7 +3,7 @@
     python benchmarks/coq_vs_hammer.py [--limit 200] [--timeout 60] [--workers 2] [--out DIR] [--write-results]
     python benchmarks/coq_vs_hammer.py --benchmark coq-lib:AAC_tactics --only hammer default ...
 
-On a stable sample (:func:`benchmarks.registry.stable_sample`) of the Coq stdlib's test split
+On a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of the Coq stdlib's test split
 (or of any Coq benchmark, ``--benchmark``: a project, an installed library, a JSONL listing),
 with the same wall-clock limit per theorem (``--timeout``) and the same workers for every system:
 
@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.results import add_results_flag, write_results  # noqa: E402
+from prover.benchmarks.results import add_results_flag, write_results  # noqa: E402
 from prover.commands.eval import add_ray_address_argument  # noqa: E402
 from prover.defaults import RUN  # noqa: E402
 
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit < 1 or args.timeout <= 0 or args.workers < 1:
         parser.error("--limit, --timeout and --workers must be positive")
 
-    from benchmarks.registry import load_benchmark
+    from prover.benchmarks.registry import load_benchmark
     from prover.run.analysis import load_run
     from prover.coq.additions import guarded
     from prover.run.evaluation import EvalConfig, run_evaluation, theorem_key

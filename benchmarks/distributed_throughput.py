@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.results import add_results_flag, write_results  # noqa: E402
-from benchmarks.registry import load_benchmark  # noqa: E402
+from prover.benchmarks.results import add_results_flag, write_results  # noqa: E402
+from prover.benchmarks.registry import load_benchmark  # noqa: E402
 from prover.commands.eval import add_ray_address_argument  # noqa: E402
 from prover.run.distributed import DistributedProver, Task  # noqa: E402
 from prover.registry import ComponentSpec, ProverConfig, generators  # noqa: E402

@@ -17,7 +17,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from generator.coq_templates import PRIORS_PATH, TEMPLATES
 from generator.traced import load_theorems
 

@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from benchmarks.generator_data import REPO, default_traced_data, same_tactic, train_val_examples
 from generator.base import TacticGenerator
 from generator.traced import TacticExample, examples, load_theorems

@@ -8,7 +8,7 @@
 ``--env`` is an environment name of :mod:`prover.registry` (``coq``, ``leandojo``, ``synthetic``)
 or a factory ``module:callable``, called with the ``--env-option key=value`` pairs (values parsed
 as JSON when they can be); nothing of a backend is imported until then. Theorems come from
-``--benchmark family:split`` (:mod:`benchmarks.registry`, a stable sample with ``--limit``) or
+``--benchmark family:split`` (:mod:`prover.benchmarks.registry`, a stable sample with ``--limit``) or
 from ``--theorems``, traced data in LeanDojo's format. Generators by registry name:
 
 * ``template``: the ``--templates`` set (default ``coq``), premises from ``--retriever`` if given;
@@ -37,7 +37,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import IO, Any
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from generator.registry import build_generator
 from generator.traced import load_theorems
 from search_tree.protocol import Theorem
@@ -63,7 +63,7 @@ def make_env(spec: str, options: dict[str, Any]) -> Any:
 
 def theorems_of(args: argparse.Namespace) -> list[Theorem]:
     if args.benchmark:
-        from benchmarks.registry import load_benchmark
+        from prover.benchmarks.registry import load_benchmark
 
         return load_benchmark(args.benchmark, args.limit)
     out = [Theorem(t["full_name"], file_path=t.get("file_path", ""), position=tuple(t["start"]) if t.get("start") else None)
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env", required=True, help="environment name (prover.registry) or module:factory")
     parser.add_argument("--env-option", action="append", default=[], type=parse_option, metavar="KEY=VALUE")
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--benchmark", help="family:split of benchmarks.registry, e.g. coq-stdlib:test")
+    source.add_argument("--benchmark", help="family:split of prover.benchmarks.registry, e.g. coq-stdlib:test")
     source.add_argument("--theorems", type=Path, help="traced JSON of the theorems to prove")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--generators", default="template,knn,hf,fused")

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from benchmarks.generator_data import REPO, default_traced_data, train_val_examples
 from generator.base import TacticGenerator
 from generator.traced import TacticExample

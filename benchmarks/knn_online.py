@@ -2,7 +2,7 @@
 
     python -m benchmarks.knn_online [--traces DIR] [--limit 20] [--timeout 10]
 
-On a stable sample (:func:`benchmarks.registry.stable_sample`) of the test-split theorems that the
+On a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of the test-split theorems that the
 Coq tracer traced in ``--traces`` (default :func:`prover.coq.tracer.traced_data_dir`), best-first
 search in the real Coq backend with ``--timeout`` seconds per theorem, three generators:
 
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     if not all(p.exists() for p in splits.values()):
         raise SystemExit(f"no traced splits in {args.traces}: run `dojo-prover trace --env coq --out {args.traces}`")
 
-    from benchmarks.registry import stable_sample
+    from prover.benchmarks.registry import stable_sample
     from prover.coq.env import CoqEnvironment
     from prover.coq.stdlib import load_index
     from prover.proof_search import make_prover

@@ -22,7 +22,7 @@ import statistics
 import time
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from search_tree.protocol import TacticState, Theorem
 
 

@@ -17,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,7 @@ under 10%).
 
 ``--env scripted`` runs the synthetic backend of :mod:`prover.synthetic` (random proof
 trees with splits, evars, detours and simulated latencies; its generator greedy): it measures the search, not a prover.
-``--env coq`` runs a stable sample (:func:`benchmarks.registry.stable_sample`) of a Coq standard
+``--env coq`` runs a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of a Coq standard
 library split through ``prover.coq.env.CoqEnvironment`` (which focuses goals for MCTS with ``n: {``)
 with the scored baseline generator of :mod:`prover.coq.automation` (``--generator fixed``: the
 unscored ``COQ_TACTICS``).
@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.results import add_results_flag, write_results  # noqa: E402
+from prover.benchmarks.results import add_results_flag, write_results  # noqa: E402
 from generator import FixedTacticGenerator  # noqa: E402
 from generator.base import TacticGenerator  # noqa: E402
 from prover.proof_search import make_prover  # noqa: E402
@@ -58,7 +58,7 @@ def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], Tac
         from prover.coq.stdlib import stdlib_theorems
     except ImportError as exc:
         raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}") from None
-    from benchmarks.registry import stable_sample
+    from prover.benchmarks.registry import stable_sample
     from generator.coq_templates import automation_generator
 
     theorems = stable_sample(stdlib_theorems(args.split), args.theorems)

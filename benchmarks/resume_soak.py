@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import add_results_flag, write_results  # noqa: E402
+from prover.benchmarks.results import add_results_flag, write_results  # noqa: E402
 from prover.run.evaluation import ResultsFile  # noqa: E402
 
 

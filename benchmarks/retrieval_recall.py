@@ -25,7 +25,7 @@ import random
 import time
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from retrieval.corpus import Corpus
 from retrieval.evaluation import evaluation_subcorpus, load_traced, premise_examples, run_ablation
 

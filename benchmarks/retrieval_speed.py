@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from retrieval.base import Query, build_retriever
 from retrieval.bm25 import BM25Index, tokenize
 from retrieval.corpus import Corpus

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from prover.coq import verify
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from search_tree.errors import UserError
 
 

@@ -17,7 +17,7 @@ import os
 import textwrap
 import time
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from prover.commands.eval import add_ray_address_argument
 from prover.defaults import DEMO, add_limit_flags
 from search_tree.errors import UserError
@@ -39,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarks.registry import stable_sample
+    from prover.benchmarks.registry import stable_sample
     from prover.coq.presets import alone_config, default_config
     from prover.coq.split import short_theorems
 

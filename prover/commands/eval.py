@@ -125,7 +125,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def load_theorems(args: argparse.Namespace) -> list:
     """The benchmark ``--benchmark`` names (bad names and splits are blamed on it)."""
-    from benchmarks.registry import load_benchmark
+    from prover.benchmarks.registry import load_benchmark
 
     with about(f"--benchmark {args.benchmark}"):
         return load_benchmark(args.benchmark, args.limit)
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         value, n = benchmark_pass_at_k(loaded, k)
         print(f"pass@{k} = {value:.3f} over {n} theorems")
     if args.report and len(loaded.records) == progress.total:
-        from prover.run.report import write_report
+        from prover.views.report import write_report
 
         print(f"report: {write_report(args.out)}")
     return 0

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from prover.defaults import LEARN, add_limit_flags
 from search_tree.cache import cache_root
 from search_tree.errors import UserError
@@ -140,7 +140,7 @@ class Learner:
     # --- steps -----------------------------------------------------------------------------------
     def _search(self, k: int, name: str, benchmark: str, limit: int) -> Path:
         """Evaluate round ``k``'s prover on ``benchmark`` into ``round-k/NAME`` (resumed if begun)."""
-        from benchmarks.registry import load_benchmark
+        from prover.benchmarks.registry import load_benchmark
         from prover.coq.presets import default_config
         from prover.run.evaluation import EvalConfig, run_evaluation
 

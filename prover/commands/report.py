@@ -10,7 +10,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.run.report import write_report
+    from prover.views.report import write_report
     from prover.views.safe_text import printable
 
     path = write_report(args.run_dir)

@@ -12,7 +12,7 @@ import argparse
 import time
 from pathlib import Path
 
-from benchmarks.results import add_results_flag, write_results
+from prover.benchmarks.results import add_results_flag, write_results
 from search_tree.errors import UserError
 
 

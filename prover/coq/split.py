@@ -1,6 +1,6 @@
 """The benchmark split of a Coq project: by file, deterministic; the stdlib's is shipped in ``data/stdlib_split.json``.
 
-Benchmark names (:mod:`benchmarks.registry`): ``coq-stdlib[:split]``, ``coq-project:PATH[:split]``,
+Benchmark names (:mod:`prover.benchmarks.registry`): ``coq-stdlib[:split]``, ``coq-project:PATH[:split]``,
 ``coq-lib:NAME[:split]``, or a JSON/JSONL file listing theorems (:func:`listed_theorems`).
 """
 

@@ -354,7 +354,7 @@ class LeanDojoEnvironment:
     """The protocol's :class:`~search_tree.protocol.Environment` over LeanDojo (Lean 4).
 
     ``url``/``commit`` name the default repository (a theorem's ``extra["url"]`` and
-    ``extra["commit"]`` take precedence, as the loaders in :mod:`benchmarks.datasets` set them).
+    ``extra["commit"]`` take precedence, as the loaders in :mod:`prover.benchmarks.datasets` set them).
     ``tactic_timeout`` bounds one tactic, ``init_timeout`` starting Lean on a theorem,
     ``max_restarts`` the recoveries per opened theorem. The factories exist so that tests can put a
     stand-in in place of ``lean_dojo.Dojo``; by default they are LeanDojo's own classes.

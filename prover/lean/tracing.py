@@ -5,7 +5,7 @@
 writes, under ``out_dir``:
 
 * ``theorems.json``: traced theorems in LeanDojo Benchmark format (what
-  :func:`benchmarks.datasets.load_traced_theorems` reads, as do the retrieval and generator trainers);
+  :func:`prover.benchmarks.datasets.load_traced_theorems` reads, as do the retrieval and generator trainers);
 * ``corpus.jsonl``: the premise corpus, one line per file, imports first
   (``{path, imports, premises: [{full_name, code, start, end, kind}]}``);
 * ``metadata.json``: url, commit, LeanDojo version and counts.

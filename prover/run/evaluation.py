@@ -347,7 +347,7 @@ def run_evaluation(
 ) -> RunProgress:
     """Prove every (theorem, attempt) of ``config`` not yet recorded in ``out_dir``.
 
-    ``theorems`` is the resolved benchmark (see :func:`benchmarks.registry.load_benchmark`).
+    ``theorems`` is the resolved benchmark (see :func:`prover.benchmarks.registry.load_benchmark`).
     Returns the counts of this session; :func:`prover.run.analysis.load_run` reads the whole run.
     """
     out = Path(out_dir)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.datasets import DatasetError
-from benchmarks.registry import UnknownBenchmark
+from prover.benchmarks.datasets import DatasetError
+from prover.benchmarks.registry import UnknownBenchmark
 from prover.cli import is_bad_input, main
 from prover.lean.env import LeanNotInstalled
 from prover.run.evaluation import InvalidRun

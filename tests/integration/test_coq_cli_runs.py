@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import resume_soak
-from benchmarks.registry import load_benchmark
+from prover.benchmarks.registry import load_benchmark
 from prover.coq.env import CoqEnvironment
 from prover.run.evaluation import theorem_key
 from prover.coq.stdlib import stdlib_theorems

@@ -119,7 +119,7 @@ def test_cli_unknown_admitted_lemma_lists_close_matches(proj, tmp_path, capsys):
 def test_benchmark_listing_file(proj, tmp_path):
     """Fails if a JSONL listing of (project, file, name) is not a benchmark, or an unknown name in
     it is not reported with its entry and close matches."""
-    from benchmarks.registry import load_benchmark
+    from prover.benchmarks.registry import load_benchmark
 
     listing = tmp_path / "mine.jsonl"
     listing.write_text(json.dumps({"project": str(proj), "file": "theories/C.v", "name": "double_two"}) + "\n")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.datasets import default_data_dir
-from benchmarks.registry import UnknownBenchmark, load_benchmark
+from prover.benchmarks.datasets import default_data_dir
+from prover.benchmarks.registry import UnknownBenchmark, load_benchmark
 from search_tree.registry import UnknownName
 from prover.run.analysis import (
     Run,
@@ -33,7 +33,7 @@ from prover.run.evaluation import (
     run_evaluation,
 )
 from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
-from prover.run.report import write_report
+from prover.views.report import write_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -282,7 +282,7 @@ def test_attempts_differ_by_seed_and_a_temperature_the_generator_lacks_is_report
 
 def test_light_imports_stay_light():
     code = ("import sys, prover.proof_search, prover.registry, prover.run.evaluation, prover.run.analysis, "
-            "prover.run.report, prover.cli, benchmarks.registry; prover.cli.build_parser(); "
+            "prover.views.report, prover.cli, prover.benchmarks.registry; prover.cli.build_parser(); "
             "heavy = {'torch', 'ray', 'matplotlib'} & set(sys.modules); assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
 

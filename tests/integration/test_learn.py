@@ -99,7 +99,7 @@ def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_pa
     """``--add-run``: a Coq run is read (whatever its library); a run of another environment, or
     one whose recorded Coq version differs, is refused in one line naming it. Fails if foreign
     data is mixed in or a good run is refused."""
-    from benchmarks.registry import load_benchmark
+    from prover.benchmarks.registry import load_benchmark
     from prover.commands.learn import Learner, LearnSettings
     from prover.coq.install import coq_version
     from prover.registry import ComponentSpec, ProverConfig

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks.datasets import default_data_dir
+from prover.benchmarks.datasets import default_data_dir
 from prover.cli import main
 
 COQ_FILES = [

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from benchmarks.registry import load_benchmark
+from prover.benchmarks.registry import load_benchmark
 from generator.action_data import (ActionLogError, Provenance, check_compatible, read_data, read_log, read_run,
                                    run_logs, write_data)
 from generator.registry import GENERATORS

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.registry import load_benchmark
+from prover.benchmarks.registry import load_benchmark
 from prover.run import evaluation
 from prover.run.distributed import ProverWorker
 from prover.run.evaluation import EvalConfig, ResultsFile, run_evaluation, theorem_key

@@ -1,4 +1,4 @@
-"""``--write-results``: a benchmark script writes its own results file (benchmarks/results.py).
+"""``--write-results``: a benchmark script writes its own results file (prover/benchmarks/results.py).
 
 Pure Python (the scripted MCTS benchmark, no Coq): the claim is about the file the flag writes.
 """
@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from benchmarks import results
+from prover.benchmarks import results
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import coq_project, results
+from benchmarks import coq_project
+from prover.benchmarks import results
 from prover.coq.project import load_project
 
 

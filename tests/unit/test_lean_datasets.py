@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks.datasets import (
+from prover.benchmarks.datasets import (
     MINIF2F_LEAN4_COMMIT,
     DatasetError,
     default_data_dir,

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks.datasets import default_data_dir
+from prover.benchmarks.datasets import default_data_dir
 from prover.lean.lexer import tokenize
 from prover.lean.policy import check_tactic, refusal_reason, tactic_positions
 from search_tree import ErrorKind

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks.datasets import default_data_dir, load_traced_theorems
+from prover.benchmarks.datasets import default_data_dir, load_traced_theorems
 from prover.cli import build_parser
 from prover.lean.tracing import keep_tactic, theorem_record, write_trace
 

@@ -140,7 +140,7 @@ def test_retries_are_counted_by_kind():
 
 
 def test_retries_and_their_reasons_reach_results_watch_and_report(tmp_path, capsys, monkeypatch):
-    from benchmarks.registry import load_benchmark
+    from prover.benchmarks.registry import load_benchmark
     from prover.cli import main
     from prover.run.analysis import load_run, retries_line
     from prover.run.evaluation import EvalConfig, run_evaluation

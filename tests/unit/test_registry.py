@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from benchmarks.registry import stable_sample
+from prover.benchmarks.registry import stable_sample
 from generator.coq_templates import SSREFLECT, automation_generator
 from prover.coq.automation import baseline_prover
 from prover.proof_search import make_prover
@@ -39,8 +39,8 @@ def test_targets_are_imported_only_when_loaded():
     assert issubclass(NotInstalled, RegistryError) and issubclass(UnknownName, RegistryError)
     with pytest.raises(ValueError, match="thing 'bad': target 'nocolon' is not of the form 'module:attribute'"):
         table.register("bad", "nocolon")
-    code = ("import sys, prover.registry, benchmarks.registry, generator.template; "
-            "assert not {'retrieval.dense', 'prover.coq.env', 'prover.lean.env', 'benchmarks.datasets'} "
+    code = ("import sys, prover.registry, prover.benchmarks.registry, generator.template; "
+            "assert not {'retrieval.dense', 'prover.coq.env', 'prover.lean.env', 'prover.benchmarks.datasets'} "
             "& set(sys.modules), sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.registry import load_benchmark
+from prover.benchmarks.registry import load_benchmark
 from prover.run.analysis import load_run
 from prover.cli import main
 from prover.run.evaluation import EvalConfig, run_evaluation

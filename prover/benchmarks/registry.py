@@ -10,7 +10,7 @@ Families are a :class:`~search_tree.registry.Registry` of ``"module:function"`` 
 the split name, so a family whose backend is not installed costs nothing until it is asked for.
 Plug in with :func:`register_benchmark` (the Coq backend: ``coq-stdlib`` -> a loader of its splits).
 
-The Lean families are the loaders of :mod:`benchmarks.datasets` (data under
+The Lean families are the loaders of :mod:`prover.benchmarks.datasets` (data under
 ``$DOJO_PROVER_DATA``); ``coq-stdlib`` is :func:`prover.coq.stdlib.stdlib_theorems`.
 """
 
@@ -23,14 +23,14 @@ from search_tree import Theorem
 from search_tree.registry import NotInstalled, Registry, RegistryError, load_target
 
 BENCHMARKS = Registry("benchmark family", {
-    "minif2f": "benchmarks.datasets:load_minif2f",  # minif2f:valid, minif2f:test
-    "proofnet": "benchmarks.datasets:load_proofnet",  # proofnet:valid, proofnet:test
-    "leandojo-sample": "benchmarks.datasets:load_leandojo_sample",  # leandojo-sample:val
-    "leandojo": "benchmarks.datasets:load_leandojo_benchmark",  # leandojo:random/test, ...
+    "minif2f": "prover.benchmarks.datasets:load_minif2f",  # minif2f:valid, minif2f:test
+    "proofnet": "prover.benchmarks.datasets:load_proofnet",  # proofnet:valid, proofnet:test
+    "leandojo-sample": "prover.benchmarks.datasets:load_leandojo_sample",  # leandojo-sample:val
+    "leandojo": "prover.benchmarks.datasets:load_leandojo_benchmark",  # leandojo:random/test, ...
     "coq-stdlib": "prover.coq.stdlib:stdlib_theorems",  # coq-stdlib:train|val|test
     "coq-project": "prover.coq.split:coq_project_benchmark",  # coq-project:PATH[:train|val|test]
     "coq-lib": "prover.coq.split:coq_lib_benchmark",  # coq-lib:NAME[:train|val|test]
-    "synthetic": "benchmarks.registry:load_synthetic",  # synthetic:N
+    "synthetic": "prover.benchmarks.registry:load_synthetic",  # synthetic:N
 })
 
 
@@ -61,7 +61,7 @@ def load_benchmark(name: str, limit: int | None = None) -> list[Theorem]:
     """The theorems of ``family:split``, or of a JSON/JSONL file listing Coq theorems (project,
     file, name: :func:`prover.coq.split.listed_theorems`); ``limit`` takes a stable sample (see
     the module docstring)."""
-    from benchmarks.datasets import DatasetError
+    from prover.benchmarks.datasets import DatasetError
 
     if name.endswith((".json", ".jsonl")):
         return stable_sample(load_target("prover.coq.split:listed_theorems")(name), limit)

@@ -82,7 +82,7 @@ def default_data_dir() -> Path:
     env = os.environ.get("DOJO_PROVER_DATA")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
+    return Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def _read_json(path: Path) -> Any:
