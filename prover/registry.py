@@ -10,7 +10,7 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
 
 * environments: :data:`ENVIRONMENTS`, :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
   ``leandojo`` -> ``prover.lean.env:LeanDojoEnvironment``, ``synthetic``);
-* provers: :data:`SEARCHES` (``best_first``, ``mcts``; also ``prover.proof_search.PROVERS``), built as
+* provers: :data:`SEARCHES` (``best_first``, ``mcts``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
   may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
   ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
@@ -72,10 +72,6 @@ class ProverConfig:
     def from_json(cls, data: dict[str, Any]) -> ProverConfig:
         return cls(**{k: ComponentSpec.from_json(v) for k, v in data.items()})
 
-
-#: Every failure to turn a spec's name into a component (unknown name, backend not installed, no
-#: checkpoint at a ``learned:`` path): the one type the command line catches.
-UnknownComponent = RegistryError
 
 ENVIRONMENTS = Registry("environment", {
     "coq": "prover.coq.env:CoqEnvironment",

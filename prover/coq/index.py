@@ -113,10 +113,6 @@ class CoqIndex:
         return "the Coq stdlib" if self.project.is_stdlib else f"Coq project {self.project.name}"
 
 
-#: The index's name from when the stdlib was the only project.
-StdlibIndex = CoqIndex
-
-
 #: a required module that loads ssreflect's tactic language: ``ssreflect`` (the stdlib's, which
 #: declares its plugin, or mathcomp's), the ``ssrbool``/``ssrfun``/``ssrnat`` that require it, and
 #: mathcomp's ``all_*`` files, which export them (not the stdlib's ``ssrsetoid``/``ssrunder``,

@@ -39,7 +39,6 @@ from typing import Any
 from prover.run.nodes import NodeCheck, NodeRequirements
 from prover.registry import (
     ProverConfig,
-    UnknownComponent,
     build_env,
     build_generator,
     build_prover,
@@ -47,6 +46,7 @@ from prover.registry import (
 )
 from search_tree import EnvironmentFailure, SearchResult, Theorem
 from search_tree.errors import UserError
+from search_tree.registry import RegistryError
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,7 @@ class DistributedProver:
             if self._local is None:
                 try:
                     self._local = ProverWorker(self.config, 0, self.record_events)
-                except UnknownComponent:
+                except RegistryError:
                     raise
                 except Exception as exc:
                     raise WorkerStartError(f"{type(exc).__name__}: {exc}") from exc

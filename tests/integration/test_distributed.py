@@ -12,7 +12,7 @@ import ray  # required: a broken install must fail, not skip
 
 from prover.run.distributed import WorkerStartError
 from prover.proof_search import DistributedProver, Task
-from prover.registry import ComponentSpec, ProverConfig, UnknownComponent
+from prover.registry import ComponentSpec, ProverConfig, RegistryError
 from search_tree import Status, Theorem
 
 
@@ -112,6 +112,6 @@ def test_construction_errors_surface_before_any_work():
         with pytest.raises(WorkerStartError, match="TypeError: .*no_such_option"):
             with DistributedProver(bad, workers) as prover:
                 list(prover.iter_results([Task(THEOREMS[0])]))
-    with pytest.raises(UnknownComponent, match="'nosuch'"):
+    with pytest.raises(RegistryError, match="'nosuch'"):
         DistributedProver(ProverConfig(config().env, config().prover, config().generator,
                                        ComponentSpec("nosuch")), 1).search_unordered(None, THEOREMS[:1])

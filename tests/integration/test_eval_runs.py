@@ -32,7 +32,7 @@ from prover.run.evaluation import (
     exclusive,
     run_evaluation,
 )
-from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
+from prover.registry import ComponentSpec, ProverConfig, RegistryError, check_names
 from prover.run.report import write_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,9 +211,9 @@ def test_benchmarks_by_name_with_stable_subsets():
 def test_unknown_components_are_named():
     bad = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first"), ComponentSpec("synthetic"),
                        ComponentSpec("nosuch"))
-    with pytest.raises(UnknownComponent, match="unknown retriever 'nosuch'"):
+    with pytest.raises(RegistryError, match="unknown retriever 'nosuch'"):
         check_names(bad)
-    with pytest.raises(UnknownComponent, match="unknown environment 'lean3'"):
+    with pytest.raises(RegistryError, match="unknown environment 'lean3'"):
         check_names(ProverConfig(ComponentSpec("lean3"), bad.prover, bad.generator))
 
 
