@@ -32,7 +32,7 @@ from search_tree import (
     Theorem,
     ValueFunction,
 )
-from search_tree.events import Candidate, Proposed, Verified
+from search_tree.events import Proposal, Proposed, Verified
 from search_tree.value import make_value
 
 #: best-first's ``value`` option for the generator's own value estimate
@@ -75,7 +75,7 @@ class Prover(ABC):
             proposers = self.tac_gen.proposers(state) if on_event is not None else None
             if proposers is not None:  # a union records who proposed what
                 on_event(Proposed(state=state.id, candidates=tuple(
-                    Candidate(t, member, round(score, 4)) for t, member, score in proposers)))
+                    Proposal(t, member, round(score, 4)) for t, member, score in proposers)))
             return suggestions
 
         try:

@@ -55,7 +55,7 @@ class SearchEvent:
 
 def _plain(value: Any) -> Any:
     """``value`` as JSON data: nested events' parts become lists and objects."""
-    if isinstance(value, (LoggedGoal, Candidate)):
+    if isinstance(value, (LoggedGoal, Proposal)):
         return value.to_json()
     if isinstance(value, StopReason):
         return str(value)
@@ -77,7 +77,7 @@ class LoggedGoal:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Proposal:
     """One tactic a union generator proposed: the member that proposed it and its tier score."""
 
     tactic: str
@@ -187,7 +187,7 @@ class Proposed(SearchEvent):
 
     kind: ClassVar[str] = "proposed"
     state: int
-    candidates: tuple[Candidate, ...]
+    candidates: tuple[Proposal, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,6 +256,10 @@ class _Fields:
         value = self.get(name, (int, float), optional, default)
         return None if value is None else float(value)
 
+    def next_state(self, outcome: str) -> int | None:
+        """The ``next_state`` of a call into the prover: required when the call led to a state."""
+        return self.get("next_state", int, optional=outcome != "state")
+
     def outcome(self, name: str) -> str:
         value = self.get(name, str)
         if value not in OUTCOMES:
@@ -284,14 +288,14 @@ class _Fields:
     def ints(self, name: str) -> tuple[int, ...]:
         return tuple(self.check(v, f"{name}[]", int) for v in self.get(name, list))
 
-    def candidates(self, name: str) -> tuple[Candidate, ...]:
+    def candidates(self, name: str) -> tuple[Proposal, ...]:
         out = []
         for item in self.get(name, list):
             if (not isinstance(item, list) or len(item) != 3 or not isinstance(item[0], str)
                     or not isinstance(item[1], str) or not isinstance(item[2], (int, float))
                     or isinstance(item[2], bool)):
                 raise self.fail(name, f"holds {_shown(item)}, not a [tactic, member, score] triple")
-            out.append(Candidate(item[0], item[1], float(item[2])))
+            out.append(Proposal(item[0], item[1], float(item[2])))
         return tuple(out)
 
 
@@ -320,16 +324,18 @@ def parse_event(data: Any) -> SearchEvent:
             raise f.fail("goals", "and 'same_as' are both given or both missing: a state event has one")
         return StateLogged(t=t, state=f.get("state", int), goals=goals, same_as=same_as)
     if cls is TacticRun:
-        return TacticRun(t=t, state=f.get("state", int), tactic=f.get("tactic", str), outcome=f.outcome("outcome"),
-                         next_state=f.get("next_state", int, optional=True),
+        outcome = f.outcome("outcome")
+        return TacticRun(t=t, state=f.get("state", int), tactic=f.get("tactic", str), outcome=outcome,
+                         next_state=f.next_state(outcome),
                          message=f.get("message", str, optional=True),
                          seconds=f.number("seconds", optional=True, default=0.0),
                          logprob=f.number("logprob", optional=True), prior=f.number("prior", optional=True))
     if cls is Generated:
         return Generated(t=t, state=f.get("state", int), num=f.get("num", int), seconds=f.number("seconds"))
     if cls is Focused:
-        return Focused(t=t, state=f.get("state", int), goal=f.get("goal", int), outcome=f.outcome("outcome"),
-                       next_state=f.get("next_state", int, optional=True),
+        outcome = f.outcome("outcome")
+        return Focused(t=t, state=f.get("state", int), goal=f.get("goal", int), outcome=outcome,
+                       next_state=f.next_state(outcome),
                        seconds=f.number("seconds", optional=True, default=0.0))
     if cls is Expanded:
         return Expanded(t=t, state=f.get("state", int), depth=f.get("depth", int),

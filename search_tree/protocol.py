@@ -256,3 +256,8 @@ class Environment(Protocol):
     def render(self, theorem: Theorem, proof: Proof) -> str:
         """The proof as source text of the backend's language (with focusing for branches)."""
         ...
+
+    def close(self) -> None:
+        """Stop the prover processes the environment keeps (a worker calls it before it goes away,
+        or to replace an environment that failed). An environment that subclasses this protocol
+        and keeps no process inherits this no-op."""
