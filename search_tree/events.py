@@ -225,6 +225,9 @@ EVENTS: dict[str, type[SearchEvent]] = {cls.kind: cls for cls in (
     StateLogged, TacticRun, Generated, Focused, Expanded, Cycled, Merged, Split, Proposed, Verified, Started, Ended)}
 
 _T = TypeVar("_T")
+#: what each field type is called in an error message (the JSON's words)
+_JSON_NAMES: dict[Any, str] = {int: "an integer", (int, float): "a number", str: "a string", bool: "true or false",
+                               list: "a list", dict: "an object"}
 
 
 class _Fields:
@@ -248,8 +251,7 @@ class _Fields:
     def check(self, value: Any, name: str, want: type | tuple[type, ...]) -> Any:
         # a bool is an int to Python, never a number or an id in an event
         if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
-            expected = "a number" if want == (int, float) else f"a {getattr(want, '__name__', want)}"
-            raise self.fail(name, f"is {_shown(value)}, not {expected}")
+            raise self.fail(name, f"is {_shown(value)}, not {_JSON_NAMES[want]}")
         return value
 
     def number(self, name: str, optional: bool = False, default: float | None = None) -> float | None:
@@ -324,18 +326,16 @@ def parse_event(data: Any) -> SearchEvent:
             raise f.fail("goals", "and 'same_as' are both given or both missing: a state event has one")
         return StateLogged(t=t, state=f.get("state", int), goals=goals, same_as=same_as)
     if cls is TacticRun:
-        outcome = f.outcome("outcome")
-        return TacticRun(t=t, state=f.get("state", int), tactic=f.get("tactic", str), outcome=outcome,
-                         next_state=f.next_state(outcome),
+        state, tactic, outcome = f.get("state", int), f.get("tactic", str), f.outcome("outcome")
+        return TacticRun(t=t, state=state, tactic=tactic, outcome=outcome, next_state=f.next_state(outcome),
                          message=f.get("message", str, optional=True),
                          seconds=f.number("seconds", optional=True, default=0.0),
                          logprob=f.number("logprob", optional=True), prior=f.number("prior", optional=True))
     if cls is Generated:
         return Generated(t=t, state=f.get("state", int), num=f.get("num", int), seconds=f.number("seconds"))
     if cls is Focused:
-        outcome = f.outcome("outcome")
-        return Focused(t=t, state=f.get("state", int), goal=f.get("goal", int), outcome=outcome,
-                       next_state=f.next_state(outcome),
+        state, goal, outcome = f.get("state", int), f.get("goal", int), f.outcome("outcome")
+        return Focused(t=t, state=state, goal=goal, outcome=outcome, next_state=f.next_state(outcome),
                        seconds=f.number("seconds", optional=True, default=0.0))
     if cls is Expanded:
         return Expanded(t=t, state=f.get("state", int), depth=f.get("depth", int),
