@@ -16,6 +16,8 @@ search logs, a goal's target text) and refuses anything else with a one-line
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
@@ -365,3 +367,21 @@ def parse_event(data: Any) -> SearchEvent:
     except UserError as exc:
         raise f.fail("stop_reason", f"is not a stop reason ({exc})") from None
     return Ended(t=t, status=f.get("status", str), stop_reason=stop_reason)
+
+
+def parse_events(lines: Iterable[str], source: str) -> tuple[list[SearchEvent], list[str]]:
+    """The events of an action log's ``lines``, and one message per line that holds none, naming
+    ``source`` and the line: such a line is left out, so that a damaged log still shows the rest of
+    its search. Blank lines are skipped."""
+    events: list[SearchEvent] = []
+    problems: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            events.append(parse_event(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(f"{source}:{number} is not valid JSON ({exc}); that event is left out")
+        except MalformedEvent as exc:
+            problems.append(f"{source}:{number}: {exc}; that event is left out")
+    return events, problems

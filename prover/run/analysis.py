@@ -21,7 +21,7 @@ from typing import Any
 
 from prover.run.evaluation import ResultsFile
 from search_tree.errors import UserError
-from search_tree.events import MalformedEvent, SearchEvent, TacticRun, parse_event
+from search_tree.events import SearchEvent, TacticRun, parse_events
 from search_tree.result import StopReason
 
 
@@ -69,25 +69,12 @@ class Run:
 
     def read_events(self, record: dict[str, Any]) -> tuple[list[SearchEvent], list[str]]:
         """The action log of ``record`` and one message per line that is not a search event (left
-        out, so that a damaged log still shows the rest of its search; see :func:`parse_event`)."""
+        out, so that a damaged log still shows the rest of its search; see
+        :func:`search_tree.events.parse_events`)."""
         path = self.path / record["log"] if record.get("log") else None
         if path is None or not path.exists():
             return [], []
-        events: list[SearchEvent] = []
-        problems: list[str] = []
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{path}:{number} is not valid JSON ({exc}); that event is left out")
-                continue
-            try:
-                events.append(parse_event(event))
-            except MalformedEvent as exc:
-                problems.append(f"{path}:{number}: {exc}; that event is left out")
-        return events, problems
+        return parse_events(path.read_text(errors="replace").splitlines(), str(path))
 
 
 def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:

@@ -34,6 +34,8 @@ from prover.run.evaluation import (
 )
 from prover.registry import ComponentSpec, ProverConfig, RegistryError, check_names
 from prover.run.report import write_report
+from search_tree import StopKind, StopReason
+from search_tree.events import Ended, Started, TacticRun
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -185,8 +187,9 @@ def test_action_logs_hold_every_tactic_of_the_search(reference):
     run = load_run(reference)
     for record in run.records:
         events = run.events(record)
-        assert events[0]["event"] == "start" and events[-1]["event"] == "end"
-        tactics = [e for e in events if e["event"] == "tactic"]
+        assert isinstance(events[0], Started) and isinstance(events[-1], Ended)
+        assert events[-1].stop_reason == StopReason.parse(record["result"]["stop_reason"])
+        tactics = [e for e in events if isinstance(e, TacticRun)]
         assert len(tactics) == record["result"]["num_env_calls"]
 
 
@@ -276,7 +279,8 @@ def test_attempts_differ_by_seed_and_a_temperature_the_generator_lacks_is_report
     assert calls == [o.result.num_env_calls for o in prover.iter_results(tasks)]  # and reproducibly
     fixed = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first"), ComponentSpec("fixed", {"tactics": ["auto."]}))
     [outcome] = DistributedProver(fixed, 1).iter_results([Task(Theorem("synthetic_0002"), temperature=0.5)])
-    assert outcome.result.stop_reason == "worker_error: ValueError: FixedTacticGenerator has no temperature to set"
+    assert outcome.result.stop_reason == StopReason(StopKind.WORKER_ERROR,
+                                                    "ValueError: FixedTacticGenerator has no temperature to set")
     assert outcome.retries == 1
 
 
