@@ -269,9 +269,11 @@ class DistributedProver:
         """ReProver's call: one attempt per theorem, results in completion order.
 
         ``positions`` (one per theorem) replace the theorems' positions; ``repo`` (a LeanDojo
-        ``LeanGitRepo``, or None for backends that do not need one) travels in ``theorem.extra``,
-        with its ``url`` and ``commit`` where the LeanDojo backend looks for them.
+        ``LeanGitRepo``, or None for backends that do not need one) travels in the theorems'
+        :class:`~prover.lean.env.LeanFields`, with its ``url`` and ``commit``.
         """
+        from prover.lean.env import LeanFields
+
         if positions is not None and len(positions) != len(theorems):
             raise ValueError("positions must have one entry per theorem")
         tasks = []
@@ -279,10 +281,7 @@ class DistributedProver:
             if positions is not None:
                 thm = dataclasses.replace(thm, position=tuple(positions[i]) if positions[i] is not None else None)
             if repo is not None:
-                extra = {**thm.extra, "repo": repo}
-                if hasattr(repo, "url") and hasattr(repo, "commit"):  # a LeanGitRepo: what the Lean backend opens
-                    extra.update(url=repo.url, commit=repo.commit)
-                thm = dataclasses.replace(thm, extra=extra)
+                thm = LeanFields(url=repo.url, commit=repo.commit, repo=repo).on(thm)
             tasks.append(Task(thm))
         return [outcome.result for outcome in self.iter_results(tasks)]
 
