@@ -256,8 +256,11 @@ class _Fields:
             raise self.fail(name, f"is {_shown(value)}, not {_JSON_NAMES[want]}")
         return value
 
-    def number(self, name: str, optional: bool = False, default: float | None = None) -> float | None:
-        value = self.get(name, (int, float), optional, default)
+    def number(self, name: str) -> float:
+        return float(self.get(name, (int, float)))
+
+    def optional_number(self, name: str) -> float | None:
+        value = self.get(name, (int, float), optional=True)
         return None if value is None else float(value)
 
     def next_state(self, outcome: str) -> int | None:
@@ -319,8 +322,8 @@ def parse_event(data: Any) -> SearchEvent:
     cls = EVENTS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise MalformedEvent(f"{_shown(kind)} is not an event kind ({', '.join(EVENTS)})")
-    f = _Fields(data, kind)
-    t = f.number("t", optional=True)
+    f = _Fields(data, cls.kind)
+    t = f.optional_number("t")
     if cls is StateLogged:
         same_as = f.get("same_as", int, optional=True)
         goals = f.goals("goals")
@@ -331,18 +334,18 @@ def parse_event(data: Any) -> SearchEvent:
         state, tactic, outcome = f.get("state", int), f.get("tactic", str), f.outcome("outcome")
         return TacticRun(t=t, state=state, tactic=tactic, outcome=outcome, next_state=f.next_state(outcome),
                          message=f.get("message", str, optional=True),
-                         seconds=f.number("seconds", optional=True, default=0.0),
-                         logprob=f.number("logprob", optional=True), prior=f.number("prior", optional=True))
+                         seconds=f.optional_number("seconds") or 0.0,
+                         logprob=f.optional_number("logprob"), prior=f.optional_number("prior"))
     if cls is Generated:
         return Generated(t=t, state=f.get("state", int), num=f.get("num", int), seconds=f.number("seconds"))
     if cls is Focused:
         state, goal, outcome = f.get("state", int), f.get("goal", int), f.outcome("outcome")
         return Focused(t=t, state=state, goal=goal, outcome=outcome, next_state=f.next_state(outcome),
-                       seconds=f.number("seconds", optional=True, default=0.0))
+                       seconds=f.optional_number("seconds") or 0.0)
     if cls is Expanded:
         return Expanded(t=t, state=f.get("state", int), depth=f.get("depth", int),
-                        priority=f.number("priority", optional=True), visits=f.get("visits", int, optional=True),
-                        value=f.number("value", optional=True), new_tactics=f.get("new_tactics", int, optional=True),
+                        priority=f.optional_number("priority"), visits=f.get("visits", int, optional=True),
+                        value=f.optional_number("value"), new_tactics=f.get("new_tactics", int, optional=True),
                         tactics=f.get("tactics", int, optional=True))
     if cls is Cycled:
         return Cycled(t=t, state=f.get("state", int), tactic=f.get("tactic", str), to=f.get("to", int))
