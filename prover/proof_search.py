@@ -72,7 +72,7 @@ class Prover(ABC):
 
         def propose(state: TacticState) -> list[tuple[str, float]]:
             suggestions = self.tac_gen.generate(state, theorem, self.num_sampled_tactics)
-            proposers = self.tac_gen.proposers(state) if on_event is not None else None
+            proposers = None if on_event is None else self.tac_gen.proposers(state)
             if on_event is not None and proposers is not None:  # a union records who proposed what
                 on_event(Proposed(state=state.id, candidates=tuple(
                     Proposal(t, member, round(score, 4)) for t, member, score in proposers)))
