@@ -2,10 +2,12 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -181,6 +183,22 @@ def test_report_from_a_real_run(reference):
     page = (reference / "trees" / f"{Path(longest['log']).stem}.html").read_text()
     assert "<details" in page and page.count("class='step proof'") == len(longest["result"]["proof"])
     assert "## Searches to open" in text and len(list((reference / "trees").glob("*.html"))) == 3
+
+
+def test_report_of_a_run_written_before_events_were_classes(tmp_path):
+    """The run directories of ``tests/fixtures/legacy_runs`` (a synthetic evaluation by the code of
+    that time, with one environment failure retried) still give a report with their trees, their
+    retries and their failed searches. Fails if a stored event or stop reason no longer reads."""
+    shutil.copytree(ROOT / "tests" / "fixtures" / "legacy_runs", tmp_path / "runs")
+    for name in ("best_first", "mcts"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a log line left out would warn
+            text = write_report(tmp_path / "runs" / name).read_text()
+        assert "attempts retried 1 (environment_failure 1) after worker, node or environment failures" in text
+        assert len(list((tmp_path / "runs" / name / "trees").glob("*.html"))) == 3
+        failures = text.split("## Failures of workers or environments")[1:]
+        assert [line.split(" | ")[0] for line in "".join(failures).splitlines() if line.startswith("| synthetic")] == (
+            ["| synthetic_0004"] if name == "mcts" else [])
 
 
 def test_action_logs_hold_every_tactic_of_the_search(reference):
