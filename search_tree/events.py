@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from search_tree.errors import UserError
 from search_tree.protocol import ErrorKind
@@ -226,7 +226,6 @@ class Ended(SearchEvent):
 EVENTS: dict[str, type[SearchEvent]] = {cls.kind: cls for cls in (
     StateLogged, TacticRun, Generated, Focused, Expanded, Cycled, Merged, Split, Proposed, Verified, Started, Ended)}
 
-_T = TypeVar("_T")
 #: what each field type is called in an error message (the JSON's words)
 _JSON_NAMES: dict[Any, str] = {int: "an integer", (int, float): "a number", str: "a string", bool: "true or false",
                                list: "a list", dict: "an object"}
@@ -242,7 +241,7 @@ class _Fields:
     def fail(self, name: str, problem: str) -> MalformedEvent:
         return MalformedEvent(f"a {self.kind!r} event's field {name!r} {problem}")
 
-    def get(self, name: str, want: type[_T] | tuple[type, ...], optional: bool = False,
+    def get(self, name: str, want: type | tuple[type, ...], optional: bool = False,
             default: Any = None) -> Any:
         if name not in self.data or self.data[name] is None:
             if optional:
