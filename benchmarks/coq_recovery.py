@@ -25,17 +25,18 @@ from prover.coq.automation import baseline_prover
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from search_tree import Status
+from search_tree.events import SearchEvent, TacticRun
 
 STDLIB = ["Coq.Numbers.HexadecimalFacts.unorm_spec", "Coq.ZArith.Zquot.Zrem_0_r",
           "Coq.Relations.Operators_Properties.rt1n_ind_right"]
 
 
 def measure(env: CoqEnvironment, theorem, kill_after: int) -> dict:
-    events: list[dict] = []
+    events: list[TacticRun] = []
     killed_at: list[int] = []
 
-    def on_event(event: dict) -> None:
-        if event["event"] != "tactic":
+    def on_event(event: SearchEvent) -> None:
+        if not isinstance(event, TacticRun):
             return
         events.append(event)
         if len(events) == kill_after and not killed_at:
@@ -48,12 +49,12 @@ def measure(env: CoqEnvironment, theorem, kill_after: int) -> dict:
         return {"killed": False}
     kill = events[killed_at[0] - 1]
     after = events[killed_at[0]:]
-    first_ok = next((e for e in after if e["outcome"] != "crash"), None)
-    normal = [e["seconds"] for e in events[: killed_at[0]]]
+    first_ok = next((e for e in after if e.outcome != "crash"), None)
+    normal = [e.seconds for e in events[: killed_at[0]]]
     return {
         "killed": True,
-        "crashed": sum(e["outcome"] == "crash" for e in after),
-        "resume": None if first_ok is None else first_ok["t"] - kill["t"],
+        "crashed": sum(e.outcome == "crash" for e in after),
+        "resume": None if first_ok is None or first_ok.t is None or kill.t is None else first_ok.t - kill.t,
         "median": statistics.median(normal),
         "proved": result.status == Status.PROVED,
     }

@@ -31,6 +31,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from search_tree.errors import UserError
+from search_tree.events import (
+    Ended,
+    LoggedGoal,
+    MalformedEvent,
+    Proposed,
+    SearchEvent,
+    Started,
+    StateLogged,
+    TacticRun,
+    parse_event,
+)
 from search_tree.protocol import TacticState
 
 #: outcomes that are a failure of the tactic (the rest: ``state`` and ``proved``)
@@ -86,7 +97,7 @@ class SearchData:
     attempts: list[Attempt]
 
 
-def state_text(goals: list[dict]) -> str:
+def state_text(goals: Iterable[LoggedGoal]) -> str:
     """One text for a logged state's goals: each goal's hypotheses ``name : type``, then ``|- target``,
     one line each (a type or target printed over several lines is joined), goals apart by a blank line."""
     def flat(text: str) -> str:
@@ -94,19 +105,18 @@ def state_text(goals: list[dict]) -> str:
 
     parts = []
     for goal in goals:
-        hyps = [f"{flat(name)} : {flat(type_)}" for name, type_ in goal.get("hypotheses", [])]
-        parts.append("\n".join([*hyps, f"|- {flat(goal.get('target', ''))}"]))
+        hyps = [f"{flat(name)} : {flat(type_)}" for name, type_ in goal.hypotheses]
+        parts.append("\n".join([*hyps, f"|- {flat(goal.target)}"]))
     return "\n\n".join(parts)
 
 
 def live_state_text(state: TacticState) -> str:
     """:func:`state_text` of a live state, as its ``state`` event logs it, so that training and
     search see one text."""
-    return state_text([{"hypotheses": [(h.name, h.type) for h in g.hypotheses], "target": g.target}
-                       for g in state.goals])
+    return state_text(LoggedGoal(g.target, tuple((h.name, h.type) for h in g.hypotheses)) for g in state.goals)
 
 
-def _events(path: Path) -> Iterator[dict]:
+def _events(path: Path) -> Iterator[SearchEvent]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -118,9 +128,10 @@ def _events(path: Path) -> Iterator[dict]:
             event = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ActionLogError(f"action log {path}:{number} is not JSON ({exc.msg})") from exc
-        if not isinstance(event, dict) or not isinstance(event.get("event"), str):
-            raise ActionLogError(f"action log {path}:{number} is not a search event (an object with an 'event')")
-        yield event
+        try:
+            yield parse_event(event)
+        except MalformedEvent as exc:
+            raise ActionLogError(f"action log {path}:{number}: {exc}") from exc
 
 
 def read_log(path: str | Path) -> SearchData:
@@ -129,30 +140,23 @@ def read_log(path: str | Path) -> SearchData:
     goals: dict[int, str] = {}
     alias: dict[int, int] = {}
     members: dict[tuple[int, str], tuple[str, float]] = {}
-    tried: list[dict] = []
+    tried: list[TacticRun] = []
     theorem, proved = "", False
     for event in _events(path):
-        kind = event["event"]
-        try:
-            if kind == "start":
-                theorem = str(event.get("theorem", ""))
-            elif kind == "end":
-                proved = event.get("status") == "proved"
-            elif kind == "state":
-                if "same_as" in event:
-                    alias[int(event["state"])] = int(event["same_as"])
-                else:
-                    goals[int(event["state"])] = state_text(event["goals"])
-            elif kind == "proposed":
-                for tactic, member, score in event["candidates"]:
-                    members[(int(event["state"]), " ".join(str(tactic).split()))] = (str(member), float(score))
-            elif kind == "tactic":
-                tried.append({"state": int(event["state"]), "tactic": str(event["tactic"]),
-                              "outcome": str(event["outcome"]), "seconds": float(event["seconds"]),
-                              "next": None if event.get("next_state") is None else int(event["next_state"]),
-                              "logprob": float(event.get("logprob", 0.0))})
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ActionLogError(f"action log {path}: a {kind!r} event lacks or mistypes a field ({exc!r})") from exc
+        if isinstance(event, Started):
+            theorem = event.theorem
+        elif isinstance(event, Ended):
+            proved = event.status == "proved"
+        elif isinstance(event, StateLogged):
+            if event.same_as is not None:
+                alias[event.state] = event.same_as
+            else:
+                goals[event.state] = state_text(event.goals or ())
+        elif isinstance(event, Proposed):
+            for c in event.candidates:
+                members[(event.state, " ".join(c.tactic.split()))] = (c.member, c.score)
+        elif isinstance(event, TacticRun):
+            tried.append(event)
 
     def canonical(state: int) -> int:
         return alias.get(state, state)
@@ -161,11 +165,11 @@ def read_log(path: str | Path) -> SearchData:
     edges: dict[int, list[int]] = defaultdict(list)
     distance: dict[int, int] = {}
     for t in tried:
-        source = canonical(t["state"])
-        if t["outcome"] == "proved":
+        source = canonical(t.state)
+        if t.outcome == "proved":
             distance[source] = 1
-        elif t["outcome"] == "state" and t["next"] is not None:
-            edges[source].append(canonical(t["next"]))
+        elif t.outcome == "state" and t.next_state is not None:
+            edges[source].append(canonical(t.next_state))
     changed = True
     while changed:  # Bellman-Ford on unit weights: the graph is small and may hold merged cycles
         changed = False
@@ -182,17 +186,17 @@ def read_log(path: str | Path) -> SearchData:
         states.append(StateRecord(text, state_id in distance, distance.get(state_id)))
     attempts = []
     for t in tried:
-        source = canonical(t["state"])
+        source = canonical(t.state)
         if source not in index:
-            raise ActionLogError(f"action log {path}: tactic {t['tactic']!r} runs on state {t['state']}, "
+            raise ActionLogError(f"action log {path}: tactic {t.tactic!r} runs on state {t.state}, "
                                  "which no 'state' event describes")
-        member, prior = members.get((t["state"], " ".join(t["tactic"].split())), (UNATTRIBUTED, t["logprob"]))
-        nxt = None if t["next"] is None else canonical(t["next"])
+        member, prior = members.get((t.state, " ".join(t.tactic.split())), (UNATTRIBUTED, 0.0 if t.logprob is None else t.logprob))
+        nxt = None if t.next_state is None else canonical(t.next_state)
         # a step along a shortest proof: not back to its own state, nor into a state proved only
         # by coming back through this one
-        solves = t["outcome"] == "proved" or (
-            t["outcome"] == "state" and nxt in distance and distance[nxt] < distance.get(source, 0))
-        attempts.append(Attempt(index[source], t["tactic"], member, prior, t["outcome"], t["seconds"], solves))
+        solves = t.outcome == "proved" or (
+            t.outcome == "state" and nxt in distance and distance[nxt] < distance.get(source, 0))
+        attempts.append(Attempt(index[source], t.tactic, member, prior, t.outcome, t.seconds, solves))
     return SearchData(theorem, proved, states, attempts)
 
 

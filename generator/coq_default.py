@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generator.base import Suggestion, TacticGenerator
+from generator.base import Candidate, Suggestion, TacticGenerator
 from generator.fixed import FixedTacticGenerator
 from search_tree.protocol import TacticState, Theorem
 
@@ -65,8 +65,6 @@ HAMMER_OFFSET = -1.5
 #: suggestions taken from each learned member per state
 LEARNED_TOP = 12
 TRACE_SPLITS = ("train", "val", "test")
-#: a candidate of the union as the action logs record it: (tactic, member name, tier score)
-Candidate = tuple[str, str, float]
 
 
 class CoqDefaultGenerator(TacticGenerator):

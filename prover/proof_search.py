@@ -14,7 +14,7 @@ from typing import Any
 
 from generator.base import TacticGenerator
 from prover.defaults import RUN, SEARCH_WIDTH
-from prover.registry import SEARCHES as PROVERS
+from prover.registry import SEARCHES
 from search_tree import (
     BestFirstSearch,
     Budget,
@@ -27,10 +27,13 @@ from search_tree import (
     SearchResult,
     Session,
     Status,
+    StopKind,
+    StopReason,
     TacticState,
     Theorem,
     ValueFunction,
 )
+from search_tree.events import Proposal, Proposed, Verified
 from search_tree.value import make_value
 
 #: best-first's ``value`` option for the generator's own value estimate
@@ -47,10 +50,10 @@ def verified(env: Environment, result: SearchResult, on_event: EventSink | None 
     result.script = verdict.script
     result.stats["axioms"] = list(verdict.axioms)  # what the proof assumes, printed with it
     if on_event is not None:
-        on_event({"event": "verify", "ok": verdict.ok, "message": verdict.message})
+        on_event(Verified(ok=verdict.ok, message=verdict.message))
     if not verdict.ok:
         result.status = Status.FAILED
-        result.stop_reason = f"verification_failed: {verdict.message}"
+        result.stop_reason = StopReason(StopKind.VERIFICATION_FAILED, verdict.message)
     return result
 
 
@@ -70,17 +73,17 @@ class Prover(ABC):
 
         def propose(state: TacticState) -> list[tuple[str, float]]:
             suggestions = self.tac_gen.generate(state, theorem, self.num_sampled_tactics)
-            proposers = getattr(self.tac_gen, "proposers", None)
+            proposers = None if on_event is None else self.tac_gen.proposers(state)
             if on_event is not None and proposers is not None:  # a union records who proposed what
-                on_event({"event": "proposed", "state": state.id,
-                          "candidates": [[t, member, round(score, 4)] for t, member, score in proposers(state)]})
+                on_event(Proposed(state=state.id, candidates=tuple(
+                    Proposal(t, member, round(score, 4)) for t, member, score in proposers)))
             return suggestions
 
         try:
             with env.open(theorem) as (session, init_state):
                 result = self._search(session, init_state, propose, theorem, on_event)
         except EnvironmentFailure as exc:
-            return SearchResult.failed(theorem, f"environment_failure: {exc}", time.monotonic() - t0)
+            return SearchResult.failed(theorem, StopReason(StopKind.ENVIRONMENT_FAILURE, str(exc)), time.monotonic() - t0)
         return verified(env, result, on_event)
 
 
@@ -111,7 +114,7 @@ class BestFirstSearchProver(Prover):
         self.num_sampled_tactics = num_sampled_tactics
         self.length_alpha = length_alpha
         if value == GENERATOR_VALUE:
-            value = getattr(tac_gen, "value", None)
+            value = tac_gen.value
         self.value = None if value is None else make_value(value)
         self.value_weight = value_weight
 
@@ -147,7 +150,7 @@ class MCTSProver(Prover):
                              max_simulations=max_simulations, max_nodes=max_nodes)
         self.num_sampled_tactics = num_sampled_tactics
         if value == GENERATOR_VALUE:  # the generator's learned value where it has one
-            value = getattr(tac_gen, "value", None) or "constant"
+            value = tac_gen.value or "constant"
         self.value = value
         self.config = config or MCTSConfig()
 
@@ -159,7 +162,7 @@ class MCTSProver(Prover):
 
 def make_prover(algorithm: str, tac_gen: TacticGenerator, **kwargs) -> Prover:
     """A prover by algorithm name (``best_first`` or ``mcts``); ``kwargs`` go to its constructor."""
-    return PROVERS.load(algorithm)(tac_gen, **kwargs)
+    return SEARCHES.load(algorithm)(tac_gen, **kwargs)
 
 
 # The multi-worker prover lives in prover.run.distributed (which builds provers through the registry,

@@ -10,7 +10,7 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
 
 * environments: :data:`ENVIRONMENTS` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
   ``leandojo`` -> ``prover.lean.env:LeanDojoEnvironment``, ``synthetic``);
-* provers: :data:`SEARCHES` (``best_first``, ``mcts``; also ``prover.proof_search.PROVERS``), built as
+* provers: :data:`SEARCHES` (``best_first``, ``mcts``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
   may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
   ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
@@ -129,10 +129,6 @@ def outside_modules(config: ProverConfig) -> list[str]:
             walk(spec.to_json())
     return list(dict.fromkeys(found))
 
-
-#: Every failure to turn a spec's name into a component (unknown name, backend not installed, no
-#: checkpoint at a ``learned:`` path): the one type the command line catches.
-UnknownComponent = RegistryError
 
 ENVIRONMENTS = Registry("environment", import_paths=True, targets={
     "coq": "prover.coq.env:CoqEnvironment",

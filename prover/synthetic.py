@@ -55,6 +55,7 @@ from typing import Any
 
 from generator.base import Suggestion, TacticGenerator
 from search_tree import (
+    Environment,
     EnvironmentFailure,
     ErrorKind,
     Goal,
@@ -213,7 +214,7 @@ class _Session:
         return self.state((paths[goal_index],))
 
 
-class SyntheticEnvironment:
+class SyntheticEnvironment(Environment):
     """The synthetic backend's environment; see the module docstring. Picklable, built from options.
 
     ``world`` is a :class:`SyntheticWorld` or its options; ``latency`` is slept per tactic or focus call.

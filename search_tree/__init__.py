@@ -29,7 +29,7 @@ from search_tree.protocol import (
     linear_proof,
     proof_tactics,
 )
-from search_tree.result import SearchResult
+from search_tree.result import SearchResult, StopKind, StopReason
 from search_tree.tactics import gives_up
 from search_tree.value import ConstantValue, GoalHeuristicValue, LearnedValue, ValueFunction, make_value
 

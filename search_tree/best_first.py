@@ -20,6 +20,7 @@ import heapq
 import itertools
 
 from search_tree.budget import Budget, EventSink, Meter, Propose
+from search_tree.events import Cycled, Expanded
 from search_tree.nodes import Edge, ErrorNode, InternalNode, Node, ProofFinishedNode, Status, extract_proof
 from search_tree.protocol import (
     EnvironmentFailure,
@@ -30,7 +31,7 @@ from search_tree.protocol import (
     Theorem,
     linear_proof,
 )
-from search_tree.result import SearchResult
+from search_tree.result import SearchResult, StopKind, StopReason
 from search_tree.value import ValueFunction
 
 
@@ -93,7 +94,7 @@ class BestFirstSearch:
 
     def run(self, theorem: Theorem) -> SearchResult:
         self.theorem = theorem
-        stop_reason = "exhausted"
+        stop_reason = StopReason(StopKind.EXHAUSTED)
         try:
             while self.root.status == Status.OPEN:
                 reason = self.meter.exhausted()
@@ -108,11 +109,11 @@ class BestFirstSearch:
                     stop_reason = reason
                     break
         except EnvironmentFailure as exc:
-            stop_reason = f"environment_failure: {exc}"
+            stop_reason = StopReason(StopKind.ENVIRONMENT_FAILURE, str(exc))
         proof = extract_proof(self.root)
         if proof is not None:
-            status, stop_reason = Status.PROVED, "proved"
-        elif stop_reason == "exhausted" or stop_reason.startswith("environment_failure"):
+            status, stop_reason = Status.PROVED, StopReason(StopKind.PROVED)
+        elif stop_reason.kind in (StopKind.EXHAUSTED, StopKind.ENVIRONMENT_FAILURE):
             status = Status.FAILED
         else:
             status = Status.OPEN  # a budget ran out with nodes still open
@@ -130,11 +131,11 @@ class BestFirstSearch:
             num_env_calls=m.env_calls,
         )
 
-    def _expand(self, node: InternalNode) -> str | None:
-        """Try the proposed tactics on ``node``; returns the exhausted budget's name, if any."""
+    def _expand(self, node: InternalNode) -> StopReason | None:
+        """Try the proposed tactics on ``node``; returns the exhausted budget, if any."""
         suggestions = merge_suggestions(self.meter.generate(self.propose, node.state))
         self.meter.expansions += 1
-        self.meter.emit("expand", state=node.state.id, depth=node.depth, priority=self.priority(node))
+        self.meter.emit(Expanded(state=node.state.id, depth=node.depth, priority=self.priority(node)))
         for tactic, logprob in suggestions:
             result, seconds = self.meter.run_tac(self.session, node.state, tactic, logprob=round(logprob, 4))
             child = self._child(node, tactic, result, node.cumulative_logprob + logprob)
@@ -166,7 +167,7 @@ class BestFirstSearch:
             self._push(node)
             return node
         if existing.is_ancestor_or_self(parent):
-            self.meter.emit("cycle", state=parent.state.id, tactic=tactic, to=existing.state.id)
+            self.meter.emit(Cycled(state=parent.state.id, tactic=tactic, to=existing.state.id))
             return None
         if cumulative_logprob > existing.cumulative_logprob and not existing.is_expanded:
             existing.cumulative_logprob, existing.depth = cumulative_logprob, parent.depth + 1

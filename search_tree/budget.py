@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from search_tree.events import Focused, Generated, LoggedGoal, SearchEvent, StateLogged, TacticRun
 from search_tree.protocol import (
     FocusingSession,
     ProofFinished,
@@ -16,14 +17,15 @@ from search_tree.protocol import (
     TacticState,
     Theorem,
 )
+from search_tree.result import StopKind, StopReason
 
 if TYPE_CHECKING:
     from search_tree.value import ValueFunction
 
 # A tactic proposer: state -> [(tactic, log-probability)]. Provers build it from a generator.
 Propose = Callable[[TacticState], list[tuple[str, float]]]
-# Receives one JSON-serialisable dict per search event (expansion, tactic, outcome, timings).
-EventSink = Callable[[dict], None]
+# Receives every search event (expansion, tactic, outcome, timings); see search_tree.events.
+EventSink = Callable[[SearchEvent], None]
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,10 @@ class Meter:
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
-    def emit(self, event: str, **fields) -> None:
+    def emit(self, event: SearchEvent) -> None:
+        """Hand ``event`` to the sink, stamped with the time since the search began."""
         if self.on_event is not None:
-            self.on_event({"event": event, "t": round(self.elapsed, 4), **fields})
+            self.on_event(replace(event, t=round(self.elapsed, 4)))
 
     def describe(self, state: TacticState) -> None:
         """Log ``state`` once (a ``state`` event): its goals, or ``same_as`` the first state logged
@@ -93,15 +96,14 @@ class Meter:
         self._described.add(state.id)
         first = self._first_of_key.setdefault(state.key, state.id)
         if first != state.id:
-            self.emit("state", state=state.id, same_as=first)
+            self.emit(StateLogged(state=state.id, same_as=first))
             return
-        self.emit("state", state=state.id, goals=[
-            {"name": g.name, "hypotheses": [[h.name, h.type] for h in g.hypotheses], "target": g.target}
-            for g in state.goals])
+        self.emit(StateLogged(state=state.id, goals=tuple(
+            LoggedGoal(g.target, tuple((h.name, h.type) for h in g.hypotheses), g.name) for g in state.goals)))
 
-    def run_tac(self, session: Session, state: TacticState, tactic: str,
-                **numbers: float) -> tuple[TacticResult, float]:
-        """Run ``tactic``; ``numbers`` (the search's own: a log-probability, a prior) go into its event."""
+    def run_tac(self, session: Session, state: TacticState, tactic: str, logprob: float | None = None,
+                prior: float | None = None) -> tuple[TacticResult, float]:
+        """Run ``tactic``; the search's own numbers (a log-probability, a prior) go into its event."""
         self.describe(state)
         t0 = time.monotonic()
         result = session.run_tac(state, tactic)
@@ -110,16 +112,16 @@ class Meter:
         self.env_calls += 1
         if isinstance(result, TacticState):
             self.describe(result)
-        self.emit(
-            "tactic",
+        self.emit(TacticRun(
             state=state.id,
             tactic=tactic,
             outcome=outcome_name(result),
             next_state=result.id if isinstance(result, TacticState) else None,
             message=result.message if isinstance(result, (TacticError, ProofGivenUp)) else None,
             seconds=round(dt, 5),
-            **numbers,
-        )
+            logprob=logprob,
+            prior=prior,
+        ))
         return result, dt
 
     def generate(self, propose: Propose, state: TacticState) -> list[tuple[str, float]]:
@@ -127,7 +129,7 @@ class Meter:
         suggestions = propose(state)
         dt = time.monotonic() - t0
         self.gen_time += dt
-        self.emit("generate", state=state.id, num=len(suggestions), seconds=round(dt, 5))
+        self.emit(Generated(state=state.id, num=len(suggestions), seconds=round(dt, 5)))
         return suggestions
 
     def focus(
@@ -141,8 +143,8 @@ class Meter:
         self.focus_calls += 1
         if isinstance(result, TacticState):
             self.describe(result)
-        self.emit("focus", state=state.id, goal=goal_index, outcome=outcome_name(result),
-                  next_state=result.id if isinstance(result, TacticState) else None, seconds=round(dt, 5))
+        self.emit(Focused(state=state.id, goal=goal_index, outcome=outcome_name(result),
+                          next_state=result.id if isinstance(result, TacticState) else None, seconds=round(dt, 5)))
         return result
 
     def evaluate(
@@ -162,8 +164,8 @@ class Meter:
         limit = self.budget.max_env_calls
         return limit is None or self.env_calls + env_calls <= limit
 
-    def exhausted(self, expanding: bool = False) -> str | None:
-        """The name of the first exhausted limit, or None while budget remains.
+    def exhausted(self, expanding: bool = False) -> StopReason | None:
+        """The first exhausted limit, or None while budget remains.
 
         ``expanding``: asked between the tactics of an expansion, which was counted when it began;
         ``max_expansions`` then cannot stop it, or the last allowed expansion would try one tactic
@@ -171,13 +173,13 @@ class Meter:
         """
         b = self.budget
         if b.timeout is not None and self.elapsed >= b.timeout:
-            return "timeout"
+            return StopReason(StopKind.TIMEOUT)
         if not expanding and b.max_expansions is not None and self.expansions >= b.max_expansions:
-            return "max_expansions"
+            return StopReason(StopKind.MAX_EXPANSIONS)
         if b.max_env_calls is not None and self.env_calls >= b.max_env_calls:
-            return "max_env_calls"
+            return StopReason(StopKind.MAX_ENV_CALLS)
         if b.max_simulations is not None and self.simulations >= b.max_simulations:
-            return "max_simulations"
+            return StopReason(StopKind.MAX_SIMULATIONS)
         if b.max_nodes is not None and self.nodes >= b.max_nodes:
-            return "max_nodes"
+            return StopReason(StopKind.MAX_NODES)
         return None

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 
 from search_tree.and_or import AndNode, Node, OrNode, ProvedLeaf, TacticEdge, reconstruct_proof
 from search_tree.budget import Budget, EventSink, Meter, Propose
+from search_tree.events import Cycled, Expanded, Merged, Split
 from search_tree.nodes import Status
 from search_tree.protocol import (
     EnvironmentFailure,
@@ -50,7 +51,7 @@ from search_tree.protocol import (
     Theorem,
     proof_tactics,
 )
-from search_tree.result import SearchResult
+from search_tree.result import SearchResult, StopKind, StopReason
 from search_tree.tactics import gives_up
 from search_tree.value import ValueFunction, make_value
 
@@ -112,7 +113,7 @@ class MCTSSearch:
         self.can_focus = config.split_goals and isinstance(session, FocusingSession)
         self.theorem: Theorem | None = None
         self.root: OrNode | None = None
-        self.stopped: str | None = None  # a budget found short in mid-simulation (a split's focus calls)
+        self.stopped: StopReason | None = None  # a budget found short in mid-simulation (a split's focus calls)
         self.counts = {"or_nodes": 0, "and_nodes": 0, "max_depth": 0, "filtered_tactics": 0,
                        "merged_tactics": 0, "cycles": 0, "failed_tactics": 0}
 
@@ -120,7 +121,7 @@ class MCTSSearch:
 
     def run(self, theorem: Theorem) -> SearchResult:
         self.theorem = theorem
-        stop_reason = "exhausted"
+        stop_reason = StopReason(StopKind.EXHAUSTED)
         try:
             self.root = self._new_or_nodes([self.init_state], parent=None, depth=0)[0]
             while self.root.status == Status.OPEN:
@@ -130,7 +131,7 @@ class MCTSSearch:
                     break
                 self.simulate()
         except EnvironmentFailure as exc:
-            stop_reason = f"environment_failure: {exc}"
+            stop_reason = StopReason(StopKind.ENVIRONMENT_FAILURE, str(exc))
         return self._result(theorem, stop_reason)
 
     def simulate(self) -> None:
@@ -216,8 +217,8 @@ class MCTSSearch:
             edge.mass += mass
         if new == 0:
             node.exhausted = True
-        self.meter.emit("expand", state=node.state.id, depth=node.depth, visits=node.visits,
-                        value=round(node.value(cfg.gamma), 4), new_tactics=new, tactics=len(node.edges))
+        self.meter.emit(Expanded(state=node.state.id, depth=node.depth, visits=node.visits,
+                                 value=round(node.value(cfg.gamma), 4), new_tactics=new, tactics=len(node.edges)))
         node.refresh()
 
     # -- expansion and evaluation -----------------------------------------------------------------
@@ -235,20 +236,20 @@ class MCTSSearch:
             self._kill(node, edge, "failed")
             return
         if result.key in _path_keys(node):
-            self.meter.emit("cycle", state=node.state.id, tactic=edge.tactic, to=result.id)
+            self.meter.emit(Cycled(state=node.state.id, tactic=edge.tactic, to=result.id))
             self._kill(node, edge, "cycle")
             return
         sibling = node.by_key.get(result.key)
         if sibling is not None:
             sibling.mass += edge.mass
             node.by_text[edge.tactic] = sibling
-            self.meter.emit("merge", state=node.state.id, tactic=edge.tactic, into=sibling.tactic)
+            self.meter.emit(Merged(state=node.state.id, tactic=edge.tactic, into=sibling.tactic))
             self._kill(node, edge, "merged")
             return
         if self.can_focus and result.num_goals > 1 and not result.has_evars:
             if not self.meter.affords(result.num_goals):
                 # a split is not started unless all its focus calls fit: the search stops OPEN here
-                self.stopped = "max_env_calls"
+                self.stopped = StopReason(StopKind.MAX_ENV_CALLS)
                 return
             child = self._new_and_node(node, result)
             if child is None:
@@ -297,7 +298,7 @@ class MCTSSearch:
         node.children = self._new_or_nodes(focused, parent=node, depth=node.depth)
         self.counts["and_nodes"] += 1
         self.meter.nodes += 1
-        self.meter.emit("split", state=state.id, goals=[g.id for g in focused])
+        self.meter.emit(Split(state=state.id, goals=tuple(g.id for g in focused)))
         return node
 
     def _back_up(self, child: Node | ProvedLeaf, sample: float) -> None:
@@ -319,13 +320,13 @@ class MCTSSearch:
 
     # -- result -----------------------------------------------------------------------------------
 
-    def _result(self, theorem: Theorem, stop_reason: str) -> SearchResult:
+    def _result(self, theorem: Theorem, stop_reason: StopReason) -> SearchResult:
         m = self.meter
         proof = None
         if self.root is not None and self.root.status == Status.PROVED:
             proof = reconstruct_proof(self.root)
-            status, stop_reason = Status.PROVED, "proved"
-        elif stop_reason == "exhausted" or stop_reason.startswith("environment_failure"):
+            status, stop_reason = Status.PROVED, StopReason(StopKind.PROVED)
+        elif stop_reason.kind in (StopKind.EXHAUSTED, StopKind.ENVIRONMENT_FAILURE):
             status = Status.FAILED
         else:
             status = Status.OPEN

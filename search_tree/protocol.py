@@ -67,10 +67,13 @@ How backends meet it (a proposal the backends own):
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import types
+import typing
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Protocol, Union, runtime_checkable
+from typing import Any, Protocol, TypeVar, Union, runtime_checkable
 
 from search_tree.errors import UserError
 
@@ -174,7 +177,68 @@ class Theorem:
     file_path: str = ""
     position: tuple[int, int] | None = None
     statement: str = ""
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
+    extra: dict = field(default_factory=dict, compare=False, hash=False)  # a backend's: see TheoremFields
+
+
+_Fields = TypeVar("_Fields", bound="TheoremFields")
+
+
+class TheoremFields:
+    """A backend's typed view of what it keeps in :attr:`Theorem.extra`, its fields stored under
+    their own names (so a theorem's serialized form is a plain dict, whatever the backend).
+
+    A subclass is a frozen dataclass whose every field has a default; the backend reads a theorem's
+    fields with :meth:`of` and sets them with :meth:`on`, and never names a key itself. Keys of other
+    backends or loaders in ``extra`` are left alone.
+    """
+
+    @classmethod
+    def of(cls: type[_Fields], theorem: Theorem) -> _Fields:
+        """The fields ``theorem`` carries (defaults for those it lacks); a value of the wrong type
+        (from a hand-written benchmark file) is a :class:`UserError` naming the theorem and the key."""
+        hints = typing.get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if f.name not in theorem.extra:
+                continue
+            value = theorem.extra[f.name]
+            hint = hints[f.name]
+            if not _conforms(value, hint):
+                raise UserError(f"theorem {theorem.full_name!r}: its {f.name!r} is {type(value).__name__} "
+                                f"{repr(value)[:40]}, not {hint.__name__ if isinstance(hint, type) else hint}")
+            values[f.name] = tuple(value) if isinstance(value, list) else value
+        return cls(**values)
+
+    def on(self, theorem: Theorem) -> Theorem:
+        """``theorem`` with these fields set (those at their defaults are not written)."""
+        return dataclasses.replace(theorem, extra={**theorem.extra, **self.stored()})
+
+    def stored(self) -> dict[str, Any]:
+        """The fields as ``extra`` keeps them: those not at their defaults."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                if getattr(self, f.name) != f.default}
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether ``value`` is of type ``hint`` (the annotations :class:`TheoremFields` use: plain
+    types, ``X | None``, ``tuple[X, ...]``, ``dict``, ``Any``; a JSON list stands for a tuple)."""
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return True
+    if origin in (Union, types.UnionType):
+        return any(_conforms(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(value, (tuple, list)):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_conforms(v, args[0]) for v in value)
+        return len(value) == len(args) and all(_conforms(v, a) for v, a in zip(value, args))
+    if origin is not None:
+        return isinstance(value, origin)
+    return isinstance(value, hint) and not (isinstance(value, bool) and hint is not bool)
 
 
 @dataclass(frozen=True)
@@ -256,3 +320,8 @@ class Environment(Protocol):
     def render(self, theorem: Theorem, proof: Proof) -> str:
         """The proof as source text of the backend's language (with focusing for branches)."""
         ...
+
+    def close(self) -> None:
+        """Stop the prover processes the environment keeps (a worker calls it before it goes away,
+        or to replace an environment that failed). An environment that subclasses this protocol
+        and keeps no process inherits this no-op."""

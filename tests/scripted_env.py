@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 from prover.synthetic import render_bullets
 from search_tree import (
+    Environment,
     EnvironmentFailure,
     ErrorKind,
     Goal,
@@ -70,7 +71,7 @@ class ScriptedSession:
         return self.state(state.goals[goal_index].target)
 
 
-class ScriptedEnv:
+class ScriptedEnv(Environment):
     name = "scripted"
 
     def __init__(self, graph: dict[str, dict[str, str]], init: str = "s0", goals=None,

@@ -74,6 +74,7 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False, 
     from tqdm import tqdm
 
     from prover.commands.prove import assumes
+    from prover.coq.records import CoqFields
     from prover.views.safe_text import printable
     from prover.run.distributed import DistributedProver, Task
     from search_tree import Status
@@ -88,7 +89,7 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False, 
             if result.status == Status.PROVED:
                 proved += 1
                 if show:
-                    bar.write(printable(f"proved {theorem.extra['qualified_name']} ({theorem.file_path}:"
+                    bar.write(printable(f"proved {CoqFields.of(theorem).qualified_name} ({theorem.file_path}:"
                                         f"{theorem.position[0]}) in {result.total_time:.1f}s, {assumes(result)}:\n"
                                         f"{textwrap.indent(result.script, '    ')}"))
             bar.set_postfix_str(f"proved {proved}")

@@ -36,14 +36,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _targets(index, args: argparse.Namespace) -> list:
     """The admitted lemmas asked for; a name that is not one raises with close matches."""
+    from prover.coq.records import CoqFields
+
     targets = index.admitted(index.matching(args.files))
     if args.theorems:
         chosen = []
         for name in args.theorems:
-            found = [t for t in targets if name in (t.full_name, t.extra["qualified_name"])]
+            found = [t for t in targets if name in (t.full_name, CoqFields.of(t).qualified_name)]
             if not found:
                 other = index.theorem(name)  # raises TheoremNotFound with close matches for an unknown name
-                raise UserError(f"--theorems {name}: {other.extra['qualified_name']} is proved already (not Admitted)")
+                raise UserError(f"--theorems {name}: {CoqFields.of(other).qualified_name} is proved already (not Admitted)")
             chosen.extend(found)
         targets = chosen
     return targets
@@ -73,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from prover.coq.env import CoqEnvironment
     from prover.coq.fill import Edit, FillError, diff_text, fill_in_copy, recheck, write_back
     from prover.coq.project import load_project
+    from prover.coq.records import CoqFields
     from prover.run.evaluation import run_evaluation, theorem_key
     from prover.views.safe_text import printable
 
@@ -101,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
                 continue
             checked = recheck(env, t, results[theorem_key(t)].get("script"))
             if checked.ok:
-                edits.append(Edit(t.file_path, t.extra["offset"], t.full_name, checked.script))
+                edits.append(Edit(t.file_path, CoqFields.of(t).offset, t.full_name, checked.script))
             else:
                 why = f"the recorded proof does not check again: {checked.message}"
-                not_written[(t.file_path, t.extra["offset"])] = why
+                not_written[(t.file_path, CoqFields.of(t).offset)] = why
     with tempfile.TemporaryDirectory(prefix="dojo-fill-") as tmp:
         copy, outcomes = fill_in_copy(project, index, edits, Path(tmp), progress=not args.no_progress)
         not_written |= {(o.edit.path, o.edit.offset): o.why for o in outcomes if not o.written}
@@ -122,8 +125,8 @@ def run(args: argparse.Namespace) -> int:
     proved = 0
     for t in targets:
         r = results.get(theorem_key(t))
-        why = not_written.get((t.file_path, t.extra["offset"]))
-        proof = written_proofs.get((t.file_path, t.extra["offset"]))
+        why = not_written.get((t.file_path, CoqFields.of(t).offset))
+        proof = written_proofs.get((t.file_path, CoqFields.of(t).offset))
         if r is None:
             ok, seconds, text = False, "", "not attempted"
         elif proof is not None:

@@ -32,6 +32,7 @@ from search_tree.protocol import Theorem
 
 from .context import ADHOC_MODULE, CoqContext
 from .project import load_project_ref
+from .records import CoqFields
 from .sandbox import sandbox_dir, sandbox_env
 
 #: Where Debian's libcoq-hammer puts ``htimeout`` and ``predict``: CoqHammer runs ``htimeout``
@@ -155,9 +156,10 @@ def offered(names: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
     them), not leaking its own module (the leak guard), and none in a project compiled without the
     stdlib's Prelude (``-noinit``), whose own foundations the stdlib's would clash with. A
     generator asking whether its tactics exist for a theorem gets one answer for all reasons."""
-    if "-noinit" in load_project_ref(theorem.extra.get("project")).options:
+    fields = CoqFields.of(theorem)
+    if "-noinit" in load_project_ref(fields.project).options:
         return ()
-    module = theorem.extra.get("module", ADHOC_MODULE)
+    module = fields.module or ADHOC_MODULE
     return tuple(n for n in names if not probe(addition(n).sentences).error and not leaks(n, module))
 
 

@@ -53,6 +53,7 @@ from search_tree.protocol import Theorem
 
 from .policy import RefusedTactic, check_tactic
 from .reach import calls_atp, refusal
+from .records import CoqFields
 from .sentences import SentenceSplitError, split_sentences, strip_comments
 from .stdlib import block_sentence
 
@@ -172,7 +173,7 @@ def adhoc_theorem(statement: str, prelude: tuple[str, ...] | list[str] = (), nam
     _check_attributes(parts[0].code, f"theorem statement {statement[:200]!r}")
     check_prelude(sentences)
     return Theorem(full_name=name or declared, statement=parts[0].text,
-                   extra={"prelude": tuple(sentences)})
+                   extra=CoqFields(prelude=tuple(sentences)).stored())
 
 
 def check_prelude(sentences: tuple[str, ...] | list[str]) -> None:
@@ -263,8 +264,8 @@ def _check_proof_sentence(code: str, where: str) -> bool:
 
 
 def adhoc_context(theorem: Theorem) -> CoqContext:
-    """The context of a theorem made by :func:`adhoc_theorem` (or any with ``extra["prelude"]``)."""
-    prelude = tuple(theorem.extra.get("prelude", ()))
+    """The context of a theorem made by :func:`adhoc_theorem` (or any with a :attr:`CoqFields.prelude`)."""
+    prelude = CoqFields.of(theorem).prelude or ()
     key = "adhoc:" + hashlib.sha1("\n".join(prelude).encode()).hexdigest()
     return CoqContext(key=key, name=theorem_name(theorem.statement), statement=theorem.statement,
                       prefix=prelude, source_prefix="\n".join(prelude), module=ADHOC_MODULE,
@@ -287,7 +288,7 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
     """
     source = index.file(theorem.file_path)
     text = (index.root / source.path).read_text()
-    offset = theorem.extra["offset"]
+    offset = CoqFields.of(theorem).offset
     skipped: set[int] = set()  # starts of sentences to leave out
     admitted_after: set[int] = set()  # starts of statements followed by Admitted.
     if elide_proofs:

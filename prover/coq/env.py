@@ -28,6 +28,7 @@ from .additions import (addition, annotate, available, names, needed, offered, p
                         with_additions)
 from .context import CoqContext, adhoc_context, file_context
 from .hammer import HammerSession, RewriteLog
+from .records import CoqFields
 from .render import render_proof
 from .session import CoqSession
 from .verify import verify_proof
@@ -59,7 +60,7 @@ class CoqEnvironment:
 
     ``project`` (``coq-stdlib``, ``coq-lib:NAME`` or a project directory, with ``project_flags``
     when it has no ``_CoqProject``; :func:`prover.coq.project.load_project`) is where
-    :meth:`theorem` looks names up. A theorem of another project (``extra["project"]``, set by its
+    :meth:`theorem` looks names up. A theorem of another project (:attr:`CoqFields.project`, set by its
     index) is opened in its own project all the same, so one environment serves any benchmark. With ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
     (half of them for the ATPs) and a found proof's ``hammer`` steps are rewritten to the
     reconstruction tactics it printed (:mod:`prover.coq.hammer`).
@@ -170,11 +171,12 @@ class CoqEnvironment:
 
     def _bare_context(self, theorem: Theorem) -> CoqContext:
         """``theorem``'s context without any addition."""
-        if "prelude" in theorem.extra:
+        fields = CoqFields.of(theorem)
+        if fields.prelude is not None:
             return adhoc_context(theorem)
-        index = self._index_of(theorem.extra["project"]) if "project" in theorem.extra else self.index
-        if "offset" not in theorem.extra:  # e.g. a Theorem read back from a results file
-            found = index.theorem(theorem.extra.get("qualified_name") or theorem.full_name)
+        index = self.index if fields.project is None else self._index_of(fields.project)
+        if fields.offset is None:  # e.g. a Theorem read back from a results file
+            found = index.theorem(fields.qualified_name or theorem.full_name)
             if theorem.file_path and found.file_path != theorem.file_path:
                 raise ValueError(f"{theorem.full_name!r} is in {found.file_path}, not {theorem.file_path}")
             theorem = found
@@ -294,14 +296,14 @@ class CoqEnvironment:
 
 def run_project(options: dict, theorems: Sequence[Theorem] = ()) -> CoqProject:
     """The project a run proves in: the ``project`` option (with ``project_flags``) when given, else
-    the one every theorem belongs to (``extra["project"]``, as its index set it); the stdlib when
+    the one every theorem belongs to (:attr:`CoqFields.project`, as its index set it); the stdlib when
     they belong to it or to several projects (no corpus or trace holds several projects)."""
     from .project import load_project, load_project_ref
 
     if "project" in options:
         flags = options.get("project_flags")
         return load_project(options["project"], tuple(flags) if flags else None)
-    refs = {json.dumps(t.extra.get("project"), sort_keys=True) for t in theorems}
+    refs = {json.dumps(CoqFields.of(t).project, sort_keys=True) for t in theorems}
     if len(refs) > 1:
         warnings.warn(f"the theorems belong to {len(refs)} Coq projects: the default corpus and traces are the "
                       "stdlib's (give the retriever a corpus option to retrieve a project's lemmas)",

@@ -24,7 +24,7 @@ from search_tree.protocol import Theorem, TheoremNotFound
 
 from .install import cache_dir, coq_version
 from .project import STDLIB_PREFIX, CoqProject, stdlib_project
-from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry, to_theorem
+from .records import CoqFields, Declaration, SourceFile, StdlibScanError, TheoremEntry, to_theorem
 from .sentences import SentenceSplitError
 from .scanner import logical_modules, scan_file, source_hash
 
@@ -60,16 +60,14 @@ class CoqIndex:
         return [self._theorem(f, t) for f in self._chosen(files) for t in f.theorems]
 
     def admitted(self, files: list[str] | None = None) -> list[Theorem]:
-        """Lemmas ended by ``Admitted`` (open targets, ``extra["admitted"]``), in file order."""
+        """Lemmas ended by ``Admitted`` (open targets, :attr:`CoqFields.admitted`), in file order."""
         return [self._theorem(f, t) for f in self._chosen(files) for t in f.admitted]
 
     def _theorem(self, f: SourceFile, t: TheoremEntry) -> Theorem:
-        """The protocol's theorem; ``extra["ssreflect"]`` says that its context loads ssreflect, so
-        that a generator proposes ssreflect's tactics there (they do not parse elsewhere)."""
+        """The protocol's theorem; :attr:`CoqFields.ssreflect` says that its context loads ssreflect,
+        so that a generator proposes ssreflect's tactics there (they do not parse elsewhere)."""
         theorem = to_theorem(f, t, self._ref)
-        if f.path in self.ssreflect:
-            theorem.extra["ssreflect"] = True
-        return theorem
+        return CoqFields(ssreflect=True).on(theorem) if f.path in self.ssreflect else theorem
 
     def matching(self, patterns: list[str] | None) -> list[str] | None:
         """The files matching any of the globs ``patterns`` (``--files``), in the order asked, each
@@ -111,10 +109,6 @@ class CoqIndex:
     @property
     def _what(self) -> str:
         return "the Coq stdlib" if self.project.is_stdlib else f"Coq project {self.project.name}"
-
-
-#: The index's name from when the stdlib was the only project.
-StdlibIndex = CoqIndex
 
 
 #: a required module that loads ssreflect's tactic language: ``ssreflect`` (the stdlib's, which

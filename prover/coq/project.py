@@ -374,7 +374,8 @@ _IDENT_PATH = re.compile(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*")
 
 
 def load_project_ref(ref: dict | None) -> CoqProject:
-    """The project of a theorem's ``extra["project"]`` (:meth:`CoqProject.ref`); the stdlib for None."""
+    """The project of a theorem's :attr:`~prover.coq.records.CoqFields.project` (:meth:`CoqProject.ref`);
+    the stdlib for None."""
     if ref is None:
         return load_project(STDLIB)
     flags = ref.get("flags")

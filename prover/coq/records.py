@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from search_tree.protocol import Theorem
+from search_tree.protocol import Theorem, TheoremFields
 
 
 class StdlibScanError(RuntimeError):
@@ -72,21 +72,24 @@ class SourceFile:
     admitted: list[TheoremEntry] = field(default_factory=list)  # lemmas ended by Admitted: open targets
 
 
+@dataclass(frozen=True)
+class CoqFields(TheoremFields):
+    """What the Coq backend keeps with a theorem (in :attr:`Theorem.extra`, see :class:`TheoremFields`)."""
+
+    module: str | None = None  # the file's logical module (``Coq.Arith.PeanoNat``)
+    qualified_name: str | None = None  # ``module.full_name``: unique across the library
+    offset: int | None = None  # of the statement in its file; None for a theorem not from an index
+    end: tuple[int, int] | None = None  # of its terminator
+    in_section: bool = False
+    project: dict | None = None  # :meth:`prover.coq.project.CoqProject.ref`; None for the stdlib
+    admitted: bool = False  # ended by ``Admitted``: an open target
+    ssreflect: bool = False  # its context loads ssreflect (set by the index)
+    prelude: tuple[str, ...] | None = None  # the sentences before an ad-hoc statement (adhoc_theorem)
+
+
 def to_theorem(f: SourceFile, t: TheoremEntry, project: dict | None = None) -> Theorem:
-    """The protocol's :class:`Theorem` for an index entry; ``extra`` carries what the backend needs,
-    among it the project's reference (:meth:`prover.coq.project.CoqProject.ref`) when not the stdlib."""
-    return Theorem(
-        full_name=t.full_name,
-        file_path=f.path,
-        position=t.start,
-        statement=t.statement,
-        extra={
-            "module": f.module,
-            "qualified_name": f"{f.module}.{t.full_name}",
-            "offset": t.offset,
-            "end": t.end,
-            "in_section": t.in_section,
-            **({"project": project} if project else {}),
-            **({"admitted": True} if t.terminator == "Admitted" else {}),
-        },
-    )
+    """The protocol's :class:`Theorem` for an index entry, with its :class:`CoqFields`, among them
+    the project's reference (:meth:`prover.coq.project.CoqProject.ref`) when not the stdlib."""
+    fields = CoqFields(module=f.module, qualified_name=f"{f.module}.{t.full_name}", offset=t.offset, end=t.end,
+                       in_section=t.in_section, project=project or None, admitted=t.terminator == "Admitted")
+    return fields.on(Theorem(full_name=t.full_name, file_path=f.path, position=t.start, statement=t.statement))

@@ -16,6 +16,7 @@ from search_tree.protocol import Theorem, TheoremNotFound
 
 from .index import CoqIndex, load_index
 from .project import LIBRARY_PREFIX, CoqProject, load_project, stdlib_project
+from .records import CoqFields
 
 SPLITS = ("train", "val", "test")
 SPLIT_FILE = Path(__file__).parent / "data" / "stdlib_split.json"
@@ -78,7 +79,7 @@ def short_theorems(split: str, max_sentences: int, index: CoqIndex | None = None
 
 def _proof_length(index: CoqIndex, theorem: Theorem) -> int:
     """Sentences of the library's own proof of ``theorem`` (``Proof.`` included)."""
-    entry = next(e for e in index.file(theorem.file_path).theorems if e.offset == theorem.extra["offset"])
+    entry = next(e for e in index.file(theorem.file_path).theorems if e.offset == CoqFields.of(theorem).offset)
     return len(entry.proof)
 
 
@@ -132,7 +133,7 @@ def listed_theorems(path: str) -> list[Theorem]:
         index = indexes[(spec, flags)]
         try:
             found = [t for t in index.theorems([index.file(entry["file"]).path]) + index.admitted([entry["file"]])
-                     if entry["name"] in (t.full_name, t.extra["qualified_name"])]
+                     if entry["name"] in (t.full_name, CoqFields.of(t).qualified_name)]
             if not found:
                 index.theorem(entry["name"])  # raises with close matches when the name is unknown
                 raise TheoremNotFound(f"{entry['name']!r} is not in {entry['file']}")

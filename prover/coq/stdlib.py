@@ -17,7 +17,7 @@ one import callers need:
 from __future__ import annotations
 
 from .build import BuildReport, build_project, project_index
-from .index import CoqIndex, StdlibIndex, code_version, load_index
+from .index import CoqIndex, code_version, load_index
 from .install import cache_dir, coq_version, stdlib_root
 from .project import CoqProject, ProjectError, load_project, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry, to_theorem
@@ -27,7 +27,7 @@ from .vernacular import DEFINITION_KEYWORDS, PROOF_ENDS, THEOREM_KEYWORDS, block
 
 __all__ = [
     "DEFINITION_KEYWORDS", "PROOF_ENDS", "SPLITS", "SPLIT_FILE", "THEOREM_KEYWORDS", "BuildReport", "CoqIndex",
-    "CoqProject", "Declaration", "ProjectError", "SourceFile", "StdlibIndex", "StdlibScanError", "TheoremEntry",
+    "CoqProject", "Declaration", "ProjectError", "SourceFile", "StdlibScanError", "TheoremEntry",
     "block_sentence", "build_project", "cache_dir", "code_version", "compute_split", "coq_version", "load_index",
     "load_project", "load_split", "logical_modules", "project_index", "project_theorems", "resolve_require",
     "scan_file", "source_hash", "split_of", "stdlib_project", "stdlib_root", "stdlib_theorems", "to_theorem",

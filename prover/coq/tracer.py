@@ -42,7 +42,7 @@ from .sentences import LineIndex, strip_comments
 from .build import project_index
 from .project import CoqProject, load_project_ref, stdlib_project
 from .split import project_split, split_of
-from .stdlib import SPLITS, StdlibIndex, TheoremEntry, cache_dir, coq_version, load_index
+from .stdlib import SPLITS, CoqIndex, TheoremEntry, cache_dir, coq_version, load_index
 from .worker import complete_view
 
 URL = "https://github.com/coq/coq"
@@ -92,7 +92,7 @@ class FileTrace:
 class _Replayer:
     """Replays one file in one coqtop and records its theorems' proofs."""
 
-    def __init__(self, index: StdlibIndex, resolver: PremiseResolver, path: str) -> None:
+    def __init__(self, index: CoqIndex, resolver: PremiseResolver, path: str) -> None:
         self.index = index
         self.resolver = resolver
         self.file = index.file(path)
@@ -241,7 +241,7 @@ def _cpu_time() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def trace_file(index: StdlibIndex, resolver: PremiseResolver, path: str) -> FileTrace:
+def trace_file(index: CoqIndex, resolver: PremiseResolver, path: str) -> FileTrace:
     """Replay one file; a replay failure is recorded in ``error`` (the file then has no theorems)."""
     t0, c0 = time.perf_counter(), _cpu_time()
     rep = _Replayer(index, resolver, path)
@@ -257,7 +257,7 @@ def _cache_path(out_dir: Path, path: str) -> Path:
     return out_dir / "files" / (path + ".json")
 
 
-def _load_cached(out_dir: Path, index: StdlibIndex, path: str) -> dict | None:
+def _load_cached(out_dir: Path, index: CoqIndex, path: str) -> dict | None:
     """The cached trace of ``path`` if it is current (same format, same source); failures included."""
     p = _cache_path(out_dir, path)
     if not p.exists():
@@ -267,7 +267,7 @@ def _load_cached(out_dir: Path, index: StdlibIndex, path: str) -> dict | None:
     return data if ok else None
 
 
-_worker_state: tuple[StdlibIndex, PremiseResolver, Path] | None = None
+_worker_state: tuple[CoqIndex, PremiseResolver, Path] | None = None
 
 
 def _worker_init(out_dir: str, project: dict | None) -> None:
@@ -370,7 +370,7 @@ def ensure_traced(
     return _write_splits(index, out_dir, files, len(todo), num_premises, steps_now, seconds_now, cpu_now)
 
 
-def _write_splits(index: StdlibIndex, out_dir: Path, files: list[str], traced: int, num_premises: int,
+def _write_splits(index: CoqIndex, out_dir: Path, files: list[str], traced: int, num_premises: int,
                   steps_now: int, seconds_now: float, cpu_now: float) -> TraceSummary:
     """Rewrites the split files from every per-file cache in ``out_dir`` (not only ``files``)."""
     split = project_split(index.project, list(index.files))

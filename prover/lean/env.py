@@ -1,8 +1,8 @@
 """The LeanDojo backend: the environment protocol over ``lean_dojo.Dojo`` (Lean 4).
 
 A protocol :class:`~search_tree.protocol.Theorem` names a declaration by ``full_name`` and
-``file_path``; the Lean repository it lives in (``url``, ``commit``) comes from
-``theorem.extra`` or from the environment's configuration. LeanDojo traces the repository once
+``file_path``; the Lean repository it lives in (``url``, ``commit``) comes from its
+:class:`LeanFields` or from the environment's configuration. LeanDojo traces the repository once
 and caches it (``~/.cache/lean_dojo``); every :meth:`LeanDojoEnvironment.open` then starts a Lean
 REPL on the theorem.
 
@@ -66,6 +66,7 @@ from search_tree.protocol import (
     TacticResult,
     TacticState,
     Theorem,
+    TheoremFields,
     TheoremNotFound,
     Verification,
     proof_tactics,
@@ -350,11 +351,22 @@ class LeanDojoSession:
         return self._record(_Node(pp, result.pp, parent, sent, node.hidden), result)
 
 
+@dataclass(frozen=True)
+class LeanFields(TheoremFields):
+    """What the LeanDojo backend reads with a theorem (in :attr:`Theorem.extra`, see
+    :class:`~search_tree.protocol.TheoremFields`): the repository it lives in, as the dataset
+    loaders set it, and the ``LeanGitRepo`` a ReProver caller hands over (``repo``)."""
+
+    url: str | None = None
+    commit: str | None = None
+    repo: Any = None
+
+
 class LeanDojoEnvironment:
     """The protocol's :class:`~search_tree.protocol.Environment` over LeanDojo (Lean 4).
 
-    ``url``/``commit`` name the default repository (a theorem's ``extra["url"]`` and
-    ``extra["commit"]`` take precedence, as the loaders in :mod:`prover.benchmarks.datasets` set them).
+    ``url``/``commit`` name the default repository (a theorem's :class:`LeanFields` take
+    precedence, as the loaders in :mod:`prover.benchmarks.datasets` set them).
     ``tactic_timeout`` bounds one tactic, ``init_timeout`` starting Lean on a theorem,
     ``max_restarts`` the recoveries per opened theorem. The factories exist so that tests can put a
     stand-in in place of ``lean_dojo.Dojo``; by default they are LeanDojo's own classes.
@@ -390,12 +402,13 @@ class LeanDojoEnvironment:
 
     def repository(self, theorem: Theorem) -> tuple[str, str]:
         """The (url, commit) of the repository ``theorem`` belongs to."""
-        url = theorem.extra.get("url") or self.url
-        commit = theorem.extra.get("commit") or self.commit
+        fields = LeanFields.of(theorem)
+        url = fields.url or self.url
+        commit = fields.commit or self.commit
         if not url or not commit:
             raise ValueError(
-                f"theorem {theorem.full_name!r} names no Lean repository: set extra['url'] and "
-                "extra['commit'], or LeanDojoEnvironment(url=..., commit=...)")
+                f"theorem {theorem.full_name!r} names no Lean repository: set its LeanFields url and "
+                "commit, or LeanDojoEnvironment(url=..., commit=...)")
         return url, commit
 
     def lean_theorem(self, theorem: Theorem) -> "lean_dojo.Theorem":

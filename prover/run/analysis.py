@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prover.run.evaluation import ResultsFile, retry_kind
+from prover.run.evaluation import ResultsFile
 from search_tree.errors import UserError
+from search_tree.events import SearchEvent, TacticRun, parse_events
+from search_tree.result import StopReason
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -58,33 +60,21 @@ class Run:
             out.setdefault(r["key"], []).append(r)
         return out
 
-    def events(self, record: dict[str, Any]) -> list[dict[str, Any]]:
+    def events(self, record: dict[str, Any]) -> list[SearchEvent]:
         """The action log of ``record``; a corrupt line is left out with a warning (see :func:`read_events`)."""
         events, problems = self.read_events(record)
         for problem in problems:
             warnings.warn(problem, stacklevel=2)
         return events
 
-    def read_events(self, record: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-        """The action log of ``record`` and one message per line that is not a JSON event (left out,
-        so that a damaged log still shows the rest of its search)."""
+    def read_events(self, record: dict[str, Any]) -> tuple[list[SearchEvent], list[str]]:
+        """The action log of ``record`` and one message per line that is not a search event (left
+        out, so that a damaged log still shows the rest of its search; see
+        :func:`search_tree.events.parse_events`)."""
         path = self.path / record["log"] if record.get("log") else None
         if path is None or not path.exists():
             return [], []
-        events, problems = [], []
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{path}:{number} is not valid JSON ({exc}); that event is left out")
-                continue
-            if isinstance(event, dict):
-                events.append(event)
-            else:
-                problems.append(f"{path}:{number} is a JSON {type(event).__name__}, not an event; left out")
-        return events, problems
+        return parse_events(path.read_text(errors="replace").splitlines(), str(path))
 
 
 def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:
@@ -115,14 +105,24 @@ def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:
 
 
 def retries_by_kind(records: list[dict[str, Any]]) -> dict[str, int]:
-    """How many retries the attempts of ``records`` needed, by kind (``node_lost``, ``worker_died``,
-    ``environment_failure``, ...; ``unknown`` for records written before reasons were kept)."""
+    """How many retries the attempts of ``records`` needed, by :class:`~search_tree.StopKind`
+    (``node_lost``, ``worker_died``, ``environment_failure``, ...; ``unknown`` for records written
+    before reasons were kept, and for a reason that names no kind)."""
     counts: dict[str, int] = {}
     for r in records:
         reasons = r.get("retry_reasons")
-        for reason in reasons if reasons is not None else ["unknown"] * int(r.get("retries", 0)):
-            counts[retry_kind(reason)] = counts.get(retry_kind(reason), 0) + 1
+        for reason in reasons if reasons is not None else [None] * int(r.get("retries", 0)):
+            kind = stop_kind(reason)
+            counts[kind] = counts.get(kind, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def stop_kind(reason: Any) -> str:
+    """The kind of a stop reason as a results file stores it, or ``unknown``."""
+    try:
+        return StopReason.parse(reason).kind.value if isinstance(reason, str) else "unknown"
+    except UserError:
+        return "unknown"
 
 
 def retries_line(records: list[dict[str, Any]]) -> str:
@@ -197,7 +197,7 @@ def search_statistics(run: Run) -> dict[str, float | int | None]:
     """Reap-style figures over the run: proofs for the action figures, all searches otherwise."""
     proved = [r for r in run.records if r["status"] == "proved"]
     actions = [t for r in proved for t in (r["result"]["proof"] or [])]
-    latencies = [e["seconds"] for r in run.records for e in run.events(r) if e.get("event") == "tactic"]
+    latencies = [e.seconds for r in run.records for e in run.events(r) if isinstance(e, TacticRun)]
     premises = [r["result"]["stats"]["premises"] for r in run.records if "premises" in r["result"].get("stats", {})]
     return {
         "searches": len(run.records),

@@ -36,10 +36,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.base import TacticGenerator
 from prover.run.nodes import NodeCheck, NodeRequirements
 from prover.registry import (
     ProverConfig,
-    UnknownComponent,
     build_env,
     build_generator,
     build_prover,
@@ -48,8 +48,10 @@ from prover.registry import (
     require_specs,
     with_defaults,
 )
-from search_tree import EnvironmentFailure, SearchResult, Theorem
+from search_tree import EnvironmentFailure, SearchResult, StopKind, StopReason, Theorem
+from search_tree.events import SearchEvent
 from search_tree.errors import UserError
+from search_tree.registry import RegistryError
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,9 @@ class Outcome:
 
     task: Task
     result: SearchResult
-    events: list[dict] = field(default_factory=list)
+    events: list[SearchEvent] = field(default_factory=list)
     worker: int = -1
-    retry_reasons: list[str] = field(default_factory=list)  # the failed attempts' stop reasons
+    retry_reasons: list[StopReason] = field(default_factory=list)  # the failed attempts' (first lines)
     node: str = ""  # the Ray node id of the worker that produced ``result`` ("" in-process)
 
     @property
@@ -109,11 +111,11 @@ class NoUsableNode(UserError, RuntimeError):
 NODE_ANSWER_TIMEOUT = 60.0
 
 #: the stop reasons of a failed attempt that another try may fix
-RETRIED = ("environment_failure", "worker_error", "worker_died", "node_lost")
+RETRIED = frozenset({StopKind.ENVIRONMENT_FAILURE, StopKind.WORKER_ERROR, StopKind.WORKER_DIED, StopKind.NODE_LOST})
 
 
 def _needs_retry(result: SearchResult) -> bool:
-    return result.stop_reason.startswith(RETRIED)
+    return result.stop_reason.kind in RETRIED
 
 
 class RecordingRetriever:
@@ -153,7 +155,7 @@ class RecordingRetriever:
         return stats
 
 
-def apply_sampling(generator: Any, task: Task) -> None:
+def apply_sampling(generator: TacticGenerator, task: Task) -> None:
     """Make an attempt reproducible and distinct from the others: seed every RNG the generator may
     use, and set its temperature when the task asks for one."""
     random.seed(task.seed)
@@ -161,10 +163,9 @@ def apply_sampling(generator: Any, task: Task) -> None:
         sys.modules["numpy"].random.seed(task.seed % 2**32)
     if "torch" in sys.modules:
         sys.modules["torch"].manual_seed(task.seed)
-    if hasattr(generator, "set_seed"):
-        generator.set_seed(task.seed)
+    generator.set_seed(task.seed)
     if task.temperature is not None:
-        if not hasattr(generator, "temperature"):
+        if generator.temperature is None:
             raise ValueError(f"{type(generator).__name__} has no temperature to set")
         generator.temperature = task.temperature
 
@@ -186,30 +187,30 @@ class ProverWorker:
         return self.worker_id
 
     def close(self) -> None:
-        """Close the environment (backends that keep prover processes define ``close``)."""
-        close = getattr(self.env, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception:  # noqa: BLE001 - closing is best effort; the worker is going away
-                pass
+        """Close the environment (which stops the prover processes it keeps)."""
+        try:
+            self.env.close()
+        except Exception:  # noqa: BLE001 - closing is best effort; the worker is going away
+            pass
 
     def restart_env(self) -> None:
         """Replace an environment that reported an unrecoverable failure."""
         self.close()
         self.env = build_env(self.config.env)
 
-    def prove(self, task: Task) -> tuple[SearchResult, list[dict]]:
-        events: list[dict] = []
+    def prove(self, task: Task) -> tuple[SearchResult, list[SearchEvent]]:
+        events: list[SearchEvent] = []
         t0 = time.monotonic()
         try:
             apply_sampling(self.generator, task)
             result = self.prover.search(self.env, task.theorem, on_event=events.append if self.record_events else None)
         except EnvironmentFailure as exc:
-            result = SearchResult.failed(task.theorem, f"environment_failure: {exc}", time.monotonic() - t0)
+            result = SearchResult.failed(task.theorem, StopReason(StopKind.ENVIRONMENT_FAILURE, str(exc)),
+                                         time.monotonic() - t0)
         except Exception as exc:  # noqa: BLE001 - one theorem's bug must not end the run
-            result = SearchResult.failed(task.theorem, f"worker_error: {type(exc).__name__}: {exc}", time.monotonic() - t0)
-        if result.stop_reason.startswith("environment_failure"):
+            result = SearchResult.failed(task.theorem, StopReason(StopKind.WORKER_ERROR, f"{type(exc).__name__}: {exc}"),
+                                         time.monotonic() - t0)
+        if result.stop_reason.kind is StopKind.ENVIRONMENT_FAILURE:
             self.restart_env()
         if self.retriever is not None:
             result.stats["premises"] = self.retriever.take_stats(result.script or "\n".join(result.tactics or []))
@@ -277,9 +278,11 @@ class DistributedProver:
         """ReProver's call: one attempt per theorem, results in completion order.
 
         ``positions`` (one per theorem) replace the theorems' positions; ``repo`` (a LeanDojo
-        ``LeanGitRepo``, or None for backends that do not need one) travels in ``theorem.extra``,
-        with its ``url`` and ``commit`` where the LeanDojo backend looks for them.
+        ``LeanGitRepo``, or None for backends that do not need one) travels in the theorems'
+        :class:`~prover.lean.env.LeanFields`, with its ``url`` and ``commit``.
         """
+        from prover.lean.env import LeanFields
+
         if positions is not None and len(positions) != len(theorems):
             raise ValueError("positions must have one entry per theorem")
         tasks = []
@@ -287,10 +290,7 @@ class DistributedProver:
             if positions is not None:
                 thm = dataclasses.replace(thm, position=tuple(positions[i]) if positions[i] is not None else None)
             if repo is not None:
-                extra = {**thm.extra, "repo": repo}
-                if hasattr(repo, "url") and hasattr(repo, "commit"):  # a LeanGitRepo: what the Lean backend opens
-                    extra.update(url=repo.url, commit=repo.commit)
-                thm = dataclasses.replace(thm, extra=extra)
+                thm = LeanFields(url=repo.url, commit=repo.commit, repo=repo).on(thm)
             tasks.append(Task(thm))
         return [outcome.result for outcome in self.iter_results(tasks)]
 
@@ -316,7 +316,7 @@ class DistributedProver:
             if self._local is None:
                 try:
                     self._local = ProverWorker(self.config, 0, self.record_events)
-                except UnknownComponent:
+                except RegistryError:
                     raise
                 except Exception as exc:
                     raise WorkerStartError(f"{type(exc).__name__}: {exc}") from exc
@@ -379,13 +379,13 @@ class DistributedProver:
         self.start()
         assert self._local is not None
         for task in tasks:
-            reasons: list[str] = []
+            reasons: list[StopReason] = []
             self._in_flight[0] = (0, 0, task, time.monotonic())
             if self.on_start is not None:
                 self.on_start(task, 0)
             result, events = self._local.prove(task)
             while _needs_retry(result) and len(reasons) < self.max_retries:
-                reasons.append(_reason(result))
+                reasons.append(result.stop_reason.first_line())
                 result, events = self._local.prove(task)
             self._in_flight.clear()
             yield Outcome(task, result, events, 0, reasons)
@@ -491,7 +491,7 @@ class DistributedProver:
         )
         return actor_cls.remote(self.config, slot, self.record_events)
 
-    def _failure_reason(self, slot: int, exc: BaseException) -> str:
+    def _failure_reason(self, slot: int, exc: BaseException) -> StopReason:
         """Why the worker in ``slot`` died: the watchdog killed it, its node left the cluster (the
         node does not answer), or the actor died (Ray's first line)."""
         from prover.run.nodes import node_answers
@@ -499,10 +499,10 @@ class DistributedProver:
         node = self._node_of.get(slot, "")
         if slot in self._overdue:
             self._overdue.discard(slot)
-            return f"worker_died: killed after running past task_timeout={self.task_timeout}s"
+            return StopReason(StopKind.WORKER_DIED, f"killed after running past task_timeout={self.task_timeout}s")
         if node and not self._private and not node_answers(node, NODE_ANSWER_TIMEOUT):
-            return f"node_lost: {self._checks[node].name} left the cluster"
-        return f"worker_died: {_first_line(exc)}"
+            return StopReason(StopKind.NODE_LOST, f"{self._checks[node].name} left the cluster")
+        return StopReason(StopKind.WORKER_DIED, _first_line(exc))
 
     def _iter_ray(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         import ray
@@ -512,7 +512,7 @@ class DistributedProver:
         if not pending:
             return
         self._start_ray()
-        reasons: dict[int, list[str]] = {}
+        reasons: dict[int, list[StopReason]] = {}
         idle = [slot for slot, actor in enumerate(self._actors) if actor is not None]
         inflight = self._in_flight
         try:
@@ -539,7 +539,7 @@ class DistributedProver:
                 except (RayActorError, GetTimeoutError) as exc:
                     reason = self._failure_reason(slot, exc)
                     self._check_new_nodes()
-                    lost = reason.startswith("node_lost")
+                    lost = reason.kind is StopKind.NODE_LOST
                     self._actors[slot] = self._new_actor(slot, overcommit=not lost)
                     for other in [s for s in idle if lost and self._node_of.get(s) == node]:  # its idle workers too
                         idle.remove(other)
@@ -548,11 +548,12 @@ class DistributedProver:
                             idle.append(other)
                     result, events = SearchResult.failed(task.theorem, reason, time.monotonic() - started), []
                 except RayTaskError as exc:
-                    result, events = SearchResult.failed(task.theorem, f"worker_error: {_first_line(exc)}"), []
+                    result, events = SearchResult.failed(task.theorem,
+                                                         StopReason(StopKind.WORKER_ERROR, _first_line(exc))), []
                 if self._actors[slot] is not None:
                     idle.append(slot)
                 if _needs_retry(result) and len(reasons.get(idx, [])) < self.max_retries:
-                    reasons.setdefault(idx, []).append(_reason(result))
+                    reasons.setdefault(idx, []).append(result.stop_reason.first_line())
                     pending.appendleft((idx, task))
                     continue
                 yield Outcome(task, result, events, slot, reasons.get(idx, []), node)
@@ -569,11 +570,6 @@ class DistributedProver:
             if now - started > self.task_timeout and slot not in self._overdue:
                 self._overdue.add(slot)
                 ray.kill(self._actors[slot])
-
-
-def _reason(result: SearchResult) -> str:
-    """A failed attempt's stop reason, short enough to keep one per retry."""
-    return result.stop_reason.splitlines()[0][:200] if result.stop_reason else "unknown"
 
 
 def _root_cause(exc: BaseException) -> str:

@@ -50,7 +50,8 @@ from typing import Any
 
 from prover.run.distributed import DistributedProver, Outcome, Task, WorkerStartError
 from prover.registry import ENVIRONMENTS, ProverConfig, check_names, require_specs, with_defaults
-from search_tree import Theorem
+from search_tree import StopReason, Theorem
+from search_tree.events import Ended, SearchEvent, Started
 from search_tree.errors import UserError, one_line
 
 FORMAT_VERSION = 1
@@ -260,15 +261,9 @@ class RunProgress:
     seconds: float = 0.0
     retried: dict[str, int] = field(default_factory=dict)  # retries of this session by kind (node_lost, ...)
 
-    def count_retries(self, reasons: list[str]) -> None:
+    def count_retries(self, reasons: list[StopReason]) -> None:
         for reason in reasons:
-            kind = retry_kind(reason)
-            self.retried[kind] = self.retried.get(kind, 0) + 1
-
-
-def retry_kind(reason: str) -> str:
-    """The kind of a retry reason: its prefix (``node_lost``, ``worker_died``, ``environment_failure``...)."""
-    return reason.split(":", 1)[0].strip() or "unknown"
+            self.retried[reason.kind.value] = self.retried.get(reason.kind.value, 0) + 1
 
 
 def _git_commit() -> str | None:
@@ -330,7 +325,7 @@ def outcome_record(outcome: Outcome, log: str | None) -> dict[str, Any]:
         "worker": outcome.worker,
         "node": outcome.node,
         "retries": outcome.retries,
-        "retry_reasons": outcome.retry_reasons,
+        "retry_reasons": [str(reason) for reason in outcome.retry_reasons],
         "log": log,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "result": result.to_json(),
@@ -425,10 +420,11 @@ def _progress_bar(stats: RunProgress, enabled: bool) -> Any:
 def _write_log(out: Path, outcome: Outcome) -> str:
     """Write the action log before the result line, so a recorded result always has its log."""
     name = log_name(theorem_key(outcome.task.theorem), outcome.task.attempt)
-    header = {"event": "start", "theorem": theorem_key(outcome.task.theorem), "attempt": outcome.task.attempt,
-              "seed": outcome.task.seed, "worker": outcome.worker, "node": outcome.node, "retries": outcome.retries}
-    lines: Iterable[dict] = [header, *outcome.events,
-                             {"event": "end", "status": outcome.result.status.value,
-                              "stop_reason": outcome.result.stop_reason, "t": round(outcome.result.total_time, 4)}]
-    _atomic_write(out / "logs" / name, "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines).encode())
+    start = Started(theorem=theorem_key(outcome.task.theorem), attempt=outcome.task.attempt, seed=outcome.task.seed,
+                    worker=outcome.worker, node=outcome.node, retries=outcome.retries)
+    end = Ended(t=round(outcome.result.total_time, 4), status=outcome.result.status.value,
+                stop_reason=outcome.result.stop_reason)
+    events: Iterable[SearchEvent] = [start, *outcome.events, end]
+    _atomic_write(out / "logs" / name,
+                  "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in events).encode())
     return f"logs/{name}"

@@ -20,8 +20,13 @@ from prover.run.analysis import (
     pass_rate_by_budget,
     retries_line,
     search_statistics,
+    stop_kind,
 )
 from prover.views.tree_html import write_instructive_trees
+from search_tree.result import StopKind
+
+#: the stop reasons listed as failures of the machinery rather than of the search
+_FAILURES = {StopKind.WORKER_ERROR.value, StopKind.WORKER_DIED.value, StopKind.ENVIRONMENT_FAILURE.value}
 
 _STAT_LABELS = {
     "searches": "searches (theorem × attempt)",
@@ -134,7 +139,7 @@ def write_report(run_dir: str | Path) -> Path:
     lines += ["## Plots", ""]
     lines += [f"![{p}]({p})" for p in _plots(run, out)]
     lines += write_instructive_trees(run, out)
-    failures = [r for r in run.records if r["result"]["stop_reason"].startswith(("worker_", "environment_failure"))]
+    failures = [r for r in run.records if stop_kind(r["result"]["stop_reason"]) in _FAILURES]
     if failures:
         lines += ["", "## Failures of workers or environments", "", "| theorem | attempt | reason |", "|---|---|---|"]
         lines += [f"| {r['key']} | {r['attempt']} | {r['result']['stop_reason'][:120]} |" for r in failures[:50]]

@@ -7,15 +7,18 @@ MCTS's ``visits``/``value``; ``cycle`` and ``merge`` right after the tactic they
 every edge gets one :data:`KINDS` outcome. Ids alone cannot tell a merge from a new state (a
 backend may number every result afresh), which is why the states are logged with their keys' first id.
 
-A log is read from a run directory, which anyone may have edited: an event whose fields are not of
-the types the search writes (an id that is not an integer, an outcome no search logs, a goal that
-is not text) is left out as malformed, so that what a view shows is never made of anything else.
+A log is read from a run directory, which anyone may have edited: its lines are parsed with
+:func:`search_tree.events.parse_event`, which leaves out an event whose fields are not of the types
+the search writes (an id that is not an integer, an outcome no search logs, a goal that is not
+text), so that what a view shows is never made of anything else.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from search_tree.events import Cycled, Expanded, Focused, LoggedGoal, Merged, SearchEvent, StateLogged, TacticRun
 
 #: Edge outcomes: a new state, one met before (merged), one on the edge's own path (cycle), the
 #: proof finished, and the backend's failures.
@@ -38,7 +41,7 @@ class Step:
 @dataclass
 class StateNode:
     id: int
-    goals: list[dict[str, Any]] | None = None  # None: the log does not say (an older log)
+    goals: tuple[LoggedGoal, ...] | None = None  # None: the log does not say (an older log)
     steps: list[Step] = field(default_factory=list)
     numbers: dict[str, float] = field(default_factory=dict)  # from its last expansion
     depth: int = 0
@@ -59,111 +62,74 @@ class SearchTree:
         return min(counts, default=None)
 
 
-_NUMBERS = ("priority", "visits", "value")
-_OUTCOMES = ("state", "proved", "given_up", "error", "timeout", "crash", "refused")  # outcome_name's
+def _numbers(**numbers: float | None) -> dict[str, float]:
+    return {k: v for k, v in numbers.items() if v is not None}
 
 
-def _typed(value: Any, kind: type | tuple[type, ...], what: str) -> Any:
-    """``value`` if it is a ``kind`` (a bool is not a number here), else a TypeError naming ``what``."""
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise TypeError(f"{what} is {type(value).__name__}, not {getattr(kind, '__name__', 'a number')}")
-    return value
-
-
-def _numbers(event: dict[str, Any], names: tuple[str, ...]) -> dict[str, float]:
-    return {k: _typed(event[k], (int, float), k) for k in names if k in event}
-
-
-def _goals(goals: Any) -> list[dict[str, Any]] | None:
-    """The goals of a ``state`` event, checked to be what :meth:`search_tree.Meter.describe` writes."""
-    if goals is None:
-        return None
-    for goal in _typed(goals, list, "goals"):
-        _typed(goal, dict, "a goal")
-        _typed(goal["target"], str, "a goal's target")
-        if goal.get("name") is not None:
-            _typed(goal["name"], str, "a goal's name")
-        for hypothesis in _typed(goal.get("hypotheses", []), list, "a goal's hypotheses"):
-            if len(_typed(hypothesis, list, "a hypothesis")) != 2:
-                raise TypeError("a hypothesis is not a [name, type] pair")
-            for part in hypothesis:
-                _typed(part, str, "a hypothesis' name or type")
-    return goals
-
-
-def build_tree(events: list[dict[str, Any]], proof: list[str] | None = None,
+def build_tree(events: list[SearchEvent], proof: list[str] | None = None,
                problems: list[str] | None = None) -> SearchTree:
-    """The tree of one search; ``proof`` (its tactics, in order) marks the proof path."""
+    """The tree of one search; ``proof`` (its tactics, in order) marks the proof path. ``problems``
+    (the log's lines left out as malformed) are shown with it."""
     same: dict[int, int] = {}
     nodes: dict[int, StateNode] = {}
     root: int | None = None
     reached: set[int] = set()
-    problems = list(problems or [])
-    for number, e in enumerate(events, 1):
-        try:
-            root = _apply(e, nodes, same, reached, root)
-        except (KeyError, TypeError, AttributeError) as exc:
-            problems.append(f"event {number} ({str(e)[:80]}) is malformed ({type(exc).__name__}: {exc}); left out")
-    tree = SearchTree(root if root is not None else next(iter(nodes), 0), nodes, problems)
+    for e in events:
+        root = _apply(e, nodes, same, reached, root)
+    tree = SearchTree(root if root is not None else next(iter(nodes), 0), nodes, list(problems or []))
     nodes.setdefault(tree.root, StateNode(tree.root))
     _mark_proof(tree, proof or [])
     return tree
 
 
-def _apply(e: dict[str, Any], nodes: dict[int, StateNode], same: dict[int, int], reached: set[int],
+def _apply(e: SearchEvent, nodes: dict[int, StateNode], same: dict[int, int], reached: set[int],
            root: int | None) -> int | None:
     """Add one event to the tree being built; returns the root (the first state a call was made at)."""
 
-    def node(state_id: Any) -> StateNode:
-        state_id = _typed(state_id, int, "a state id")
+    def node(state_id: int) -> StateNode:
         state_id = same.get(state_id, state_id)
         return nodes.setdefault(state_id, StateNode(state_id))
 
-    kind = e.get("event")
-    if kind == "state":
-        if "same_as" in e:
-            same[_typed(e["state"], int, "a state id")] = same.get(e["same_as"], _typed(e["same_as"], int, "same_as"))
+    if isinstance(e, StateLogged):
+        if e.same_as is not None:
+            same[e.state] = same.get(e.same_as, e.same_as)
         else:
-            node(e["state"]).goals = _goals(e.get("goals"))
-    elif kind == "expand":
-        n = node(e["state"])
-        n.numbers.update(_numbers(e, _NUMBERS))
-    elif kind in ("tactic", "focus"):
-        outcome = e["outcome"]
-        if outcome not in _OUTCOMES:
-            raise TypeError(f"outcome {str(outcome)[:40]!r} is not one a search logs")
-        message = e.get("message")
-        tactic = (_typed(e["tactic"], str, "a tactic") if kind == "tactic"
-                  else f"(focus on goal {_typed(e['goal'], int, 'a goal number') + 1})")
-        step = Step(tactic, outcome, message=None if message is None else _typed(message, str, "a message"),
-                    seconds=_typed(e.get("seconds", 0.0), (int, float), "seconds"),
-                    numbers=_numbers(e, ("logprob", "prior")))
-        src = node(e["state"])
+            node(e.state).goals = e.goals
+    elif isinstance(e, Expanded):
+        node(e.state).numbers.update(_numbers(priority=e.priority, visits=e.visits, value=e.value))
+    elif isinstance(e, (TacticRun, Focused)):
+        if isinstance(e, TacticRun):
+            step = Step(e.tactic, e.outcome, message=e.message, seconds=e.seconds,
+                        numbers=_numbers(logprob=e.logprob, prior=e.prior))
+        else:
+            step = Step(f"(focus on goal {e.goal + 1})", e.outcome, seconds=e.seconds)
+        src = node(e.state)
         if root is None:
             root = src.id
             reached.add(root)
-        if outcome == "state":
-            target = node(e["next_state"])
+        if e.outcome == "state":
+            assert e.next_state is not None, "parse_event refuses a new state without its id"
+            target = node(e.next_state)
             step.target = target.id
             step.kind = "merged" if target.id in reached else "new"
             reached.add(target.id)
             if step.kind == "new":
                 target.depth = src.depth + 1
         src.steps.append(step)
-    elif kind in ("cycle", "merge"):
+    elif isinstance(e, (Cycled, Merged)):
         last = _last_step(nodes, same, e)
         if last is not None:
-            last.kind = "cycle" if kind == "cycle" else "merged"
+            last.kind = "cycle" if isinstance(e, Cycled) else "merged"
     return root
 
 
-def _last_step(nodes: dict[int, StateNode], same: dict[int, int], event: dict[str, Any]) -> Step | None:
+def _last_step(nodes: dict[int, StateNode], same: dict[int, int], event: Cycled | Merged) -> Step | None:
     """The step a ``cycle``/``merge`` event judges: the last one at its state (emitted right after)."""
-    n = nodes.get(same.get(event["state"], event["state"]))
+    n = nodes.get(same.get(event.state, event.state))
     if n is None or not n.steps:
         return None
     step = n.steps[-1]
-    return step if event.get("tactic", step.tactic) == step.tactic else None
+    return step if event.tactic == step.tactic else None
 
 
 def _mark_proof(tree: SearchTree, proof: list[str]) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from prover.views.safe_text import html_text
 from prover.views.tree import SearchTree, Step, build_tree, instructive
+from search_tree.events import LoggedGoal
 
 _KIND_LABELS = {"new": "new state", "merged": "merged into", "cycle": "cycle back to", "proved": "proof finished",
                 "given_up": "gave up", "error": "error", "timeout": "timeout", "crash": "crash", "refused": "refused"}
@@ -52,16 +53,16 @@ window.addEventListener('hashchange',route);window.addEventListener('DOMContentL
 """
 
 
-def _goals(goals: list[dict[str, Any]] | None) -> str:
+def _goals(goals: tuple[LoggedGoal, ...] | None) -> str:
     if goals is None:
         return "<p class='num'>(goals not in this log)</p>"
     if not goals:
         return "<p class='num'>(no goal in focus: the block is solved, others wait)</p>"
     parts = []
     for i, g in enumerate(goals, 1):
-        hyps = "".join(f"{html_text(n)} : {html_text(t)}\n" for n, t in g.get("hypotheses", []))
-        name = f" ({html_text(g['name'])})" if g.get("name") else ""
-        parts.append(f"<pre class='goal'>goal {i}{name}\n{hyps}{'─' * 20}\n{html_text(g['target'])}</pre>")
+        hyps = "".join(f"{html_text(n)} : {html_text(t)}\n" for n, t in g.hypotheses)
+        name = f" ({html_text(g.name)})" if g.name else ""
+        parts.append(f"<pre class='goal'>goal {i}{name}\n{hyps}{'─' * 20}\n{html_text(g.target)}</pre>")
     return "".join(parts)
 
 

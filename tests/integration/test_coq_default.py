@@ -16,6 +16,7 @@ from generator.proof_retrieval import ProofRetrievalGenerator
 from prover.coq import additions
 from prover.coq.context import adhoc_theorem
 from search_tree import Status, TacticState
+from search_tree.events import SearchEvent, TacticRun
 from test_coq_hammer import atp_processes
 from traced_fixtures import commutation_theorems, write
 
@@ -131,13 +132,13 @@ def test_default_search_runs_hammer_once_and_leaves_no_atp():
     on every state, never, or if a timed-out hammer leaves E or CVC4 running."""
     theorem = adhoc_theorem("Lemma no : forall n : nat, n * n = n + 1.", [])
     env, prover = build_default(default_config(timeout=20, tactic_timeout=1, hammer_timeout=4))
-    events: list[dict] = []
+    events: list[SearchEvent] = []
     with env:
         result = prover.search(env, theorem, on_event=events.append)
-        hammers = [e for e in events if e["event"] == "tactic" and e["tactic"] == "hammer."]
+        hammers = [e for e in events if isinstance(e, TacticRun) and e.tactic == "hammer."]
         assert atp_processes() == []
     assert result.status != Status.PROVED
-    assert len(hammers) == 1 and hammers[0]["state"] == 0, hammers
+    assert len(hammers) == 1 and hammers[0].state == 0, hammers
     assert atp_processes() == []
 
 

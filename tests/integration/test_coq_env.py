@@ -27,6 +27,7 @@ from search_tree import (
     TheoremNotFound,
     linear_proof,
 )
+from search_tree.events import TacticRun
 
 pytestmark = [
     pytest.mark.coq,
@@ -340,7 +341,7 @@ def test_killed_coqtop_mid_search_is_absorbed_and_proof_found():
         killed = []
 
         def kill_once(event):
-            if event["event"] == "tactic" and not killed:
+            if isinstance(event, TacticRun) and not killed:
                 killed.append(env.coqtop_pids[0])
                 os.kill(killed[0], signal.SIGKILL)
 

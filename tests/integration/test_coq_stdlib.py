@@ -161,7 +161,7 @@ def test_corpus_is_in_dependency_order(index, tmp_path):
 
 def test_premise_resolution_rules(tmp_path):
     from prover.coq.corpus import PremiseResolver
-    from prover.coq.stdlib import StdlibIndex
+    from prover.coq.stdlib import CoqIndex
 
     sources = {
         "A.v": "Lemma base : True. Proof. exact I. Qed.\nLemma twice : True. Proof. exact I. Qed.\n",
@@ -172,7 +172,7 @@ def test_premise_resolution_rules(tmp_path):
     for name, text in sources.items():
         (tmp_path / name).write_text(text)
     modules = {f"Coq.{n[:-2]}": n for n in sources}
-    index = StdlibIndex(tmp_path, [scan_file(tmp_path, n, modules) for n in sources])
+    index = CoqIndex(tmp_path, [scan_file(tmp_path, n, modules) for n in sources])
     assert list(index.files) == ["A.v", "B.v", "C.v", "D.v"]  # dependencies first
     r = PremiseResolver(index)
     at = (3, 1)  # inside D.v, after "here", before "later"

@@ -10,6 +10,7 @@ from custom_components import MARK
 from prover.proof_search import DistributedProver, Task
 from prover.registry import ComponentSpec, ProverConfig
 from search_tree import Status, Theorem
+from search_tree.events import TacticRun
 
 THEOREMS = [Theorem(f"synthetic_{i:04d}") for i in range(4)]
 
@@ -26,6 +27,6 @@ def test_a_generator_named_by_import_path_runs_on_ray_workers():
     assert {o.task.theorem.full_name: (o.result.status, o.result.tactics) for o in outcomes} == expected
     assert Status.PROVED in {status for status, _ in expected.values()}
     for outcome in outcomes:
-        tried = [e["tactic"] for e in outcome.events if e["event"] == "tactic"]
+        tried = [e.tactic for e in outcome.events if isinstance(e, TacticRun)]
         assert tried[0] == MARK, tried  # the custom generator's first proposal, tried first at the root
     assert {o.worker for o in outcomes} == {0, 1}

@@ -12,8 +12,8 @@ import ray  # required: a broken install must fail, not skip
 
 from prover.run.distributed import WorkerStartError
 from prover.proof_search import DistributedProver, Task
-from prover.registry import ComponentSpec, ProverConfig, UnknownComponent
-from search_tree import Status, Theorem
+from prover.registry import ComponentSpec, ProverConfig, RegistryError
+from search_tree import Status, StopKind, StopReason, Theorem
 
 
 
@@ -51,7 +51,7 @@ def test_killed_actor_costs_its_theorem_one_retry_and_the_run_finishes():
     by_name = {o.task.theorem.full_name: o for o in outcomes}
     assert len(outcomes) == len(THEOREMS) == len(by_name)
     assert by_name[victim.full_name].retries == 1
-    assert not by_name[victim.full_name].result.stop_reason.startswith("worker_died")  # the retry ran the search
+    assert by_name[victim.full_name].result.stop_reason.kind is not StopKind.WORKER_DIED  # the retry ran the search
     assert all(o.retries == 0 for name, o in by_name.items() if name != victim.full_name)
 
 
@@ -66,7 +66,7 @@ def test_worker_process_crash_is_retried_once_then_failed_with_reason(tmp_path):
         always = {o.task.theorem.full_name: o for o in prover.iter_results([Task(t) for t in THEOREMS[:3]])}
     failed = always[crash_always]
     assert failed.result.status == Status.FAILED and failed.retries == 1
-    assert failed.result.stop_reason.startswith("worker_died:")
+    assert failed.result.stop_reason.kind is StopKind.WORKER_DIED and failed.result.stop_reason.detail
     assert always[THEOREMS[0].full_name].result.stop_reason != failed.result.stop_reason
 
 
@@ -76,11 +76,14 @@ def test_environment_failure_restarts_the_environment_and_retries_once(tmp_path,
     cfg = config(faults={flaky: "fatal"}, fault_once_dir=str(tmp_path))
     with DistributedProver(cfg, workers) as prover:
         got = {o.task.theorem.full_name: o for o in prover.iter_results([Task(t) for t in THEOREMS])}
-    assert got[flaky].retries == 1 and not got[flaky].result.stop_reason.startswith("environment_failure")
+    assert got[flaky].retries == 1 and got[flaky].result.stop_reason.kind is not StopKind.ENVIRONMENT_FAILURE
+    assert got[flaky].retry_reasons == [StopReason(StopKind.ENVIRONMENT_FAILURE,
+                                                   f"synthetic prover for {flaky} could not be restarted")]
     with DistributedProver(config(faults={broken: "fatal"}), workers) as prover:
         got = {o.task.theorem.full_name: o for o in prover.iter_results([Task(t) for t in THEOREMS])}
     assert got[broken].result.status == Status.FAILED and got[broken].retries == 1
-    assert got[broken].result.stop_reason.startswith("environment_failure: synthetic prover")
+    assert got[broken].result.stop_reason == StopReason(StopKind.ENVIRONMENT_FAILURE,
+                                                        f"synthetic prover for {broken} could not be restarted")
     assert len(got) == len(THEOREMS)
 
 
@@ -91,7 +94,7 @@ def test_hung_worker_is_killed_by_the_task_timeout_watchdog():
     with DistributedProver(slow, 2, task_timeout=1.0, max_retries=0) as prover:
         [outcome] = prover.iter_results([Task(THEOREMS[5])])
     assert outcome.result.status == Status.FAILED
-    assert "task_timeout=1.0s" in outcome.result.stop_reason
+    assert outcome.result.stop_reason == StopReason(StopKind.WORKER_DIED, "killed after running past task_timeout=1.0s")
 
 
 def test_search_unordered_takes_positions_and_a_repo():
@@ -112,6 +115,6 @@ def test_construction_errors_surface_before_any_work():
         with pytest.raises(WorkerStartError, match="TypeError: .*no_such_option"):
             with DistributedProver(bad, workers) as prover:
                 list(prover.iter_results([Task(THEOREMS[0])]))
-    with pytest.raises(UnknownComponent, match="'nosuch'"):
+    with pytest.raises(RegistryError, match="'nosuch'"):
         DistributedProver(ProverConfig(config().env, config().prover, config().generator,
                                        ComponentSpec("nosuch")), 1).search_unordered(None, THEOREMS[:1])

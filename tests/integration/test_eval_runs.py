@@ -2,10 +2,12 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -32,8 +34,10 @@ from prover.run.evaluation import (
     exclusive,
     run_evaluation,
 )
-from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, check_names
+from prover.registry import ComponentSpec, ProverConfig, RegistryError, check_names
 from prover.views.report import write_report
+from search_tree import StopKind, StopReason
+from search_tree.events import Ended, Started, TacticRun
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,12 +185,29 @@ def test_report_from_a_real_run(reference):
     assert "## Searches to open" in text and len(list((reference / "trees").glob("*.html"))) == 3
 
 
+def test_report_of_a_run_written_before_events_were_classes(tmp_path):
+    """The run directories of ``tests/fixtures/legacy_runs`` (a synthetic evaluation by the code of
+    that time, with one environment failure retried) still give a report with their trees, their
+    retries and their failed searches. Fails if a stored event or stop reason no longer reads."""
+    shutil.copytree(ROOT / "tests" / "fixtures" / "legacy_runs", tmp_path / "runs")
+    for name in ("best_first", "mcts"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a log line left out would warn
+            text = write_report(tmp_path / "runs" / name).read_text()
+        assert "attempts retried 1 (environment_failure 1) after worker, node or environment failures" in text
+        assert len(list((tmp_path / "runs" / name / "trees").glob("*.html"))) == 3
+        failures = text.split("## Failures of workers or environments")[1:]
+        assert [line.split(" | ")[0] for line in "".join(failures).splitlines() if line.startswith("| synthetic")] == (
+            ["| synthetic_0004"] if name == "mcts" else [])
+
+
 def test_action_logs_hold_every_tactic_of_the_search(reference):
     run = load_run(reference)
     for record in run.records:
         events = run.events(record)
-        assert events[0]["event"] == "start" and events[-1]["event"] == "end"
-        tactics = [e for e in events if e["event"] == "tactic"]
+        assert isinstance(events[0], Started) and isinstance(events[-1], Ended)
+        assert events[-1].stop_reason == StopReason.parse(record["result"]["stop_reason"])
+        tactics = [e for e in events if isinstance(e, TacticRun)]
         assert len(tactics) == record["result"]["num_env_calls"]
 
 
@@ -211,9 +232,9 @@ def test_benchmarks_by_name_with_stable_subsets():
 def test_unknown_components_are_named():
     bad = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first"), ComponentSpec("synthetic"),
                        ComponentSpec("nosuch"))
-    with pytest.raises(UnknownComponent, match="unknown retriever 'nosuch'"):
+    with pytest.raises(RegistryError, match="unknown retriever 'nosuch'"):
         check_names(bad)
-    with pytest.raises(UnknownComponent, match="unknown environment 'lean3'"):
+    with pytest.raises(RegistryError, match="unknown environment 'lean3'"):
         check_names(ProverConfig(ComponentSpec("lean3"), bad.prover, bad.generator))
 
 
@@ -276,7 +297,8 @@ def test_attempts_differ_by_seed_and_a_temperature_the_generator_lacks_is_report
     assert calls == [o.result.num_env_calls for o in prover.iter_results(tasks)]  # and reproducibly
     fixed = ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first"), ComponentSpec("fixed", {"tactics": ["auto."]}))
     [outcome] = DistributedProver(fixed, 1).iter_results([Task(Theorem("synthetic_0002"), temperature=0.5)])
-    assert outcome.result.stop_reason == "worker_error: ValueError: FixedTacticGenerator has no temperature to set"
+    assert outcome.result.stop_reason == StopReason(StopKind.WORKER_ERROR,
+                                                    "ValueError: FixedTacticGenerator has no temperature to set")
     assert outcome.retries == 1
 
 

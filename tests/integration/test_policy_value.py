@@ -146,7 +146,7 @@ def test_eval_cli_takes_the_trained_policy_and_its_learned_value(trained, tmp_pa
     ``checkpoint=PATH``: both resolved by name, recorded in config.json, the run completes."""
     from generator.policy_value import PolicyValueModel
     from prover.cli import main
-    from prover.registry import ComponentSpec, ProverConfig, UnknownComponent, build_prover, check_names
+    from prover.registry import ComponentSpec, ProverConfig, RegistryError, build_prover, check_names
     from search_tree.value import LearnedValue, make_value
 
     hf = trained["root"] / "run" / "hf"
@@ -154,7 +154,7 @@ def test_eval_cli_takes_the_trained_policy_and_its_learned_value(trained, tmp_pa
     assert isinstance(prover.value, PolicyValueModel)
     costs = make_value(prover.value).value([TacticState(LIA_STATE, 0)], Theorem("t"))
     assert isinstance(make_value(prover.value), LearnedValue) and math.isfinite(costs[0]) and costs[0] >= 0
-    with pytest.raises(UnknownComponent, match="no policy-value checkpoint"):
+    with pytest.raises(RegistryError, match="no policy-value checkpoint"):
         check_names(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("mcts", {"value": f"learned:{tmp_path}"}),
                                  ComponentSpec("synthetic")))
 

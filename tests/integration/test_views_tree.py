@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import shutil
@@ -13,9 +14,11 @@ from generator import FixedTacticGenerator
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from prover.proof_search import BestFirstSearchProver
+from prover.views.safe_text import html_text
 from prover.views.tree import build_tree
 from prover.views.tree_html import tree_page
 from search_tree import Status
+from search_tree.events import SearchEvent, parse_events
 
 SYM = adhoc_theorem("Lemma sym_demo : forall n m : nat, n = m -> m = n.")
 # intros and "intros n m H" reach the same state (a merge); idtac is a no-op (a cycle); the
@@ -25,7 +28,7 @@ TACTICS = ["intros.", "intros n m H.", "idtac.", "revert H.", "symmetry.", "nons
 
 @pytest.fixture(scope="module")
 def search():
-    events: list[dict] = []
+    events: list[SearchEvent] = []
     with CoqEnvironment(tactic_timeout=2) as env:
         result = BestFirstSearchProver(FixedTacticGenerator(TACTICS), timeout=60, num_sampled_tactics=8).search(
             env, SYM, on_event=events.append)
@@ -51,8 +54,8 @@ def test_edges_get_their_outcome_kinds_and_nodes_their_goals(search):
     assert steps[(root, "nonsense_tactic.")].kind == "error"
     assert "nonsense_tactic" in steps[(root, "nonsense_tactic.")].message
     after = tree.nodes[intro.target]
-    assert [h[0] for h in after.goals[0]["hypotheses"]] == ["n", "m", "H"]
-    assert after.goals[0]["target"] == "m = n"
+    assert [h[0] for h in after.goals[0].hypotheses] == ["n", "m", "H"]
+    assert after.goals[0].target == "m = n"
     assert steps[(root, "intros.")].numbers["logprob"] == pytest.approx(math.log(1 / len(TACTICS)), abs=1e-3)
     assert tree.nodes[root].numbers == {"priority": 0.0}
     assert [s.tactic for s in steps.values() if s.on_proof] == proof == ["symmetry.", "exact H."]  # symmetry intros
@@ -61,10 +64,13 @@ def test_edges_get_their_outcome_kinds_and_nodes_their_goals(search):
 def test_a_corrupt_event_is_left_out_with_a_warning(search):
     """Fails if a malformed event aborts the whole tree instead of being reported and skipped."""
     events, proof = search
-    tree = build_tree([*events[:3], {"event": "tactic", "state": 1}, *events[3:]], proof, ["log.jsonl:9 bad"])
+    lines = [json.dumps(e.to_json()) for e in events]
+    parsed, problems = parse_events([*lines[:3], '{"event": "tactic", "state": 1}', *lines[3:]], "log.jsonl")
+    assert parsed == events
+    assert problems == ["log.jsonl:4: a 'tactic' event's field 'tactic' is missing; that event is left out"]
+    tree = build_tree(parsed, proof, problems)
     assert tree.proof_length() == len(proof) == 2
-    assert tree.problems[0] == "log.jsonl:9 bad" and re.search(r"event 4 .* malformed \(KeyError", tree.problems[1])
-    assert "warning: log.jsonl:9 bad" in tree_page(tree, "t")
+    assert f"warning: {html_text(problems[0])}" in tree_page(tree, "t")
 
 
 def _chromium() -> str | None:
@@ -113,7 +119,7 @@ HOSTILE_EVENTS = [
     {"event": "tactic", "state": 0, "tactic": "t2", "outcome": "state", "next_state": f"1'>{INJECT}"},
     {"event": "tactic", "state": 0, "tactic": "t3", "outcome": "error", "seconds": f"{INJECT}"},
     {"event": "tactic", "state": 0, "tactic": ["t4"], "outcome": "error"},
-    {"event": "expand", "state": 0, "priority": f"{INJECT}"},
+    {"event": "expand", "state": 0, "depth": 0, "priority": f"{INJECT}"},
     {"event": "state", "state": 2, "goals": [{"target": ["not text"]}]},
     {"event": "tactic", "state": 0, "tactic": "exact H.", "outcome": "proved", "seconds": 0.2},
 ]
@@ -125,10 +131,12 @@ def test_a_hostile_log_cannot_put_markup_or_escapes_into_a_page(tmp_path):
     the page unescaped or with raw control characters, if a field of the wrong type or an unknown
     outcome is drawn instead of being left out with a warning, or (in Chromium) if the injected
     handler runs."""
-    tree = build_tree(HOSTILE_EVENTS, ["exact H."])
+    events, problems = parse_events([json.dumps(e) for e in HOSTILE_EVENTS], "hostile.jsonl")
+    tree = build_tree(events, ["exact H."], problems)
     assert [s.tactic for s in tree.nodes[0].steps] == [f"exact {INJECT}'>", "exact H."]
-    assert [re.sub(r" \(.*", "", p) for p in tree.problems] == [f"event {i}" for i in (3, 4, 5, 6, 7, 8)]
-    assert all("is malformed (TypeError" in p for p in tree.problems)
+    assert [re.sub(r": a '\w+' event's field '([\w\[\].]+)' .*", r" \1", p) for p in tree.problems] == [
+        "hostile.jsonl:3 outcome", "hostile.jsonl:4 next_state", "hostile.jsonl:5 seconds", "hostile.jsonl:6 tactic",
+        "hostile.jsonl:7 priority", "hostile.jsonl:8 goals[].target"]
     page = tree_page(tree, f"title {INJECT}", f"summary {INJECT}")
     assert "<img" not in page and "\x1b" not in page and "\x07" not in page and "\u202e" not in page
     assert "exact &lt;img src=x onerror=&quot;document.body.dataset.owned=1&quot;&gt;&#x27;&gt;" in page

@@ -12,6 +12,7 @@ from prover.benchmarks.registry import load_benchmark
 from generator.action_data import (ActionLogError, Provenance, check_compatible, read_data, read_log, read_run,
                                    run_logs, write_data)
 from generator.registry import GENERATORS
+from search_tree.events import TacticRun, parse_event
 from learn_fixtures import NAME, TARGET
 from prover.registry import ComponentSpec, ProverConfig
 from prover.run.evaluation import EvalConfig, ResultsFile, run_evaluation
@@ -33,11 +34,11 @@ def test_every_logged_tactic_is_read_with_its_member_outcome_and_time(synthetic_
     """Each tactic event becomes one attempt, attributed to the member that proposed it, with the
     logged outcome and seconds. Fails if attempts are dropped or invented, or members are lost."""
     for log in run_logs(synthetic_run):
-        events = [json.loads(line) for line in log.read_text().splitlines()]
-        tactics = [e for e in events if e["event"] == "tactic"]
+        events = [parse_event(json.loads(line)) for line in log.read_text().splitlines()]
+        tactics = [e for e in events if isinstance(e, TacticRun)]
         search = read_log(log)
         assert [(a.tactic, a.outcome, a.seconds) for a in search.attempts] == [
-            (e["tactic"], e["outcome"], e["seconds"]) for e in tactics]
+            (e.tactic, e.outcome, e.seconds) for e in tactics]
         assert {a.member for a in search.attempts} <= {"synthetic", "noise"}
         assert all(a.member == "noise" and a.prior == pytest.approx(-1.1) for a in search.attempts
                    if a.tactic == "noise.")
@@ -106,8 +107,10 @@ def test_labels_follow_merged_states_to_the_proof(tmp_path):
 
 @pytest.mark.parametrize("line, message", [
     ("{not json", r"log.jsonl:2 is not JSON"),
-    ('["a list"]', r"log.jsonl:2 is not a search event"),
-    ('{"event": "tactic", "state": 1}', r"a 'tactic' event lacks or mistypes a field"),
+    ('["a list"]', r"log.jsonl:2: a JSON list is not a search event"),
+    ('{"event": "tactic", "state": 1}', r"log.jsonl:2: a 'tactic' event's field 'tactic' is missing"),
+    ('{"event": "tactic", "state": "1", "tactic": "auto.", "outcome": "error"}',
+     r"log.jsonl:2: a 'tactic' event's field 'state' is str '1', not an integer"),
     ('{"event": "tactic", "state": 9, "tactic": "auto.", "outcome": "error", "seconds": 0.1}',
      r"tactic 'auto.' runs on state 9, which no 'state' event describes"),
 ])

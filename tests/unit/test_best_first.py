@@ -7,7 +7,10 @@ import pytest
 from generator import FixedTacticGenerator
 from prover.proof_search import BestFirstSearchProver
 from scripted_env import ScriptedEnv
+from search_tree.events import Cycled, Expanded, TacticRun
 from search_tree import (
+    StopKind,
+    StopReason,
     BestFirstSearch, Budget, Edge, ErrorNode, InternalNode, ProofFinishedNode, Status, TacticState,
     Theorem, extract_proof,
 )
@@ -25,7 +28,7 @@ def test_finds_proof_and_verifies():
     result = prover(["intro", "auto"]).search(env, THM)
     assert result.status == Status.PROVED
     assert result.tactics == ["intro", "auto"]
-    assert result.stop_reason == "proved"
+    assert result.stop_reason == StopReason(StopKind.PROVED)
     assert result.num_expansions == 2
     assert result.num_env_calls == 4  # both tactics at s0, then intro fails and auto proves at s1
     assert result.script == "intro\nauto"
@@ -114,7 +117,7 @@ def test_failed_status_needs_full_expansion():
 def test_all_tactics_fail_gives_failed_exhausted():
     env = ScriptedEnv({"s0": {"a": "error", "b": "timeout", "c": "sorry"}})
     result = prover(["a", "b", "c"]).search(env, THM)
-    assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+    assert result.status == Status.FAILED and result.stop_reason == StopReason(StopKind.EXHAUSTED)
     assert result.proof is None
 
 
@@ -133,7 +136,7 @@ def test_unrecoverable_environment_failure_ends_search_with_reason():
     env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"b": "fatal"}})
     result = prover([("a", -0.1), ("b", -0.2)]).search(env, THM)
     assert result.status == Status.FAILED
-    assert result.stop_reason.startswith("environment_failure")
+    assert result.stop_reason.kind is StopKind.ENVIRONMENT_FAILURE
 
 
 def test_proof_found_on_last_allowed_env_call_is_kept():
@@ -142,17 +145,17 @@ def test_proof_found_on_last_allowed_env_call_is_kept():
     result = prover([("b", -0.1), ("a", -0.2)], max_env_calls=3).search(env, THM)
     assert result.status == Status.PROVED and result.num_env_calls == 3
     short = prover([("b", -0.1), ("a", -0.2)], max_env_calls=2).search(env, THM)
-    assert short.status == Status.OPEN and short.stop_reason == "max_env_calls"
+    assert short.status == Status.OPEN and short.stop_reason == StopReason(StopKind.MAX_ENV_CALLS)
 
 
 def test_expansion_budget_and_wall_time_budget():
     env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"a": "s2"}, "s2": {"a": "s3"}, "s3": {"a": "proved"}})
     result = prover(["a"], max_expansions=2).search(env, THM)
-    assert result.status == Status.OPEN and result.stop_reason == "max_expansions"
+    assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind.MAX_EXPANSIONS)
     slow = ScriptedEnv({"s0": {"a": "slow:s1"}, "s1": {"a": "slow:s2"}, "s2": {"a": "slow:proved"}},
                        slow_seconds=0.2)
     result = prover(["a"], timeout=0.3).search(slow, THM)
-    assert result.status == Status.OPEN and result.stop_reason == "timeout"
+    assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind.TIMEOUT)
     assert result.num_env_calls == 2
 
 
@@ -167,13 +170,13 @@ def test_cycles_are_not_added():
     search = BestFirstSearch(*_open(env), lambda s: [("a", -0.1), ("b", -0.2), ("c", -0.3)],
                              Budget(timeout=10), on_event=events.append)
     result = search.run(THM)
-    assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+    assert result.status == Status.FAILED and result.stop_reason == StopReason(StopKind.EXHAUSTED)
     s0, s1 = search.nodes["s0"], search.nodes["s1"]
     assert [(e.tactic, e.dst) for e in s0.out_edges if isinstance(e.dst, InternalNode)] == [("a", s1)]
     assert [e.tactic for e in s1.out_edges if isinstance(e.dst, InternalNode)] == []
     assert [e.src for e in s0.in_edges] == [] and [e.src for e in s1.in_edges] == [s0]
     assert s0.status == Status.FAILED and s1.status == Status.FAILED
-    cycles = [(e["state"], e["to"]) for e in events if e["event"] == "cycle"]
+    cycles = [(e.state, e.to) for e in events if isinstance(e, Cycled)]
     assert cycles == [(s1.state.id, s0.state.id), (s1.state.id, s1.state.id)]
 
 
@@ -190,9 +193,9 @@ def test_expansion_follows_cumulative_logprob_order():
     events = []
     search = BestFirstSearch(*_open(env), lambda s: scores.get(s.key, []), Budget(timeout=10),
                              on_event=events.append)
-    assert search.run(THM).stop_reason == "exhausted"
+    assert search.run(THM).stop_reason == StopReason(StopKind.EXHAUSTED)
     key = {n.state.id: k for k, n in search.nodes.items()}
-    expanded = [(key[e["state"]], e["priority"]) for e in events if e["event"] == "expand"]
+    expanded = [(key[e.state], e.priority) for e in events if isinstance(e, Expanded)]
     # s2 (-0.5) before s1 (-1.0); s2's child s4 (-1.5) before s0's third child s3 (-2.0); s5 (-4.0) last
     assert expanded == [("s0", 0.0), ("s2", -0.5), ("s1", -1.0), ("s4", -1.5), ("s3", -2.0), ("s5", -4.0)]
 
@@ -201,16 +204,17 @@ def test_verification_failure_is_not_reported_as_proved():
     env = ScriptedEnv({"s0": {"a": "proved"}}, accept_proofs=False)
     result = prover(["a"]).search(env, THM)
     assert result.status == Status.FAILED
-    assert result.stop_reason.startswith("verification_failed")
+    assert result.stop_reason.kind is StopKind.VERIFICATION_FAILED
 
 
 def test_events_are_reported():
     env = ScriptedEnv({"s0": {"a": "proved"}})
     events = []
     prover(["a"]).search(env, THM, on_event=events.append)
-    kinds = [e["event"] for e in events]
+    kinds = [e.kind for e in events]
     assert kinds == ["generate", "expand", "state", "tactic", "verify"]  # the state's goals come first
-    assert events[3]["tactic"] == "a" and events[3]["outcome"] == "proved" and events[3]["logprob"] == 0.0
+    assert events[3] == TacticRun(t=events[3].t, state=events[3].state, tactic="a", outcome="proved",
+                                  seconds=events[3].seconds, logprob=0.0)
 
 
 def test_core_packages_do_not_import_heavy_libraries():
@@ -249,9 +253,9 @@ def test_a_value_adds_the_estimated_remaining_cost_to_the_priority():
     events = []
     search = BestFirstSearch(*_open(ScriptedEnv(graph)), lambda s: scores.get(s.key, []), Budget(timeout=10),
                              on_event=events.append, value=costs, value_weight=2.0)
-    assert search.run(THM).stop_reason == "exhausted"
+    assert search.run(THM).stop_reason == StopReason(StopKind.EXHAUSTED)
     key = {n.state.id: k for k, n in search.nodes.items()}
-    expanded = [(key[e["state"]], e["priority"]) for e in events if e["event"] == "expand"]
+    expanded = [(key[e.state], e.priority) for e in events if isinstance(e, Expanded)]
     assert expanded == [("s0", 0.0), ("s1", -1.0), ("s3", -2.5), ("s2", -3.5), ("s4", -1.5), ("s5", -4.0)]
     assert sorted(costs.asked) == ["s1", "s2", "s3", "s4", "s5"]
 

@@ -33,6 +33,7 @@ from prover.registry import (
 from prover.run.evaluation import EvalConfig, run_evaluation
 from search_tree import Status, Theorem
 from search_tree.registry import NotInstalled, RegistryError, UnknownName
+from search_tree.events import TacticRun
 
 LIMITS = ("timeout", "tactic_timeout", "hammer_timeout", "max_expansions")
 
@@ -135,7 +136,7 @@ def test_a_generator_given_as_an_object_runs_in_process():
         for outcome in prover.iter_results([Task(THEOREMS[0])]):
             events = outcome.events
     assert prover.config.generator is marked
-    assert any(e["event"] == "tactic" and e["tactic"] == MARK for e in events)
+    assert any(isinstance(e, TacticRun) and e.tactic == MARK for e in events)
 
 
 def test_an_object_where_the_configuration_must_travel_is_refused_in_one_line(tmp_path):

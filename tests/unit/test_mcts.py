@@ -6,6 +6,8 @@ from generator import FixedTacticGenerator
 from prover.proof_search import BestFirstSearchProver, MCTSProver, make_prover
 from scripted_env import ScriptedEnv
 from search_tree import (
+    StopKind,
+    StopReason,
     AndNode, Budget, ConstantValue, GoalHeuristicValue, LearnedValue, MCTSConfig, MCTSSearch, OrNode,
     ProofStep, ProvedLeaf, Status, TacticEdge, TacticState, Theorem, exploration_coefficient, gives_up,
     make_value, puct_score, reconstruct_proof,
@@ -152,7 +154,7 @@ def test_search_fails_when_one_goal_of_the_only_split_is_unprovable():
     graph = {"s0": {"split": "s2"}, "gA": {"a": "proved"}, "gB": {"b": "error"}}
     env = ScriptedEnv(graph, goals={"s2": ["gA", "gB"]})
     result = mcts(["split", "a", "b"]).search(env, THM)
-    assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+    assert result.status == Status.FAILED and result.stop_reason == StopReason(StopKind.EXHAUSTED)
 
 
 # -- PUCT ------------------------------------------------------------------------------------------
@@ -292,7 +294,7 @@ def test_deterministic_generator_is_asked_at_most_twice_per_node():
     env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"a": "s2"}, "s2": {"a": "s3"}, "s3": {}})
     s = search(env, ["a", "b"])
     result = s.run(THM)
-    assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+    assert result.status == Status.FAILED and result.stop_reason == StopReason(StopKind.EXHAUSTED)
     assert result.num_expansions <= 2 * 4
 
 
@@ -301,7 +303,7 @@ def test_deterministic_generator_is_asked_at_most_twice_per_node():
 def test_a_tactic_leading_back_to_its_path_is_dropped():
     env = ScriptedEnv({"s0": {"a": "s1"}, "s1": {"b": "s0", "c": "s1"}})
     result = mcts(["a", "b", "c"]).search(env, THM)
-    assert result.status == Status.FAILED and result.stop_reason == "exhausted"
+    assert result.status == Status.FAILED and result.stop_reason == StopReason(StopKind.EXHAUSTED)
     assert result.stats["cycles"] == 2  # b returns to s0, c stays in s1
 
 
@@ -341,7 +343,7 @@ def test_budgets_stop_the_search_with_their_name():
     for kw, reason in [({"max_simulations": 2}, "max_simulations"), ({"max_nodes": 2}, "max_nodes"),
                        ({"max_env_calls": 3}, "max_env_calls"), ({"max_expansions": 1}, "max_expansions")]:
         result = mcts(["a", "b"], **kw).search(ScriptedEnv(CHAIN), THM)
-        assert result.status == Status.OPEN and result.stop_reason == reason, kw
+        assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind(reason)), kw
     assert mcts(["a"], max_env_calls=4).search(ScriptedEnv(CHAIN), THM).status == Status.PROVED
 
 
@@ -359,7 +361,7 @@ def test_focus_calls_count_towards_max_env_calls():
     assert full.num_env_calls == len(env.calls) + len(env.focus_calls) == 26
     env = ScriptedEnv(SPLIT_GRAPH, goals=SPLIT_GOALS)
     capped = mcts(tactics, max_env_calls=10).search(env, THM)
-    assert capped.status == Status.OPEN and capped.stop_reason == "max_env_calls"
+    assert capped.status == Status.OPEN and capped.stop_reason == StopReason(StopKind.MAX_ENV_CALLS)
     assert (capped.num_env_calls, len(env.calls), len(env.focus_calls)) == (10, 8, 2)
 
 
@@ -377,7 +379,7 @@ def test_max_env_calls_is_never_overrun_by_a_split(budget):
     if budget >= 26:
         assert result.status == Status.PROVED and result.num_env_calls == 26
         return
-    assert result.status == Status.OPEN and result.stop_reason == "max_env_calls"
+    assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind.MAX_ENV_CALLS)
     if budget in (7, 8):  # the split does not fit: stopped right after the tactic that opened it
         assert (len(env.calls), env.focus_calls) == (7, [])
     else:
@@ -387,14 +389,14 @@ def test_max_env_calls_is_never_overrun_by_a_split(budget):
 def test_wall_time_budget():
     slow = ScriptedEnv({k: {t: "slow:" + v for t, v in d.items()} for k, d in CHAIN.items()}, slow_seconds=0.15)
     result = mcts(["a"], timeout=0.2).search(slow, THM)
-    assert result.status == Status.OPEN and result.stop_reason == "timeout" and result.num_env_calls == 2
+    assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind.TIMEOUT) and result.num_env_calls == 2
 
 
 def test_environment_failure_and_verification_failure():
     result = mcts(["a"]).search(ScriptedEnv({"s0": {"a": "s1"}, "s1": {"a": "fatal"}}), THM)
-    assert result.status == Status.FAILED and result.stop_reason.startswith("environment_failure")
+    assert result.status == Status.FAILED and result.stop_reason.kind is StopKind.ENVIRONMENT_FAILURE
     result = mcts(["a"]).search(ScriptedEnv({"s0": {"a": "proved"}}, accept_proofs=False), THM)
-    assert result.status == Status.FAILED and result.stop_reason.startswith("verification_failed")
+    assert result.status == Status.FAILED and result.stop_reason.kind is StopKind.VERIFICATION_FAILED
 
 
 def test_result_statistics_and_events():
@@ -404,7 +406,7 @@ def test_result_statistics_and_events():
     stats = result.stats
     assert stats["simulations"] >= 5 and stats["nodes"] == result.num_nodes == 6  # s0 s1 AND gA gA1 gB
     assert stats["or_nodes"] == 5 and stats["and_nodes"] == 1
-    kinds = {e["event"] for e in events}
+    kinds = {e.kind for e in events}
     assert {"generate", "expand", "tactic", "focus", "split", "verify"} <= kinds
 
 
@@ -482,7 +484,7 @@ def test_learned_value_finds_the_proof_the_priors_alone_miss_in_budget():
     for name, value in (("constant", "constant"), ("learned", LearnedValue(Model()))):
         session, init = ScriptedEnv(graph).open(THM).__enter__()
         results[name] = MCTSSearch(session, init, propose, Budget(timeout=10, max_env_calls=40), value=value).run(THM)
-    assert results["constant"].status == Status.OPEN and results["constant"].stop_reason == "max_env_calls"
+    assert results["constant"].status == Status.OPEN and results["constant"].stop_reason == StopReason(StopKind.MAX_ENV_CALLS)
     assert results["learned"].status == Status.PROVED and results["learned"].tactics == ["b", "b", "b", "b"]
     assert results["learned"].num_env_calls <= 25
 

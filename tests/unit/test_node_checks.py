@@ -10,7 +10,9 @@ import sys
 import pytest
 
 from prover.registry import ComponentSpec, ProverConfig
-from prover.run.evaluation import RunProgress, retry_kind
+from prover.run.analysis import stop_kind
+from prover.run.evaluation import RunProgress
+from search_tree import StopKind, StopReason
 from prover.run.nodes import (
     DataFile,
     NodeCheck,
@@ -133,10 +135,12 @@ def test_the_driver_meets_its_own_requirements(tmp_path):
 
 def test_retries_are_counted_by_kind():
     progress = RunProgress(total=3, done_before=0)
-    progress.count_retries(["node_lost: node 10.0.0.7 (01234567) left the cluster", "worker_died: killed"])
-    progress.count_retries(["node_lost: node 10.0.0.8 (89abcdef) left the cluster"])
+    progress.count_retries([StopReason(StopKind.NODE_LOST, "node 10.0.0.7 (01234567) left the cluster"),
+                            StopReason(StopKind.WORKER_DIED, "killed")])
+    progress.count_retries([StopReason(StopKind.NODE_LOST, "node 10.0.0.8 (89abcdef) left the cluster")])
     assert progress.retried == {"node_lost": 2, "worker_died": 1}
-    assert retry_kind("environment_failure: coqtop died") == "environment_failure"
+    assert stop_kind("environment_failure: coqtop died") == "environment_failure"
+    assert stop_kind("no_such_kind: edited by hand") == stop_kind(None) == "unknown"
 
 
 def test_retries_and_their_reasons_reach_results_watch_and_report(tmp_path, capsys, monkeypatch):
@@ -155,7 +159,7 @@ def test_retries_and_their_reasons_reach_results_watch_and_report(tmp_path, caps
     assert progress.retried == {"environment_failure": 1}
     [record] = [r for r in load_run(tmp_path / "run").records if r["retries"]]
     assert record["key"] == theorems[1].full_name and record["node"] == ""
-    assert [retry_kind(reason) for reason in record["retry_reasons"]] == ["environment_failure"]
+    assert [stop_kind(reason) for reason in record["retry_reasons"]] == ["environment_failure"]
     assert retries_line(load_run(tmp_path / "run").records) == "retried 1 (environment_failure 1)"
     assert retries_line([{"retries": 2}]) == "retried 2 (unknown 2)"  # a record from before reasons were kept
     assert main(["watch", str(tmp_path / "run"), "--once"]) == 0
