@@ -18,13 +18,15 @@ object of the module the proof depends on.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 #: The library that declares the plugin (Debian package :data:`PACKAGE`)
 PLUGIN = "dpdgraph.dpdgraph"
 PACKAGE = "libcoq-dpdgraph"
 _NODE = re.compile(r'N: (\d+) "([^"]+)" \[(.*)\];')
+_EDGE = re.compile(r"E: (\d+) (\d+) \[.*\];")
 _PATH = re.compile(r'path="([^"]*)"')
-_LOCATED = re.compile(r"^Constant (\S+)", re.M)
+_LOCATED = re.compile(r"^Constant (\S+)", re.MULTILINE)
 
 
 def check_source(constant: str, library: str, module: str, proof_graph: str, module_graph: str) -> str:
@@ -37,18 +39,54 @@ def check_source(constant: str, library: str, module: str, proof_graph: str, mod
             f'Set DependGraph File "{module_graph}".\nPrint FileDependGraph {module}.\n')
 
 
-def graph_nodes(text: str) -> set[str]:
-    """The names of the nodes of a ``.dpd`` graph (``path.name``, or ``name`` without a path);
-    ValueError for a line that is neither a node nor an edge."""
-    names = set()
-    for line in text.splitlines():
-        node = _NODE.fullmatch(line.strip())
+@dataclass(frozen=True)
+class Graph:
+    """A ``.dpd`` graph: each node's name (``path.name``, or ``name`` without a path) and the
+    nodes each one uses."""
+
+    names: dict[int, str]
+    uses: dict[int, frozenset[int]]
+
+    def node(self, name: str) -> int:
+        """The node of the constant ``name`` (a short name, unique in the graph); ValueError if absent."""
+        found = [n for n, full in self.names.items() if full == name or full.endswith("." + name)]
+        if len(found) != 1:
+            raise ValueError(f"the graph has {len(found)} nodes named {name}")
+        return found[0]
+
+
+def read_graph(text: str) -> Graph:
+    """The graph of a ``.dpd`` text; ValueError for a line that is neither a node nor an edge."""
+    names: dict[int, str] = {}
+    uses: dict[int, set[int]] = {}
+    for line in map(str.strip, text.splitlines()):
+        node, edge = _NODE.fullmatch(line), _EDGE.fullmatch(line)
         if node is not None:
             path = _PATH.search(node.group(3))
-            names.add(f"{path.group(1)}.{node.group(2)}" if path else node.group(2))
-        elif line.strip() and not line.startswith("E: "):
+            names[int(node.group(1))] = f"{path.group(1)}.{node.group(2)}" if path else node.group(2)
+        elif edge is not None:
+            uses.setdefault(int(edge.group(1)), set()).add(int(edge.group(2)))
+        elif line:
             raise ValueError(f"not a line of a dpdgraph graph: {line[:200]!r}")
-    return names
+    return Graph(names, {n: frozenset(used) for n, used in uses.items()})
+
+
+def reaching(graph: Graph, start: int, targets: set[str]) -> tuple[list[str], list[str]]:
+    """What node ``start`` uses of the objects named ``targets``: the objects it uses directly
+    that are among them or use one (through any chain), and all of them it reaches; sorted."""
+    users: dict[int, set[int]] = {}
+    for node, used in graph.uses.items():
+        for dependency in used:
+            users.setdefault(dependency, set()).add(node)
+    found = [node for node, name in graph.names.items() if name in targets]
+    reach, todo = set(found), list(found)
+    while todo:  # backwards from the targets: every node that uses one, transitively
+        for user in users.get(todo.pop(), ()):
+            if user not in reach:
+                reach.add(user)
+                todo.append(user)
+    direct = sorted(graph.names[d] for d in graph.uses.get(start, ()) if d in reach and d != start)
+    return direct, sorted(graph.names[node] for node in found)
 
 
 def located(text: str, name: str) -> str:

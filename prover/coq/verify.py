@@ -73,7 +73,7 @@ from search_tree.protocol import Proof, Verification, proof_tactics
 from .additions import annotate
 from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
 from .context import CoqContext, rename_statement
-from .dependencies import PACKAGE, check_source, graph_nodes, located
+from .dependencies import PACKAGE, check_source, located, reaching, read_graph
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded
@@ -227,18 +227,23 @@ def _check_compiled_copy(context: CoqContext, tmp: Path, nonce: str, dirpath: st
     try:
         if done.returncode != 0:
             raise ValueError(f"coqc exited {done.returncode}: {_last_error(done.stderr + done.stdout)}")
-        used, own = (graph_nodes((work / graph).read_text()) for graph in ("proof.dpd", "module.dpd"))
-        if not any(node == name or node.endswith("." + name) for node in used) or not own:
-            raise ValueError("a graph misses the proof or the module")
+        proof = read_graph((work / "proof.dpd").read_text())
+        own = set(read_graph((work / "module.dpd").read_text()).names.values())
+        if not own:
+            raise ValueError(f"no object of {copy} listed")
+        direct, leaked = reaching(proof, proof.node(name), own)
     except (OSError, ValueError) as exc:
         raise CheckFailed(f"not proved: the check that the proof does not use the compiled copy of {copy} (which "
                           f"the context additions load) could not run ({exc}); it needs the Debian package "
                           f"{PACKAGE}") from None
-    leaked = sorted(used & own)
     if leaked:
-        raise CheckFailed(f"not proved: the proof {COMPILED_COPY}, {copy}, which the context additions load "
-                          f"({', '.join(leaked[:8])}{', ...' if len(leaked) > 8 else ''}): a theorem may not be "
-                          f"proved from itself or from the lemmas after it")
+        raise CheckFailed(f"not proved: the proof {COMPILED_COPY}, {copy}, which the context additions load: it uses "
+                          f"{_some(direct)}, which is or depends on {len(leaked)} object(s) of that copy "
+                          f"({_some(leaked)}); a theorem may not be proved from itself or from the lemmas after it")
+
+
+def _some(names: list[str], shown: int = 4) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:
