@@ -47,7 +47,9 @@ A proof counts only when all of this holds:
    (``Print DependGraph``) and the objects of the compiled ``M`` (``Print FileDependGraph``), and
    the two sets, each named as that one process prints them (one name, one object), must be
    disjoint. The check fails closed: a plugin missing or a graph unreadable refuses the proof.
-   Contexts without a compiled copy skip this step.
+   Contexts without a compiled copy skip this step. Once it passes, rule 3 reads coqchk's summary
+   without the copy's axioms (loaded, not used) and with those the replayed file declares under
+   the library's names (:func:`replayed_summary`).
 
 Each sentence from the statement to ``Qed`` runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
@@ -134,6 +136,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = 600.0,
             summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
             if context.compiled_copy:
                 _check_compiled_copy(context, Path(tmp), nonce, dirpath, deadline)
+                summary = replayed_summary(context, summary)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
     script = annotate(context, script)  # the additions are part of the proof, printed with it
@@ -163,6 +166,16 @@ def refused_axioms(context: CoqContext, summary: list[str], resolution: Resoluti
             continue  # another file's axiom the theorem does not use (resolution refuses look-alikes)
         refused.append(name)
     return refused
+
+
+def replayed_summary(context: CoqContext, summary: list[str]) -> list[str]:
+    """coqchk's axioms for a proof that rule 4 accepted in a context with a compiled copy: those
+    of the copy left out (loaded by an addition, unused by the proof), those the replayed file
+    declares under the names the library gives them (the replay is the library's own text, so
+    ``DojoReopened.Coq.Reals.Raxioms.Rplus_comm`` is the trusted ``Coq.Reals.Raxioms.Rplus_comm``)."""
+    copy, replay = context.compiled_copy + ".", context.module + "."
+    return [copy + name[len(replay):] if name.startswith(replay) else name
+            for name in summary if not name.startswith(copy)]
 
 
 def uses(axioms: Sequence[str]) -> str:

@@ -4,10 +4,14 @@ coqchk, CoqHammer and libcoq-dpdgraph)."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from prover.coq import dependencies
 from prover.coq.env import CoqEnvironment
+from prover.coq.sentences import split_sentences
 from prover.coq.verify import COMPILED_COPY, verification_source, verify_proof
 from search_tree import ProofFinished, linear_proof
 
@@ -99,3 +103,22 @@ def test_a_theorem_whose_module_the_additions_do_not_load_pays_nothing(env):
     context = env.context(env.theorem("Coq.Sorting.Permutation.Permutation_app_comm"))
     assert (context.module, context.compiled_copy) == ("Coq.Sorting.Permutation", "")
     assert "Locate" not in verification_source(context, "auto.", "dojo_00", "report")
+
+
+def test_an_axiom_of_the_replayed_file_is_the_librarys_own():
+    """``lowerCutBelow`` of ``Coq.Reals.ClassicalDedekindReals``, whose own text declares the
+    trusted axiom ``sig_forall_dec`` and which ``psatz`` loads compiled: the library's proof,
+    checked in the reopened file, is accepted and said to use the library's axiom. Fails if the
+    replayed declaration counts as an untrusted axiom, or the loaded copy's makes the name
+    ambiguous (both seen before the summary was read as the replayed file's)."""
+    source = (Path(subprocess.run(["coqc", "-where"], capture_output=True, text=True, check=True).stdout.strip())
+              / "theories" / "Reals" / "ClassicalDedekindReals.v").read_text()
+    body = source[source.index("Lemma lowerCutBelow"):]
+    body = body[body.index("Proof.") + len("Proof."):body.index("Qed.")]
+    with CoqEnvironment(tactic_timeout=10, additions=("psatz",)) as env:
+        context = env.context(env.theorem("Coq.Reals.ClassicalDedekindReals.lowerCutBelow"))
+        assert context.compiled_copy == "Coq.Reals.ClassicalDedekindReals"
+        verdict = verify_proof(context, linear_proof([s.text.strip() for s in split_sentences(body, "proof")]))
+    assert (verdict.ok, verdict.message, verdict.axioms) == (
+        True, "coqc and coqchk accepted the proof; it uses sig_forall_dec (Coq.Reals.ClassicalDedekindReals)",
+        ("Coq.Reals.ClassicalDedekindReals.sig_forall_dec",))
