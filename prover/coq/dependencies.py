@@ -13,6 +13,12 @@ file's ``app_nil_r`` and the compiled copy's can both print with the path ``List
 name nor the path says where a node lives. Within one process, though, a name refers to exactly
 one object, so the two graphs of the same run are compared name for name: a name in both is an
 object of the module the proof depends on.
+
+One limit: an object that a later module re-exposes with ``Include`` (``BinPos`` includes
+``BinPosDef.Pos``) may print under the later module's name in the proof's graph while the
+module's graph lists it under its own, so a proof using it would not be seen to use the module.
+In the stdlib the modules so included (``BinPosDef``, ``BinNatDef``, ``BinIntDef``,
+``Init.Nat``) hold no theorem, so no theorem is opened with its module's copy of that kind.
 """
 
 from __future__ import annotations
