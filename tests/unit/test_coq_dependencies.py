@@ -50,7 +50,8 @@ def test_unreadable_graphs_and_locations_are_errors():
         read_graph(GRAPH + "Error: something\n")
     with pytest.raises(ValueError, match="0 nodes named dojo_ff"):
         read_graph(GRAPH).node("dojo_ff")
-    text = "Constant DojoReopened.Coq.Lists.List.dojo_ab12\n  (shorter name to refer to it in current context is dojo_ab12)\n"
+    text = ("Constant DojoReopened.Coq.Lists.List.dojo_ab12\n"
+            "  (shorter name to refer to it in current context is dojo_ab12)\n")
     assert located(text, "dojo_ab12") == "DojoReopened.Coq.Lists.List.dojo_ab12"
     with pytest.raises(ValueError, match="listed 0 constants"):
         located("No object of basename dojo_ab12\n", "dojo_ab12")
@@ -61,6 +62,6 @@ def test_unreadable_graphs_and_locations_are_errors():
 def test_check_source_imports_nothing():
     """Fails if the check imports a library (names would then print without the library's)."""
     text = check_source("DojoReopened.M.dojo_ab", "DojoReopened.M", "M", "p.dpd", "m.dpd")
-    assert text.splitlines() == ["Require dpdgraph.dpdgraph.", "Require DojoReopened.M.", 'Set DependGraph File "p.dpd".',
-                                 "Print DependGraph DojoReopened.M.dojo_ab.", 'Set DependGraph File "m.dpd".',
-                                 "Print FileDependGraph M."]
+    assert text.splitlines() == [
+        "Require dpdgraph.dpdgraph.", "Require DojoReopened.M.", 'Set DependGraph File "p.dpd".',
+        "Print DependGraph DojoReopened.M.dojo_ab.", 'Set DependGraph File "m.dpd".', "Print FileDependGraph M."]
