@@ -139,7 +139,8 @@ def main() -> None:
                   f"   (p90 {_p90(times['bare+Timeout']) * 1e6:.0f} us)")
             print(f"  median latency, Coq backend (run_tac)               : {median['backend'] * 1e6:6.0f} us"
                   f"   (p90 {_p90(times['backend']) * 1e6:.0f} us)")
-            print(f"  ratio backend / bare, plain tactics                 : {median['backend'] / median['bare']:6.2f}x (target < 1.5x)")
+            print(f"  ratio backend / bare, plain tactics                 : {median['backend'] / median['bare']:6.2f}x"
+                  " (target < 1.5x)")
             print(f"  ratio backend / bare, the sentences the backend sends: {median['backend'] / median['bare+Timeout']:5.2f}x")
 
 

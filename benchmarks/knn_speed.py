@@ -68,10 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     cpu: dict[str, list[float]] = {name: [] for name in timings}
     for state, ctx in zip(states, contexts):
         gen.accessible._mask.cache_clear()
-        runs = [("bm25s get_scores (baseline)", lambda: gen.index._bm25.get_scores(tokenize(state.pp) or ["⊢"])),
-                ("search, no mask", lambda: gen.index.search([state.pp], gen.k)),
-                ("mask, built from scratch", lambda: gen.accessible.mask(ctx)),
-                ("search with mask", lambda: gen.neighbours([state], [ctx]))]  # mask cached, as in search
+        runs = [("bm25s get_scores (baseline)", lambda state=state: gen.index._bm25.get_scores(tokenize(state.pp) or ["⊢"])),
+                ("search, no mask", lambda state=state: gen.index.search([state.pp], gen.k)),
+                ("mask, built from scratch", lambda ctx=ctx: gen.accessible.mask(ctx)),
+                ("search with mask", lambda state=state, ctx=ctx: gen.neighbours([state], [ctx]))]  # mask cached, as in search
         for name, call in runs:
             t, c = time.perf_counter(), time.process_time()
             call()

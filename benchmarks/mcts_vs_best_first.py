@@ -5,7 +5,8 @@
 
 Both provers get the same generator, the same number of sampled tactics per call and the same
 budget of environment calls (``--max-env-calls``; MCTS's focus calls count towards it, as
-:class:`search_tree.budget.Meter` does, and are also reported apart). For each algorithm the script prints the pass rate and the *search overhead*: the share of
+:class:`search_tree.budget.Meter` does, and are also reported apart). For each algorithm the script
+prints the pass rate and the *search overhead*: the share of
 search wall time spent outside the environment, the generator and the value function (target:
 under 10%).
 

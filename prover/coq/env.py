@@ -58,7 +58,8 @@ class CoqEnvironment:
     ``project`` (``coq-stdlib``, ``coq-lib:NAME`` or a project directory, with ``project_flags``
     when it has no ``_CoqProject``; :func:`prover.coq.project.load_project`) is where
     :meth:`theorem` looks names up. A theorem of another project (``extra["project"]``, set by its
-    index) is opened in its own project all the same, so one environment serves any benchmark. With ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
+    index) is opened in its own project all the same, so one environment serves any benchmark. With
+    ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
     (half of them for the ATPs) and a found proof's ``hammer`` steps are rewritten to the
     reconstruction tactics it printed (:mod:`prover.coq.hammer`).
     """
