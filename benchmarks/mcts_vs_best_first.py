@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 import time
+from typing import Any
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
         t0 = time.monotonic()
         results[algorithm] = run(algorithm, env, theorems, tac_gen, args)
         print(f"{algorithm}: {len(theorems)} theorems in {time.monotonic() - t0:.1f}s", file=sys.stderr)
-    figures = {a: summary(rs) for a, rs in results.items()}
+    figures: dict[str, Any] = {a: summary(rs) for a, rs in results.items()}
     proved = {a: {r.theorem.full_name for r in rs if r.status == Status.PROVED} for a, rs in results.items()}
     mcts_stats = [r.stats for r in results["mcts"]]
     figures["mcts"]["and_nodes"] = sum(s.get("and_nodes", 0) for s in mcts_stats)

@@ -82,6 +82,7 @@ class AccessibleProofs:
     @lru_cache(maxsize=1024)  # noqa: B019 (bounded; an index lives as long as its run anyway)
     def _mask(self, path: str, position: Position | None, name: str) -> np.ndarray:
         if path in self._corpus_files:
+            assert self.corpus is not None  # _corpus_files is empty without a corpus
             mask = np.zeros(len(self.owners), dtype=bool)
             for dep in self.corpus.imported_files(path):
                 items = self._items.get(dep)

@@ -104,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
             if checked.ok:
                 edits.append(Edit(t.file_path, t.extra["offset"], t.full_name, checked.script))
             else:
-                why = f"the recorded proof does not check again: {checked.message}"
-                not_written[(t.file_path, t.extra["offset"])] = why
+                not_written[(t.file_path, t.extra["offset"])] = f"the recorded proof does not check again: {checked.message}"
     with tempfile.TemporaryDirectory(prefix="dojo-fill-") as tmp:
         copy, outcomes = fill_in_copy(project, index, edits, Path(tmp), progress=not args.no_progress)
         not_written |= {(o.edit.path, o.edit.offset): o.why for o in outcomes if not o.written}

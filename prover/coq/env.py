@@ -208,9 +208,9 @@ class CoqEnvironment:
         context = self.context(theorem)
         worker = self._take(context)
         if "hammer" in self._offered(theorem):
-            session: CoqSession = HammerSession(worker, context, self.tactic_timeout, self.max_restarts,
-                                                self.hammer_timeout)
-            self._logs = {(context.key, context.statement): session.log}  # verify follows the search
+            hammer = HammerSession(worker, context, self.tactic_timeout, self.max_restarts, self.hammer_timeout)
+            self._logs = {(context.key, context.statement): hammer.log}  # verify follows the search
+            session: CoqSession = hammer
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
         try:
@@ -257,7 +257,8 @@ class CoqEnvironment:
     @property
     def coqtop_pids(self) -> list[int]:
         """Pids of this environment's live coqtop processes (in use first), for monitoring and tests."""
-        return [w.coqtop.pid for w in self._busy + self._idle if w.coqtop is not None and w.coqtop.alive]
+        return [pid for w in self._busy + self._idle
+                if w.coqtop is not None and w.coqtop.alive and (pid := w.coqtop.pid) is not None]
 
     def close(self) -> None:
         """Kill every coqtop of this environment (a session still open restarts its own on next use)."""

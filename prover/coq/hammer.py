@@ -165,8 +165,8 @@ class HammerSession(CoqSession):
         found = reconstruction("\n".join(r.output for r in replies))
         if found is None:
             return TacticError("hammer succeeded but printed no reconstruction tactic", ErrorKind.ERROR)
-        selector = _SELECTOR.match(step.tactic)  # the one-goal selector of "2: hammer.", kept for its replacement
-        selector = selector.group() if selector is not None else ""
+        head = _SELECTOR.match(step.tactic)  # the one-goal selector of "2: hammer.", kept for its replacement
+        selector = head.group() if head is not None else ""
         try:
             checked = check_tactic(selector + found)
         except RefusedTactic as exc:
