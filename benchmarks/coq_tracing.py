@@ -4,7 +4,7 @@
 
 Each file is traced from scratch (no cache) in one coqtop, one file after the other. Printed per
 file and in total: tactic steps, wall-clock seconds, CPU seconds of the tracer and of coqtop, and
-steps per CPU second, the measure that does not depend on how loaded the machine is (the issue's
+steps per CPU second, the measure that does not depend on how loaded the machine is (the
 target: at least 300 steps/s on one core). Wall-clock throughput is printed too; on an idle core
 the two agree up to the time spent waiting on pipes.
 

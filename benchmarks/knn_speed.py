@@ -11,7 +11,7 @@ an evenly spaced sample of the traced tactics, each asked from its own theorem. 
 milliseconds per query (one state a call): the unmasked search, the mask built from scratch
 (first state of a theorem), and the masked search as search sees it (mask cached per theorem),
 beside the baseline measured in the same run: bm25s's own ``get_scores`` for the same states, which
-the index replaced (it adds a token's postings once per occurrence). The issue's bound: masking
+the index replaced (it adds a token's postings once per occurrence). The target: masking
 keeps a query under 20 ms. ``--write-results`` writes ``benchmarks/results/knn_speed.md``.
 """
 

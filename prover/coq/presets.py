@@ -1,4 +1,4 @@
-"""The Coq prover presets: the default prover of issue 13 and the one-step comparison systems.
+"""The Coq prover presets: the default prover and the one-step comparison systems it is measured against.
 
 A preset is a :class:`prover.registry.ProverConfig`, the same value ``eval`` records in a run's
 ``config.json``, so ``prove``, ``demo``, ``eval`` and ``benchmarks/coq_vs_hammer.py`` build the

@@ -309,7 +309,7 @@ class TraceSummary:
 
     @property
     def steps_per_cpu_second(self) -> float:
-        """Tracing throughput on one core: tactic steps per CPU second (the issue's measure)."""
+        """Tracing throughput on one core: tactic steps per CPU second (the load-independent measure)."""
         return self.steps_now / self.cpu_seconds_now if self.cpu_seconds_now else 0.0
 
     def problems(self) -> list[str]:

@@ -1,5 +1,5 @@
 """The retrievers' default corpus follows the run: the registry hands an environment's
-``default_corpus_path`` the environment's options and the theorems to prove (issue 14: a Coq
+``default_corpus_path`` the environment's options and the theorems to prove (a Coq
 project's corpus, not always the stdlib's)."""
 
 from __future__ import annotations
