@@ -36,7 +36,7 @@ from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from prover.coq.goals import parse_view
 from prover.coq.policy import check_tactic
-from search_tree import ProofFinished, TacticState
+from search_tree import ProofFinished, TacticResult, TacticState
 
 # (statement, simple tactics on one linear path, the last one finishing the proof)
 SCENARIOS = {
@@ -59,13 +59,13 @@ class BarePipe:
     def __init__(self) -> None:
         self.proc = subprocess.Popen(["coqtop", "-emacs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, bufsize=0)
-        self.fd = self.proc.stdout.fileno()
+        self.fd = self.proc.stdout.fileno()  # type: ignore[union-attr]  # a pipe: typeshed's Popen says Optional
         self.buf = b""
         self.read()  # the banner's prompt
         self.send("Set Printing Width 1000000.")
 
     def send(self, sentence: str) -> int:
-        self.proc.stdin.write(sentence.encode() + b"\n")
+        self.proc.stdin.write(sentence.encode() + b"\n")  # type: ignore[union-attr]  # a pipe, as above
         return self.read()
 
     def read(self) -> int:
@@ -94,15 +94,15 @@ def measure(env: CoqEnvironment, statement: str, tactics: list[str], rounds: int
         limit = f"Timeout {session.tactic_timeout:g} "
 
         def backend_round() -> None:
-            state = init
+            state: TacticResult = init
             for tactic in tactics:
+                assert isinstance(state, TacticState), (tactic, state)
                 if cold:  # measure the backend's work without its memo caches (outside the timing)
                     parse_view.cache_clear()
                     check_tactic.cache_clear()
                 t0 = time.perf_counter()
                 state = session.run_tac(state, tactic)
                 times["backend"].append(time.perf_counter() - t0)
-                assert isinstance(state, (TacticState, ProofFinished)), (tactic, state)
             assert isinstance(state, ProofFinished)
 
         def bare_round(side: str, prefix: str) -> None:
@@ -114,8 +114,8 @@ def measure(env: CoqEnvironment, statement: str, tactics: list[str], rounds: int
 
         sides = [backend_round, lambda: bare_round("bare", ""), lambda: bare_round("bare+Timeout", limit)]
         for r in range(rounds):  # rotate who goes first: the process that ran last has warm caches
-            for side in sides[r % 3:] + sides[: r % 3]:
-                side()
+            for run_side in sides[r % 3:] + sides[: r % 3]:
+                run_side()
     for pipe in pipes.values():
         pipe.close()
     return times
@@ -139,7 +139,8 @@ def main() -> None:
                   f"   (p90 {_p90(times['bare+Timeout']) * 1e6:.0f} us)")
             print(f"  median latency, Coq backend (run_tac)               : {median['backend'] * 1e6:6.0f} us"
                   f"   (p90 {_p90(times['backend']) * 1e6:.0f} us)")
-            print(f"  ratio backend / bare, plain tactics                 : {median['backend'] / median['bare']:6.2f}x (target < 1.5x)")
+            print(f"  ratio backend / bare, plain tactics                 : {median['backend'] / median['bare']:6.2f}x"
+                  " (target < 1.5x)")
             print(f"  ratio backend / bare, the sentences the backend sends: {median['backend'] / median['bare+Timeout']:5.2f}x")
 
 

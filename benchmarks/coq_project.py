@@ -82,7 +82,7 @@ class Meter:
         self.cost = Cost(time.perf_counter() - self._t0, py1 - py0, kids1 - kids0)
 
 
-def table(header: list[str], rows: list[list[object]], first: int = 24) -> str:
+def table(header: list[object], rows: list[list[object]], first: int = 24) -> str:
     """Aligned columns: the first left-aligned ``first`` wide, the others right-aligned."""
     width = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     width[0] = max(width[0], first)

@@ -3,7 +3,8 @@
 A best-first search runs on a theorem; after its ``--kill-after``-th tactic the coqtop serving it
 is killed with SIGKILL. The next tactic finds coqtop dead (answered ``TacticError(CRASH)`` when
 the process dies under it), the session restarts coqtop and replays the theorem's context, and
-the following tactics replay the path to the states they are asked for. Printed per theorem: the time from the kill to the first tactic answered normally again
+the following tactics replay the path to the states they are asked for. Printed per theorem: the
+time from the kill to the first tactic answered normally again
 (the pause the search sees), a normal tactic's median latency for comparison, and whether the
 search still found its proof.
 

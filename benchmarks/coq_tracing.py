@@ -4,7 +4,7 @@
 
 Each file is traced from scratch (no cache) in one coqtop, one file after the other. Printed per
 file and in total: tactic steps, wall-clock seconds, CPU seconds of the tracer and of coqtop, and
-steps per CPU second, the measure that does not depend on how loaded the machine is (the issue's
+steps per CPU second, the measure that does not depend on how loaded the machine is (the
 target: at least 300 steps/s on one core). Wall-clock throughput is printed too; on an idle core
 the two agree up to the time spent waiting on pipes.
 
@@ -66,7 +66,7 @@ def main() -> None:
     resolver = PremiseResolver(index)
     header = ["theorems", "steps", "wall s", "py cpu", "coq cpu", "steps/cpu s", "steps/wall s", "coqc cpu", "trace/coqc"]
     print(f"{'file':<28} " + " ".join(f"{h:>12}" for h in header))
-    totals = [0, 0, 0.0, 0.0, 0.0, 0.0]
+    totals: list = [0, 0, 0.0, 0.0, 0.0, 0.0]  # two counts, then seconds
     for path in args.files:
         (py0, coq0), t0 = cpu_times(), time.perf_counter()
         trace = trace_file(index, resolver, path)
@@ -75,7 +75,7 @@ def main() -> None:
             raise SystemExit(f"tracing failed: {trace.error}")
         py, coq = py1 - py0, coq1 - coq0
         compiled = coqc_cpu(index.project, path)
-        row = [len(trace.theorems), trace.steps, wall, py, coq, compiled]
+        row: list = [len(trace.theorems), trace.steps, wall, py, coq, compiled]
         totals = [a + b for a, b in zip(totals, row)]
         _print_row(path, *row)
     _print_row("total", *totals)

@@ -28,7 +28,8 @@ def default_traced_data() -> Path:
     raise FileNotFoundError("no traced data: pass --data (a traced JSON file or directory)")
 
 
-def train_val_examples(data: Path, val_percent: float, seed: int = 0) -> tuple[list[dict], list[TacticExample], list[TacticExample]]:
+def train_val_examples(data: Path, val_percent: float,
+                       seed: int = 0) -> tuple[list[dict], list[TacticExample], list[TacticExample]]:
     """(training theorems, training examples, validation examples) of ``data``."""
     theorems = [t for t in load_theorems(data) if t.get("traced_tactics")]
     train, val = split_by_theorem(theorems, val_percent, seed)

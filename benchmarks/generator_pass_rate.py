@@ -87,7 +87,7 @@ def make_generator(name: str, args: argparse.Namespace, retriever: Any | None) -
 
 def generator_options(name: str, args: argparse.Namespace, retriever: Any | None) -> dict[str, Any]:
     template = {"templates": args.templates, "retriever": retriever}
-    hf = {"model": str(args.checkpoint), "retriever": retriever} if args.checkpoint else None
+    hf = {"model": str(args.checkpoint), "retriever": retriever} if args.checkpoint else {}
     if name == "template":
         return template
     if name == "automation":  # the Coq baseline: its own fixed set, no premises
@@ -97,7 +97,7 @@ def generator_options(name: str, args: argparse.Namespace, retriever: Any | None
         if not args.train_traces:
             raise SystemExit("knn needs --train-traces (no Coq traces on this machine)")
         return {"paths": str(args.train_traces)}
-    if name in ("hf", "fused") and hf is None:
+    if name in ("hf", "fused") and not hf:
         raise SystemExit(f"{name} needs --checkpoint")
     if name == "hf":
         return hf
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     print_pass_rates(rows, len(theorems))
 
 
-def pass_rates(env, provers: dict[str, Callable[[], Any]], theorems: list, verbose: bool = False,
+def pass_rates(env, provers: dict[str, Callable[..., Any]], theorems: list, verbose: bool = False,
                out: IO[str] | None = None) -> list[tuple[str, int, float]]:
     """``(name, proved, mean seconds per theorem)`` of each prover (built by its factory, one at a
     time) on ``theorems`` in ``env``; each result is written to ``out`` as a JSON line if given."""

@@ -5,7 +5,7 @@
 Each state of the search data (``dojo-prover learn`` writes ``round-K/data.jsonl``) is scored as
 the search scores it: the policy over all the candidates the search tried on it, and the value of
 the state, in one thread (``torch.set_num_threads(1)``). Printed: milliseconds per state (median,
-p95, max) with the candidates per state, and the checkpoint's size. The issue's bound: under 5 ms
+p95, max) with the candidates per state, and the checkpoint's size. The target: under 5 ms
 per state on one core, and a checkpoint of a few MB. ``--write-results`` writes
 ``benchmarks/results/learned_policy_speed.md``.
 """

@@ -5,7 +5,8 @@
 
 Both provers get the same generator, the same number of sampled tactics per call and the same
 budget of environment calls (``--max-env-calls``; MCTS's focus calls count towards it, as
-:class:`search_tree.budget.Meter` does, and are also reported apart). For each algorithm the script prints the pass rate and the *search overhead*: the share of
+:class:`search_tree.budget.Meter` does, and are also reported apart). For each algorithm the script
+prints the pass rate and the *search overhead*: the share of
 search wall time spent outside the environment, the generator and the value function (target:
 under 10%).
 
@@ -23,6 +24,7 @@ import argparse
 import json
 import sys
 import time
+from typing import Any
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> dict:
         t0 = time.monotonic()
         results[algorithm] = run(algorithm, env, theorems, tac_gen, args)
         print(f"{algorithm}: {len(theorems)} theorems in {time.monotonic() - t0:.1f}s", file=sys.stderr)
-    figures = {a: summary(rs) for a, rs in results.items()}
+    figures: dict[str, Any] = {a: summary(rs) for a, rs in results.items()}
     proved = {a: {r.theorem.full_name for r in rs if r.status == Status.PROVED} for a, rs in results.items()}
     mcts_stats = [r.stats for r in results["mcts"]]
     figures["mcts"]["and_nodes"] = sum(s.get("and_nodes", 0) for s in mcts_stats)

@@ -11,7 +11,8 @@ encoding is timed on a ``--ps2-sample`` of real premises, twice each way, interl
 chunks into a memory-mapped file, fsynced, plus the flat index), with their ratio. Query encoding
 is timed on Lean states and, when traced, Coq states (``--coq-data``), the retriever's one-thread
 path beside the bare encoder at torch's thread setting. FAISS search latency at full size is
-measured on a flat index and an HNSW index of 131,583 random unit vectors of the model's dimension (search cost depends on size and dimension
+measured on a flat index and an HNSW index of 131,583 random unit vectors of the model's dimension
+(search cost depends on size and dimension
 only, not on the values); the encode+search latency adds the measured query encoding time to it.
 
 Usage::

@@ -79,9 +79,10 @@ class AccessibleProofs:
         position = tuple(context.position) if context.position is not None else None
         return self._mask(context.file_path, position, context.full_name)
 
-    @lru_cache(maxsize=1024)
+    @lru_cache(maxsize=1024)  # noqa: B019 (bounded; an index lives as long as its run anyway)
     def _mask(self, path: str, position: Position | None, name: str) -> np.ndarray:
         if path in self._corpus_files:
+            assert self.corpus is not None  # _corpus_files is empty without a corpus
             mask = np.zeros(len(self.owners), dtype=bool)
             for dep in self.corpus.imported_files(path):
                 items = self._items.get(dep)

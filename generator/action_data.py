@@ -190,7 +190,8 @@ def read_log(path: str | Path) -> SearchData:
         if source not in index:
             raise ActionLogError(f"action log {path}: tactic {t.tactic!r} runs on state {t.state}, "
                                  "which no 'state' event describes")
-        member, prior = members.get((t.state, " ".join(t.tactic.split())), (UNATTRIBUTED, 0.0 if t.logprob is None else t.logprob))
+        unattributed = (UNATTRIBUTED, 0.0 if t.logprob is None else t.logprob)
+        member, prior = members.get((t.state, " ".join(t.tactic.split())), unattributed)
         nxt = None if t.next_state is None else canonical(t.next_state)
         # a step along a shortest proof: not back to its own state, nor into a state proved only
         # by coming back through this one

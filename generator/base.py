@@ -39,6 +39,7 @@ class TacticGenerator(ABC):
     def set_seed(self, seed: int) -> None:
         """Reseed the generator's own random source, so that an attempt is reproducible (the global
         ``random``, NumPy and torch generators are seeded by the caller); nothing by default."""
+        return None
 
     @property
     def value(self) -> Any | None:

@@ -1,6 +1,6 @@
 """The default Coq prover: cheap automation first, then learned and retrieved tactics, then CoqHammer.
 
-Issue 13: a Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit, so the
+A Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit, so the
 default must contain what ``hammer`` does and add what learning from the library gives. It is one
 generator, ``coq_default`` (:class:`CoqDefaultGenerator`), and one preset around it,
 :func:`prover.coq.presets.default_config`: the environment with the context additions its

@@ -12,12 +12,12 @@ discount on top. :meth:`TemplateSet.fit_priors` re-estimates priors from traced
 Coq proofs: :data:`FITTED` (``templates="coq:FITTED"``) has them fitted on the traced stdlib's
 training split (``generator/data/coq_template_priors.json``, ``python -m
 benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
-rate (2 vs 3 of 40 test theorems, CHANGELOG.md, "stop 9"): frequency in human proofs puts
+rate (2 vs 3 of 40 test theorems, ``benchmarks/generator_pass_rate.py``): frequency in human proofs puts
 ``apply H.`` and ``intros.`` first and cheap closing automation last.
 
 The sets: :data:`TEMPLATES` (``templates="coq"``) is :data:`AUTOMATION` and the slot templates,
-normalised per state; :data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline that
-``dojo-prover prove`` and ``demo`` run without a model (:mod:`prover.coq.automation`):
+normalised per state; :data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline, the
+default prover's first member and what ``dojo-prover prove --tactics`` runs (:mod:`prover.coq.automation`):
 :data:`AUTOMATION` used unnormalised as best-first scores, plus case analysis and induction on
 every hypothesis; :data:`HAMMER` and :data:`FITTED` are :data:`TEMPLATES` with more tactics or
 other priors. :func:`automation_generator` is :data:`BASELINE` as a generator.

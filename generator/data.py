@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import lightning as L
+from lightning.fabric.utilities.data import AttributeDict
 from torch.utils.data import DataLoader
 
 from generator.traced import TacticExample, examples, load_corpus_code, load_theorems, split_by_theorem
@@ -28,6 +29,8 @@ class TracedDataModule(L.LightningDataModule):
             as retrieved premises do at inference.
         max_train_examples: keep only the first examples (quick runs and tests).
     """
+
+    hparams: AttributeDict  # the arguments, saved by save_hyperparameters() (Lightning's property says MutableMapping)
 
     def __init__(
         self,
@@ -63,10 +66,13 @@ class TracedDataModule(L.LightningDataModule):
         if self.collate_fn is None:
             if self.trainer is None or self.trainer.lightning_module is None:
                 raise RuntimeError("TracedDataModule needs a model's collator: attach it to a Trainer, or set collate_fn")
-            self.collate_fn = self.trainer.lightning_module.collator()
+            # Module.__getattr__ types any attribute as Tensor | Module; the model defines collator()
+            self.collate_fn = self.trainer.lightning_module.collator()  # type: ignore[operator]
 
     def _loader(self, data: list[TacticExample], shuffle: bool) -> DataLoader:
-        return DataLoader(data, batch_size=self.hparams.batch_size, shuffle=shuffle, collate_fn=self.collate_fn,
+        # a list is a map-style dataset; DataLoader's stub asks for a Dataset
+        return DataLoader(data, batch_size=self.hparams.batch_size,  # type: ignore[arg-type]
+                          shuffle=shuffle, collate_fn=self.collate_fn,
                           num_workers=self.hparams.num_workers, persistent_workers=self.hparams.num_workers > 0)
 
     def train_dataloader(self) -> DataLoader:

@@ -16,9 +16,9 @@ class FixedTacticGenerator(TacticGenerator):
             raise ValueError("FixedTacticGenerator needs at least one tactic")
         if all(isinstance(t, str) for t in tactics):
             uniform = -math.log(len(tactics))
-            self.suggestions: list[Suggestion] = [(t, uniform) for t in tactics]  # type: ignore[misc]
+            self.suggestions: list[Suggestion] = [(str(t), uniform) for t in tactics]
         else:
-            self.suggestions = [(str(t), float(lp)) for t, lp in tactics]  # type: ignore[misc]
+            self.suggestions = [(str(t[0]), float(t[1])) for t in tactics]
 
     def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
         return sorted(self.suggestions, key=lambda s: -s[1])[:num_samples]

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from search_tree.protocol import TacticState
+
+if TYPE_CHECKING:
+    from transformers import BatchEncoding
 
 PREMISE_SEPARATOR = "\n\n"
 _MARK = re.compile(r"</?a>")
@@ -25,7 +28,8 @@ _MARK = re.compile(r"</?a>")
 class PremiseLike(Protocol):
     """Anything with a ``full_name`` (retrieval's ``Premise``); ``code`` is used when present."""
 
-    full_name: str
+    @property
+    def full_name(self) -> str: ...
 
 
 def state_text(state: TacticState | str) -> str:
@@ -68,7 +72,7 @@ def format_target(tactic: str) -> str:
     return _MARK.sub("", tactic).strip()
 
 
-def encode_inputs(tokenizer: Any, texts: list[str], max_length: int) -> dict[str, Any]:
+def encode_inputs(tokenizer: Any, texts: list[str], max_length: int) -> BatchEncoding:
     """Tokenize model inputs as torch tensors, truncating from the left (keeps the target).
 
     Used by the data module's collate function and by every inference path.

@@ -63,11 +63,13 @@ class HFGenerator(TacticGenerator):
         if (model is None) == (checkpoint is None):
             raise ValueError("give the checkpoint directory as model= or checkpoint= (one of them)")
         model = model if model is not None else checkpoint  # checkpoint=: the name `dojo-prover eval` users know
+        assert model is not None  # one of the two, checked above
         saved = read_policy_config(model)
         config = AutoConfig.from_pretrained(model)
         self.seq2seq = config.is_encoder_decoder if kind == "auto" else kind == "seq2seq"
         auto = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
-        self.model = auto.from_pretrained(model).to(device).eval()
+        # transformers' stub types .to through a decorator that expects the model as an argument
+        self.model = auto.from_pretrained(model).to(device).eval()  # type: ignore[arg-type]
         self.tokenizer = AutoTokenizer.from_pretrained(model)
         if not self.seq2seq:
             self.tokenizer.padding_side = "left"

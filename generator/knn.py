@@ -15,7 +15,7 @@ proposes the tactics that were used there. We do the same over traced proofs in 
    ``sim_i = score_i / max_j score_j + locality_i``: similarity in [0, 1] (BM25 scores have no fixed
    scale) plus a bonus for nearer proofs, returned as log-probabilities.
 
-Online and leak-free (issue 13). Tactician learns from every proof that precedes the theorem in the
+Online and leak-free. Tactician learns from every proof that precedes the theorem in the
 library, earlier proofs of its own file included, and that is what makes it strong: Blaauwbroek,
 Urban and Geuvers report that the online k-NN proves far more than the same model trained once
 offline. We get the same by indexing the *whole* traced library and searching, for each query,

@@ -299,7 +299,8 @@ def _holdout(theorem: str, share: float) -> bool:
 
 def _examples(searches: Sequence[SearchData], buckets: int) -> dict[str, Any]:
     """Flat feature rows of every tried candidate and every state, with their targets."""
-    state_rows, state_proved, state_steps = [], [], []
+    state_rows: list[list[int]] = []
+    state_proved, state_steps = [], []
     pair_state, tactic_rows, priors, labels, groups = [], [], [], [], []
     for search in searches:
         base = len(state_rows)
@@ -326,6 +327,8 @@ def _lightning_module(net: PolicyValueNet, data: dict[str, Any], config: TrainCo
     import lightning as L
 
     class Module(L.LightningModule):
+        class_weight: torch.Tensor  # a buffer, registered in __init__
+
         def __init__(self) -> None:
             super().__init__()
             self.net = net
@@ -404,8 +407,10 @@ def train(searches: Sequence[SearchData], provenance: Provenance, config: TrainC
                         "(were the runs made with --no-logs?)")
     net = PolicyValueNet(model)
     module = _lightning_module(net, data, config)
-    loader = DataLoader(torch.arange(len(data["labels"])), batch_size=config.batch_size, shuffle=True,
-                        generator=torch.Generator().manual_seed(config.seed))
+    # a tensor indexes like a map-style dataset; DataLoader's stub asks for a Dataset
+    loader: DataLoader[torch.Tensor] = DataLoader(torch.arange(len(data["labels"])),  # type: ignore[arg-type]
+                                                  batch_size=config.batch_size, shuffle=True,
+                                                  generator=torch.Generator().manual_seed(config.seed))
     for name in ("lightning.pytorch", "lightning.fabric"):  # its notes about absent GPUs and TPUs
         logging.getLogger(name).setLevel(logging.WARNING)
     trainer = L.Trainer(max_epochs=config.epochs, accelerator="cpu", devices=1, logger=False,

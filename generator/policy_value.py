@@ -31,9 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import lightning as L
+from lightning.fabric.utilities.data import AttributeDict
 import torch
 from torch import nn
 
@@ -41,6 +42,9 @@ from generator.formatting import encode_inputs, encode_targets, format_input
 from generator.hf import POLICY_CONFIG
 from generator.traced import TacticExample
 from search_tree.protocol import TacticState, Theorem
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 VALUE_HEAD_FILE = "value_head.pt"
 DEFAULT_VALUE_BINS = (1, 2, 3, 4, 6, 9, 14, 22)
@@ -99,6 +103,9 @@ class PolicyValueModel(L.LightningModule):
         lr, weight_decay, warmup_steps: AdamW with linear warm-up.
     """
 
+    hparams: AttributeDict  # the arguments, saved by save_hyperparameters() (Lightning's property says MutableMapping)
+    bin_values: torch.Tensor  # a buffer, registered in __init__
+
     def __init__(
         self,
         d_model: int = 64,
@@ -130,11 +137,11 @@ class PolicyValueModel(L.LightningModule):
             raise ValueError("value_bins must be increasing lower edges starting at 1 or more")
         self.save_hyperparameters()
         if init_from:
-            self.tokenizer = AutoTokenizer.from_pretrained(init_from)
+            self.tokenizer: PreTrainedTokenizerBase = AutoTokenizer.from_pretrained(init_from)
             self.model = AutoModelForSeq2SeqLM.from_pretrained(init_from)
         else:
             self.tokenizer = ByT5Tokenizer()
-            config = T5Config(
+            config = T5Config(  # type: ignore[call-arg]  # decoder_start_token_id: taken by PretrainedConfig's **kwargs
                 vocab_size=len(self.tokenizer), d_model=d_model, d_ff=d_ff, d_kv=d_kv, num_layers=num_layers,
                 num_decoder_layers=num_layers, num_heads=num_heads, dropout_rate=dropout,
                 pad_token_id=self.tokenizer.pad_token_id, eos_token_id=self.tokenizer.eos_token_id,

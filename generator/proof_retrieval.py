@@ -154,7 +154,7 @@ class ProofRetrievalGenerator(TacticGenerator):
     def batch_generate(
         self, states: list[TacticState], contexts: list[Theorem], num_samples: int
     ) -> list[list[Suggestion]]:
-        out = []
+        out: list[list[Suggestion]] = []
         for state, found in zip(states, self.retrieve(states, contexts), strict=True):
             if not found:
                 out.append([])

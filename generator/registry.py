@@ -19,9 +19,9 @@
 
 The table is complete as written: no other module registers into it on import, so a name works
 whatever was imported first. A generator defined elsewhere is named by its import path
-(``"mypkg.module:MyGenerator"``), which works wherever that module can be imported. ``synthetic`` names a class of the ``prover`` package, which sits
-above this one; that is a target string, resolved only when the generator is built, not an import,
-so ``generator`` still imports nothing of ``prover`` (the synthetic generator belongs with the
+(``"mypkg.module:MyGenerator"``), which works wherever that module can be imported. ``synthetic``
+names a class of the ``prover`` package, which sits above this one; that is a target string,
+resolved only when the generator is built, not an import, so ``generator`` still imports nothing of ``prover`` (the synthetic generator belongs with the
 synthetic backend it is the policy of).
 """
 

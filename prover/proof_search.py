@@ -91,7 +91,8 @@ class BestFirstSearchProver(Prover):
     """Best-first search with a tactic generator, as in ReProver.
 
     ``timeout`` is the wall-clock budget in seconds (default :data:`prover.defaults.RUN`'s, the
-    command line's), ``max_expansions`` and ``max_env_calls`` are optional further limits, ``num_sampled_tactics`` the suggestions asked for per expansion and
+    command line's), ``max_expansions`` and ``max_env_calls`` are optional further limits,
+    ``num_sampled_tactics`` the suggestions asked for per expansion and
     ``length_alpha`` the length normalisation of priorities (0: plain cumulative log-probability).
     ``value`` adds a remaining-cost estimate to the priority (``value_weight`` per step, see
     :mod:`search_tree.best_first`): ``"generator"`` for the generator's own (a learned policy's value,

@@ -207,7 +207,7 @@ def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, A
         if isinstance(value, dict):
             hint = hints.get(name)
             for candidate in (hint, *typing.get_args(hint)):
-                if dataclasses.is_dataclass(candidate):
+                if isinstance(candidate, type) and dataclasses.is_dataclass(candidate):
                     out[name] = candidate(**value)
                     break
     return out
@@ -258,7 +258,8 @@ def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> C
 def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
     """A prover's dict options for dataclass parameters, with the dataclass's defaults filled in."""
     coerced = _coerce(SEARCHES.load(spec.name), spec.options)
-    return ComponentSpec(spec.name, {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else spec.options[k]
+    return ComponentSpec(spec.name, {k: (dataclasses.asdict(v) if dataclasses.is_dataclass(v) and not isinstance(v, type)
+                                         else spec.options[k])
                                      for k, v in coerced.items()})
 
 

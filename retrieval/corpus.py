@@ -146,7 +146,7 @@ class Corpus:
             h.update(b"\1")
         return h.hexdigest()[:16]
 
-    @lru_cache(maxsize=512)
+    @lru_cache(maxsize=512)  # noqa: B019 (bounded; a corpus lives as long as its run anyway)
     def imported_files(self, path: str) -> frozenset[str]:
         """Files that ``path`` imports, transitively (imports missing from the corpus are skipped)."""
         seen: set[str] = set()
@@ -169,7 +169,7 @@ class Corpus:
             return None
         return self._mask(path, tuple(position) if position is not None else None).copy()
 
-    @lru_cache(maxsize=256)
+    @lru_cache(maxsize=256)  # noqa: B019 (bounded; a corpus lives as long as its run anyway)
     def _mask(self, path: str, position: Position | None) -> np.ndarray:
         mask = np.zeros(len(self.premises), dtype=bool)
         for dep in self.imported_files(path):

@@ -33,6 +33,7 @@ from retrieval.corpus import Corpus
 from retrieval.embedding_cache import DEFAULT_CHUNK_SIZE, EmbeddingCache, encode_into, length_sorted_chunks
 from retrieval.query_text import state_query
 from search_tree.cache import cache_root
+from search_tree.errors import UserError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -58,6 +59,8 @@ def fit_queries(encoder: "SentenceTransformer", prefix: str, states: Sequence[st
     """Each printed state as its main goal within ``encoder``'s window (:func:`state_query`),
     measured in the encoder's own tokens with ``prefix`` and the special tokens counted."""
     tokenizer = encoder.tokenizer
+    if encoder.max_seq_length is None:
+        raise UserError("the encoder does not say its max_seq_length: its input window is unknown")
     budget = encoder.max_seq_length - 2 - len(tokenizer.tokenize(prefix))
 
     def lengths(lines: Sequence[str]) -> list[int]:
@@ -185,6 +188,8 @@ class DenseRetriever(Retriever):
         """The premise embeddings in corpus order: from the resumable cache, or encoded in RAM."""
         texts = [p.text for p in self.corpus.premises]
         dim = self.encoder.get_embedding_dimension()
+        if dim is None:
+            raise UserError(f"{self.model_path}: the encoder does not say the dimension of its embeddings")
         encode = lambda batch: self.encode(batch, self.passage_prefix)  # noqa: E731
         if self.use_cache:
             return self.cache.vectors(texts, encode, dim, self.chunk_size, self.show_progress)

@@ -151,7 +151,7 @@ def evaluation_subcorpus(corpus: Corpus, examples: Sequence[PremiseExample], siz
     compared on the same, documented sub-corpus (with the gold premises in it, distractors drawn
     uniformly), which makes the task easier than on the full corpus.
     """
-    gold = {corpus.index_of(n) for e in examples for n in e.premises}
+    gold = {i for e in examples for n in e.premises if (i := corpus.index_of(n)) is not None}
     rest = [i for i in range(len(corpus)) if i not in gold]
     extra = random.Random(seed).sample(rest, max(0, min(len(rest), size - len(gold))))
     return corpus.restrict(gold | set(extra))

@@ -13,7 +13,8 @@ order, connectives) never trigger anything.
 Ranking: by depth first (the defining property of SInE); within a depth by the weight of the
 premise's symbols already triggered when it was reached (each symbol weighing
 ``1 + 2 / log(occ + 1)``, as in MePo), so that a premise sharing a rare symbol with the goal comes
-before one sharing only common ones. The reported score is ``weight / (1 + weight) - depth``. SInE selects a set: when the closure stops with fewer than ``k`` premises,
+before one sharing only common ones. The reported score is ``weight / (1 + weight) - depth``. SInE
+selects a set: when the closure stops with fewer than ``k`` premises,
 fewer are returned.
 """
 

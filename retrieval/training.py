@@ -36,9 +36,10 @@ import dataclasses
 import os
 import random
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import lightning as L
+from lightning.fabric.utilities.data import AttributeDict
 from lightning.pytorch.callbacks import ModelCheckpoint
 import numpy as np
 import torch
@@ -113,6 +114,8 @@ class PremiseDataModule(L.LightningDataModule):
 class DenseRetrieverModule(L.LightningModule):
     """A sentence-transformers encoder trained with InfoNCE over in-batch and hard negatives."""
 
+    hparams: AttributeDict  # the arguments, saved by save_hyperparameters() (Lightning's property says MutableMapping)
+
     def __init__(self, model: str | None = None, lr: float = 2e-5, tau: float = 0.05, warmup_steps: int = 10) -> None:
         super().__init__()
         self.save_hyperparameters()
@@ -154,7 +157,7 @@ class HardNegativeMiner(L.Callback):
     """Every ``mine_every`` epochs, replace each query's negatives by premises the current model
     ranks at ``ranks`` (0-based, half-open) in ``pool`` that are not among its positives."""
 
-    def __init__(self, pool: Sequence[int], ranks: tuple[int, int] = (30, 100), mine_every: int = 1,
+    def __init__(self, pool: Iterable[int], ranks: tuple[int, int] = (30, 100), mine_every: int = 1,
                  batch_size: int = 64) -> None:
         self.pool = np.asarray(sorted(set(pool)), dtype=np.int64)
         self.ranks, self.mine_every, self.batch_size = ranks, mine_every, batch_size
@@ -168,18 +171,19 @@ class HardNegativeMiner(L.Callback):
     def load_state_dict(self, state: dict) -> None:
         self.mined = dict(state["mined"])
 
-    def on_train_start(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
-        dm: PremiseDataModule = trainer.datamodule
+    def on_train_start(self, trainer: L.Trainer, module: L.LightningModule) -> None:
+        dm: PremiseDataModule = trainer.datamodule  # type: ignore[attr-defined]  # set by fit(), undeclared in Trainer
         if not self.mined:  # a fresh run (a resumed one has its negatives from the checkpoint)
             self.mined = bm25_negatives(dm.corpus, dm.train_set.pairs, self.ranks)
         dm.train_set.hard_negatives = self.mined
 
-    def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
+    def on_train_epoch_end(self, trainer: L.Trainer, module: L.LightningModule) -> None:
+        assert isinstance(module, DenseRetrieverModule)  # the module this callback is made for
         ends = (trainer.should_stop or 0 < trainer.max_steps <= trainer.global_step  # the budget or a step limit
-                or trainer.current_epoch + 1 >= trainer.max_epochs)
+                or 0 < (trainer.max_epochs or -1) <= trainer.current_epoch + 1)
         if (trainer.current_epoch + 1) % self.mine_every or ends:
             return  # not a mining epoch, or training ends here and the negatives would go unused
-        dm: PremiseDataModule = trainer.datamodule
+        dm: PremiseDataModule = trainer.datamodule  # type: ignore[attr-defined]  # set by fit(), undeclared in Trainer
         self.mined = mine_hard_negatives(module, dm, self.pool, self.ranks, self.batch_size)
         dm.train_set.hard_negatives = self.mined
         module.log("mined_queries", float(len(self.mined)))
@@ -230,11 +234,13 @@ class SaveSentenceTransformer(L.Callback):
     def __init__(self, out_dir: str | Path) -> None:
         self.out_dir = Path(out_dir)
 
-    def on_train_epoch_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
+    def on_train_epoch_end(self, trainer: L.Trainer, module: L.LightningModule) -> None:
+        assert isinstance(module, DenseRetrieverModule)  # the module this callback is made for
         if trainer.fit_loop.epoch_loop.batch_progress.is_last_batch:
             module.encoder.save(str(self.out_dir / f"epoch-{trainer.current_epoch}"))
 
-    def on_train_end(self, trainer: L.Trainer, module: DenseRetrieverModule) -> None:
+    def on_train_end(self, trainer: L.Trainer, module: L.LightningModule) -> None:
+        assert isinstance(module, DenseRetrieverModule)  # the module this callback is made for
         module.encoder.save(str(self.out_dir / "final"))
 
 
@@ -259,6 +265,7 @@ def train_dense(corpus: Corpus, pairs: Sequence[TrainingPair], out_dir: str | Pa
     pairs = [dataclasses.replace(p, query=q) for p, q in zip(pairs, queries)]
     dm = PremiseDataModule(corpus, pairs, batch_size, num_negatives, QUERY_PREFIX, PASSAGE_PREFIX, seed)
     positives = {i for p in pairs for i in p.positives}
+    pool: Iterable[int]
     if mining_pool is None or mining_pool >= len(corpus):
         pool = range(len(corpus))
     else:

@@ -22,7 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import AbstractSet, Iterable
 
 from retrieval.corpus import Corpus
 from retrieval.evaluation import annotated_premises, load_traced
@@ -52,7 +52,7 @@ def evaluation_theorem_names(paths: Iterable[str | Path]) -> set[str]:
     return names
 
 
-def pairs_from_traced(traced: Iterable[dict], corpus: Corpus, exclude: set[str] = frozenset()) -> list[TrainingPair]:
+def pairs_from_traced(traced: Iterable[dict], corpus: Corpus, exclude: AbstractSet[str] = frozenset()) -> list[TrainingPair]:
     """One pair per traced tactic with at least one premise that resolves in the corpus."""
     pairs = []
     for thm in traced:
@@ -91,7 +91,7 @@ def _proof_record(line: str, where: str) -> dict:
     return item
 
 
-def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset(),
+def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str] = frozenset(),
                       max_positives: int = 32) -> list[TrainingPair]:
     """Pairs (statement as a state -> premises named in the proof) from a ``proofs.jsonl`` file."""
     pairs = []
@@ -114,7 +114,7 @@ def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: set[str] = froz
     return pairs
 
 
-def load_pairs(path: str | Path, corpus: Corpus, exclude: set[str] = frozenset()) -> list[TrainingPair]:
+def load_pairs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str] = frozenset()) -> list[TrainingPair]:
     """Training pairs from a traced JSON file or a ``proofs.jsonl`` file (told apart by its first
     record's fields); ``ValueError`` naming the file and why when it yields none."""
     records = load_traced(path)

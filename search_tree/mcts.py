@@ -251,7 +251,7 @@ class MCTSSearch:
                 # a split is not started unless all its focus calls fit: the search stops OPEN here
                 self.stopped = StopReason(StopKind.MAX_ENV_CALLS)
                 return
-            child = self._new_and_node(node, result)
+            child: AndNode | OrNode | None = self._new_and_node(node, result)
             if child is None:
                 self._kill(node, edge, "cycle")
                 return

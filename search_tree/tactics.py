@@ -1,6 +1,6 @@
 """Screening of generated tactics before they reach an environment.
 
-Backends refuse give-ups themselves (the design card), and a give-up that slips through is a
+Backends refuse give-ups themselves, and a give-up that slips through is a
 :class:`~search_tree.protocol.ProofGivenUp`, never a proof. Searches still drop such tactics before
 running them, because each one costs an environment call (a scarce budget) and a child that can
 only fail.

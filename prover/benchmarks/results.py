@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, overload
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS_DIR = REPO / "benchmarks" / "results"
@@ -111,6 +111,10 @@ def start(name: str, markdown: bool = False) -> None:
     sys.stdout = tee
 
 
+@overload
+def write_results(status: int) -> int: ...
+@overload
+def write_results(status: None = None) -> None: ...
 def write_results(status: int | None = None) -> int | None:
     """Write the results file of the recording in progress, if any; returns ``status`` unchanged.
 

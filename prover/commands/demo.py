@@ -86,7 +86,8 @@ def _prove(config, theorems: list, workers: int, what: str, show: bool = False, 
                 proved += 1
                 if show:
                     bar.write(printable(f"proved {CoqFields.of(theorem).qualified_name} ({theorem.file_path}:"
-                                        f"{theorem.position[0]}) in {result.total_time:.1f}s, {assumes(result)}:\n"
+                                        f"{theorem.position[0] if theorem.position else '?'}) in {result.total_time:.1f}s, "
+                                        f"{assumes(result)}:\n"
                                         f"{textwrap.indent(result.script, '    ')}"))
             bar.set_postfix_str(f"proved {proved}")
     return proved

@@ -26,7 +26,8 @@ from .eval import add_run_arguments, build_config
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", help="a project directory (with a _CoqProject, or --flags), or coq-lib:NAME")
     parser.add_argument("--flags", help="load-path flags when the project has no _CoqProject, e.g. '-Q theories Foo'")
-    parser.add_argument("--files", nargs="+", metavar="GLOB", help="only the lemmas of these files (globs over paths in the project)")
+    parser.add_argument("--files", nargs="+", metavar="GLOB",
+                        help="only the lemmas of these files (globs over paths in the project)")
     parser.add_argument("--theorems", nargs="+", metavar="NAME", help="only these admitted lemmas")
     parser.add_argument("--out", required=True, help="run directory (created, or resumed); the patch is OUT.diff")
     parser.add_argument("--write", action="store_true", help="write the proofs into the files (after a backup in OUT/backup)")

@@ -196,6 +196,7 @@ class Learner:
         from generator.learned_policy import TrainConfig, train
 
         checkpoint = self.checkpoint(k)
+        assert checkpoint is not None  # rounds 1.. train
         if checkpoint.exists():
             return
         searches = self._data(k)

@@ -39,7 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with-dependencies", action="store_true",
                         help="lean: also export the theorems of the dependencies (e.g. Mathlib)")
     parser.add_argument("--files", nargs="+", metavar="GLOB",
-                        help="coq: files to trace, as globs over paths in the project (stdlib: under theories/, e.g. 'Arith/*.v'); default: all")
+                        help="coq: files to trace, as globs over paths in the project"
+                             " (stdlib: under theories/, e.g. 'Arith/*.v'); default: all")
     parser.add_argument("--workers", type=int, help="coq: coqtop processes in parallel (default: 1)")
     parser.add_argument("--rebuild-index", action="store_true", help="coq: rescan the sources instead of using the cached index")
     parser.add_argument("--project", help="coq: a Coq project directory, coq-lib:NAME or coq-stdlib (default)")
@@ -71,7 +72,8 @@ def _trace_coq(args: argparse.Namespace) -> int:
     share = s.annotated_tactics / s.tactics if s.tactics else 0.0
     print(f"traced data in {s.out_dir}")
     print(f"files: {s.files} requested, {s.traced} traced now, {len(s.failed)} failed (all traced so far in the directory below)")
-    print(f"theorems: {s.theorems}, tactics: {s.tactics}, with premises: {s.annotated_tactics} ({share:.0%}), corpus premises: {s.premises}")
+    print(f"theorems: {s.theorems}, tactics: {s.tactics}, with premises: {s.annotated_tactics} ({share:.0%}),"
+          f" corpus premises: {s.premises}")
     if s.steps_now:
         print(f"throughput: {s.steps_per_cpu_second:.0f} tactic steps per CPU second ({s.steps_now} steps, "
               f"{s.cpu_seconds_now:.1f} CPU s, {s.seconds_now:.1f} s wall summed over workers)")

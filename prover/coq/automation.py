@@ -1,6 +1,6 @@
 """A baseline for the Coq backend: best-first search over the ``coq:BASELINE`` template set.
 
-This is what ``dojo-prover prove --env coq`` and ``dojo-prover demo`` run when no model is given.
+``dojo-prover prove --env coq --tactics ...`` runs it; the default prover has it as its first member.
 The tactics and their hand-set scores are :data:`generator.coq_templates.BASELINE` (and
 :data:`generator.coq_templates.SSREFLECT` where a theorem's context loads ssreflect), and the
 generator over them is :func:`generator.coq_templates.automation_generator`; this module only

@@ -235,6 +235,7 @@ def _check_attributes(code: str, where: str) -> str:
     outside ``#[local]``, ``#[global]``, ``#[export]`` (``#[bypass_check(guard)]`` switches the
     guard checker off)."""
     m = _HEAD.match(code)
+    assert m is not None  # every part of _HEAD may be empty
     for attr in re.findall(r"#\[([^\]]*)\]", m.group("attrs")):
         for item in attr.split(","):
             if item.strip() not in _SAFE_ATTRIBUTES:

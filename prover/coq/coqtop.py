@@ -143,12 +143,10 @@ def _error_block(output: str, sentence: str) -> str | None:
     if not sentence:
         return None
     header = re.compile(r"Toplevel input, characters \d+-\d+:\n> " + re.escape(sentence) + r"\n>[ \^]*\nError: ")
-    last = None
-    for last in header.finditer(output):
-        pass
-    if last is None:
+    matches = list(header.finditer(output))
+    if not matches:
         return None
-    rest = output[last.end():]
+    rest = output[matches[-1].end():]
     late = rest.find("\n<infomsg>")  # messages flushed after the error (a tactic still printing)
     return (rest if late < 0 else rest[:late]).strip()
 

@@ -217,7 +217,8 @@ class PremiseResolver:
         _, f, d = best
         return ResolvedPremise(d.full_name, f.path, d.name_pos, d.name_end)
 
-    def annotate(self, tactic: str, path: str, before: tuple[int, int], local_names: set[str]) -> tuple[str, list[ResolvedPremise]]:
+    def annotate(self, tactic: str, path: str, before: tuple[int, int],
+                 local_names: set[str]) -> tuple[str, list[ResolvedPremise]]:
         """LeanDojo's ``annotated_tactic``: ``tactic`` with ``<a>…</a>`` around the premises it names.
 
         ``local_names`` (hypotheses of the goal) shadow global names, as in Coq; tactic names

@@ -62,7 +62,8 @@ class CoqEnvironment:
     ``project`` (``coq-stdlib``, ``coq-lib:NAME`` or a project directory, with ``project_flags``
     when it has no ``_CoqProject``; :func:`prover.coq.project.load_project`) is where
     :meth:`theorem` looks names up. A theorem of another project (:attr:`CoqFields.project`, set by its
-    index) is opened in its own project all the same, so one environment serves any benchmark. With ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
+    index) is opened in its own project all the same, so one environment serves any benchmark. With
+    ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
     (half of them for the ATPs) and a found proof's ``hammer`` steps are rewritten to the
     reconstruction tactics it printed (:mod:`prover.coq.hammer`).
     """
@@ -216,9 +217,9 @@ class CoqEnvironment:
         context = self.context(theorem)
         worker = self._take(context)
         if "hammer" in self._offered(theorem):
-            session: CoqSession = HammerSession(worker, context, self.tactic_timeout, self.max_restarts,
-                                                self.hammer_timeout)
-            self._logs = {(context.key, context.statement): session.log}  # verify follows the search
+            hammer = HammerSession(worker, context, self.tactic_timeout, self.max_restarts, self.hammer_timeout)
+            self._logs = {(context.key, context.statement): hammer.log}  # verify follows the search
+            session: CoqSession = hammer
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
         try:
@@ -265,7 +266,8 @@ class CoqEnvironment:
     @property
     def coqtop_pids(self) -> list[int]:
         """Pids of this environment's live coqtop processes (in use first), for monitoring and tests."""
-        return [w.coqtop.pid for w in self._busy + self._idle if w.coqtop is not None and w.coqtop.alive]
+        return [pid for w in self._busy + self._idle
+                if w.coqtop is not None and w.coqtop.alive and (pid := w.coqtop.pid) is not None]
 
     def close(self) -> None:
         """Kill every coqtop of this environment (a session still open restarts its own on next use)."""

@@ -70,7 +70,8 @@ class FillError(RuntimeError):
 
 def split_script(script: str) -> tuple[list[str], str]:
     """(addition sentences, tactic script) of a re-checked script (see :func:`prover.coq.additions.annotate`)."""
-    additions, body = [], []
+    additions: list[str] = []
+    body: list[str] = []
     for line in script.splitlines():
         if line.startswith(ANNOTATION) and line.endswith(" *)") and not body:
             additions.append(line[len(ANNOTATION):-3])

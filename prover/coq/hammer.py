@@ -4,12 +4,13 @@
 proof with CoqHammer's own tactics, printing e.g.::
 
     Replace the hammer tactic with:
-    	srun eauto use: rev_involutive.
+        srun eauto use: rev_involutive.
 
 The policy accepts ``hammer`` only as a step of its own (``hammer.``, or on one goal ``2: hammer.``;
 :func:`prover.coq.reach.atp_step`): nested in a tactical it would escape everything below, and a
 plain :class:`prover.coq.session.CoqSession` refuses it. :class:`HammerSession` runs it under
-:attr:`hammer_timeout` instead of the tactic timeout, at most once per state (a second try on an equal state is refused), and remembers the printed
+:attr:`hammer_timeout` instead of the tactic timeout, at most once per state (a second try on an
+equal state is refused), and remembers the printed
 reconstruction tactic as the step that led to the new state, so replaying that state never calls
 an ATP. It logs every transition it made (:class:`RewriteLog`), and :meth:`RewriteLog.rewrite`
 turns a found proof's ``hammer`` steps into their reconstruction tactics by walking the proof
@@ -164,8 +165,8 @@ class HammerSession(CoqSession):
         found = reconstruction("\n".join(r.output for r in replies))
         if found is None:
             return TacticError("hammer succeeded but printed no reconstruction tactic", ErrorKind.ERROR)
-        selector = _SELECTOR.match(step.tactic)  # the one-goal selector of "2: hammer.", kept for its replacement
-        selector = selector.group() if selector is not None else ""
+        head = _SELECTOR.match(step.tactic)  # the one-goal selector of "2: hammer.", kept for its replacement
+        selector = head.group() if head is not None else ""
         try:
             checked = check_tactic(selector + found)
         except RefusedTactic as exc:

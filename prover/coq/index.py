@@ -18,6 +18,7 @@ import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from search_tree.errors import UserError
 from search_tree.protocol import Theorem, TheoremNotFound
@@ -161,14 +162,20 @@ def code_version() -> str:
 
 
 def _entry(x: dict) -> TheoremEntry:
-    return TheoremEntry(**{k: (tuple(map(tuple, v)) if k == "proof" else tuple(v) if isinstance(v, list) else v)
-                           for k, v in x.items()})
+    fields: dict[str, Any] = {k: (tuple(map(tuple, v)) if k == "proof" else tuple(v) if isinstance(v, list) else v)
+                              for k, v in x.items()}
+    return TheoremEntry(**fields)
+
+
+def _declaration(x: dict) -> Declaration:
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in x.items()}
+    return Declaration(**fields)
 
 
 def _index_from_json(data: dict) -> list[SourceFile]:
     files = []
     for d in data["files"]:
-        decls = [Declaration(**{k: tuple(v) if isinstance(v, list) else v for k, v in x.items()}) for x in d.pop("declarations")]
+        decls = [_declaration(x) for x in d.pop("declarations")]
         thms = [_entry(x) for x in d.pop("theorems")]
         adm = [_entry(x) for x in d.pop("admitted")]
         d["sentences"] = [tuple(x) for x in d["sentences"]]

@@ -188,7 +188,8 @@ def _check_tactic_sentence(code: str, refuse: Callable[[str], RefusedTactic]) ->
     word = _FIRST_WORD.match(body)
     if (body[:1].isupper() and not _QUALIFIED.match(body) and (word is None or word.group() not in CAPITALISED_TACTICS)
             and (body not in ALLOWED_COMMANDS or selector is not None)):
-        word = re.match(r"[^\s.;]+", body)  # body starts with a letter
+        word = re.match(r"[^\s.;]+", body)
+        assert word is not None  # body starts with a letter
         raise refuse(f"{word.group()!r} starts a vernacular command, not a tactic (no tactic starts with a capital)")
     toks = tokens(code)
     words = {t.text for t in toks if t.kind == "ident"}

@@ -287,7 +287,7 @@ def tokens(code: str) -> list[Token]:
             pos = end
             continue
         m = _TOKEN.match(code, pos)
-        assert m is not None  # the alternatives cover every character but '"'
+        assert m is not None and m.lastgroup is not None  # named alternatives cover every character but '"'
         if m.lastgroup != "blank":
             out.append(Token(m.lastgroup, m.group()))
         pos = m.end()

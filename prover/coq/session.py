@@ -276,7 +276,9 @@ class CoqSession:
         i = node_id
         while i not in self._on_chain:
             path.append(i)
-            i = self._nodes[i].parent  # type: ignore[assignment]  (the root is always on the chain)
+            parent = self._nodes[i].parent
+            assert parent is not None  # the root is always on the chain
+            i = parent
         if not path:
             return coqtop.back_to_sentences(self._nodes[node_id].coq_id)
         path.reverse()

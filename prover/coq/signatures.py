@@ -63,7 +63,7 @@ def difference(before: dict[str, str], after: dict[str, str]) -> str | None:
             if a == b:
                 continue
             if a is None or b is None:
-                return f"it {'adds' if a is None else 'removes'} {module}.{name}: {_short(a or b)}"
+                return f"it {'adds' if a is None else 'removes'} {module}.{name}: {_short(a or b or '')}"
             kind_a, _, type_a = a.partition(" : ")
             kind_b, _, type_b = b.partition(" : ")
             if kind_a.split()[0] == kind_b.split()[0] and kind_a.split()[0] in ("Parameter", "Definition"):

@@ -86,7 +86,8 @@ class FileTrace:
 
     def to_json(self) -> dict:
         return {"format": TRACE_FORMAT, "path": self.path, "sha1": self.sha1, "theorems": self.theorems,
-                "error": self.error, "skipped": self.skipped, "steps": self.steps, "seconds": self.seconds, "cpu_seconds": self.cpu_seconds}
+                "error": self.error, "skipped": self.skipped, "steps": self.steps, "seconds": self.seconds,
+                "cpu_seconds": self.cpu_seconds}
 
 
 class _Replayer:
@@ -155,7 +156,8 @@ class _Replayer:
         if not reply.ok:
             raise TraceError(f"{self.where(span[0])}: coqtop refused {self.code(span)[:80]!r}: {reply.error[:500]}")
 
-    def _state(self, coq: Coqtop, reply: Reply, span: tuple[int, int], previous: tuple[str, set[str]] | None) -> tuple[str, set[str]]:
+    def _state(self, coq: Coqtop, reply: Reply, span: tuple[int, int],
+               previous: tuple[str, set[str]] | None) -> tuple[str, set[str]]:
         """The rendered state a reply shows (asking ``Show i.`` for the hypotheses of goals 2..n).
 
         coqtop prints nothing when a sentence leaves the proof as it was: that is ``previous``.
@@ -307,7 +309,7 @@ class TraceSummary:
 
     @property
     def steps_per_cpu_second(self) -> float:
-        """Tracing throughput on one core: tactic steps per CPU second (the issue's measure)."""
+        """Tracing throughput on one core: tactic steps per CPU second (the load-independent measure)."""
         return self.steps_now / self.cpu_seconds_now if self.cpu_seconds_now else 0.0
 
     def problems(self) -> list[str]:
@@ -327,7 +329,8 @@ def ensure_traced(
     as failed with coqc's message.
 
     Writes ``corpus.jsonl`` (the whole project, so premises of any file resolve, and for a project
-    the stdlib files it requires: :func:`prover.coq.corpus.premise_files`), the per-file caches, and the split files ``train.json``/``val.json``/``test.json`` with every file traced so
+    the stdlib files it requires: :func:`prover.coq.corpus.premise_files`), the per-file caches,
+    and the split files ``train.json``/``val.json``/``test.json`` with every file traced so
     far in ``out_dir``. Safe to interrupt: finished files are kept and the next call resumes.
     """
     project = project or stdlib_project()

@@ -20,7 +20,8 @@ PROOF_ENDS = ("Qed", "Defined", "Admitted", "Abort")
 # definitions that open a proof when stated without a body (``Definition d : nat. Proof. ...``)
 _PROVABLE_DEFINITIONS = ("Definition", "Fixpoint", "CoFixpoint", "Instance", "Let")
 
-_PREFIX = r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global|Polymorphic|Monomorphic|Program|Private|Cumulative|NonCumulative|Canonical|Existing)\s+)*"
+_PREFIX = (r"(?:#\[[^\]]*\]\s*)*"
+           r"(?:(?:Local|Global|Polymorphic|Monomorphic|Program|Private|Cumulative|NonCumulative|Canonical|Existing)\s+)*")
 IDENT = r"[A-Za-z_][\w']*(?![\w'])"
 DECLARATION = re.compile(
     rf"{_PREFIX}(?P<kw>{'|'.join(THEOREM_KEYWORDS + DEFINITION_KEYWORDS)})\s+(?P<name>{IDENT})"

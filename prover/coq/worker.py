@@ -97,7 +97,8 @@ class Worker:
         assert self.coqtop is not None
         i = 0
         while i < len(sentences):
-            batch, size = [], 0
+            batch: list[str] = []
+            size = 0
             while i < len(sentences) and (not batch or size + len(sentences[i]) < BATCH_BYTES):
                 batch.append(sentences[i])
                 size += len(sentences[i]) + 1

@@ -82,9 +82,17 @@ def _describe(char: str) -> str:
     return f"U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
 
 
+def _end(pattern: re.Pattern[str], text: str, start: int) -> int:
+    """Where ``pattern`` ends matched at ``start``; called only where it matches (a digit, any symbol)."""
+    m = pattern.match(text, start)
+    assert m is not None
+    return m.end()
+
+
 class _Lexer:
     def __init__(self, text: str) -> None:
-        self.text, self.i, self.out = text, 0, []
+        self.text, self.i = text, 0
+        self.out: list[Token] = []
         self.line_start, self.first = 0, True
 
     def fail(self, why: str) -> LexError:
@@ -118,13 +126,13 @@ class _Lexer:
             elif char == "«" or _letter(char):
                 self._name()
             elif char in "0123456789":
-                self.emit("number", _NUMBER.match(text, self.i).end())
+                self.emit("number", _end(_NUMBER, text, self.i))
             elif char in OPENERS:
                 self.emit("open", self.i + 1)
             elif char in CLOSERS:
                 self.emit("close", self.i + 1)
             else:
-                self.emit("symbol", _SYMBOLS.match(text, self.i).end())
+                self.emit("symbol", _end(_SYMBOLS, text, self.i))
         return self.out
 
     def _quote(self) -> None:

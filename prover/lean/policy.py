@@ -147,9 +147,11 @@ def tactic_positions(tokens: list[Token]) -> set[int]:
         elif name in _TERM_LETS:
             term_let[depth] = True
         if token.kind == "open":
-            for stack, value in ((tactic_frame, False), (owner, ("", -1)), (arm, False), (arrow, ""),
-                                 (term_let, False)):
-                stack.append(value)
+            tactic_frame.append(False)
+            owner.append(("", -1))
+            arm.append(False)
+            arrow.append("")
+            term_let.append(False)
         elif token.kind == "close":
             if len(tactic_frame) > 1:
                 for stack in (tactic_frame, owner, arm, arrow, term_let):

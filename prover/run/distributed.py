@@ -423,8 +423,8 @@ class DistributedProver:
             try:
                 ray.get([a.ready.remote() for a in self._actors])  # surfaces construction errors now
             except ray.exceptions.RayError as exc:
-                cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else exc
-                raise WorkerStartError(_root_cause(cause)) from exc
+                cause = getattr(exc, "cause", None)  # a RayTaskError's: what the actor's constructor raised
+                raise WorkerStartError(_root_cause(cause if isinstance(cause, BaseException) else exc)) from exc
 
     def _check_new_nodes(self) -> None:
         """Check every alive node not checked yet (one probe task pinned to each; see

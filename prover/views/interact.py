@@ -84,6 +84,12 @@ class Interaction:
         self.state: TacticState | ProofFinished = init_state
         self._tried: dict[int, list[Tried]] = {}
 
+    @property
+    def open_state(self) -> TacticState:
+        """The state commands act on (they are read only until the proof is finished)."""
+        assert isinstance(self.state, TacticState), "the proof is finished"
+        return self.state
+
     def say(self, text: str) -> None:
         """Show ``text``, its control characters as escapes (see the module doc)."""
         self._say(printable(text))
@@ -120,7 +126,7 @@ class Interaction:
         elif line.isdigit():
             self._pick(int(line))
         else:
-            self._step(line, self.session.run_tac(self.state, line))
+            self._step(line, self.session.run_tac(self.open_state, line))
         return not isinstance(self.state, ProofFinished)
 
     def _back(self) -> None:
@@ -131,7 +137,7 @@ class Interaction:
         self.show()
 
     def _pick(self, number: int) -> None:
-        tried = self.suggestions(self.state)
+        tried = self.suggestions(self.open_state)
         if not 1 <= number <= len(tried):
             self.say(f"no suggestion {number}: there are {len(tried)}")
             return
@@ -142,7 +148,7 @@ class Interaction:
             self.say(f"{tactic} -> {outcome_name(result)}; the state is unchanged:\n"
                      f"{textwrap.indent(getattr(result, 'message', '').strip(), '  ')}")
             return
-        self.path.append((tactic, self.state))
+        self.path.append((tactic, self.open_state))
         self.state = result
         if isinstance(result, TacticState):
             self.show()
@@ -156,15 +162,19 @@ class Interaction:
             self.say(f"search {seconds}: give a positive number of seconds")
             return
         self.say(f"searching {budget:g}s from here ...")
-        found = BestFirstSearch(self.session, self.state, self.propose, Budget(timeout=budget)).run(self.theorem)
+        found = BestFirstSearch(self.session, self.open_state, self.propose, Budget(timeout=budget)).run(self.theorem)
         if found.status != Status.PROVED or found.proof is None:
             self.say(f"no proof from here ({found.stop_reason}, {found.num_env_calls} tactics run); state unchanged")
             return
-        state: TacticState | ProofFinished = self.state
         for step in found.proof:
-            self.path.append((step.tactic, state))
-            state = self.session.run_tac(state, step.tactic)
-        self.state = state
+            result = self.session.run_tac(self.open_state, step.tactic)
+            if not isinstance(result, (TacticState, ProofFinished)):  # the found proof failed when replayed
+                self.say(f"found: {' '.join(s.tactic for s in found.proof)}; but replaying {step.tactic} gave "
+                         f"{outcome_name(result)}: kept the steps before it")
+                self.show()
+                return
+            self.path.append((step.tactic, self.open_state))
+            self.state = result
         self.say(f"found: {' '.join(step.tactic for step in found.proof)}")
 
     def tactics(self) -> list[str]:

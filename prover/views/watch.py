@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -137,6 +137,6 @@ def render(snap: RunSnapshot, now: float | None = None, latest: int = 5) -> Grou
     for r in [r for r in snap.records if r["status"] == "proved"][-latest:]:
         proofs.add_row(rich_text(r["key"]), rich_text(r["attempt"]), f"{r['result']['total_time']:.1f}s",
                        rich_text(" ".join(r["result"]["proof"] or [])))
-    parts = [head, workers, Text("pass rate against time: " + pass_rate_line(snap.records)), proofs]
+    parts: list[RenderableType] = [head, workers, Text("pass rate against time: " + pass_rate_line(snap.records)), proofs]
     parts += [rich_text(f"warning: {p}", "yellow") for p in snap.problems]
     return Group(*parts)

@@ -88,8 +88,7 @@ def _parse_goal(lines: list[str]) -> Goal | None:
                 value, typ = coq.split_let(rest)
                 hyps.append([m.group("names"), typ or rest, value if typ else None])
             else:  # Lean: "x : T := v"
-                typ, value = lean.split_let(rest)
-                hyps.append([m.group("names"), typ, value])
+                hyps.append([m.group("names"), *lean.split_let(rest)])
         elif hyps:
             hyps[-1][1 if hyps[-1][2] is None else 2] += " " + stripped
         else:  # Coq prints a goal without hypotheses as just the target

@@ -200,7 +200,7 @@ SECTIONS = {
 
 def test_proof_using_is_kept_and_an_edit_that_changes_a_type_is_rolled_back(tmp_path, capsys):
     """Fails if ``Proof using`` is replaced (``needs_H`` would silently gain the hypothesis H, as
-    in the issue's example), or if ``loose`` is filled although its proof, which does not use H,
+    in the example), or if ``loose`` is filled although its proof, which does not use H,
     drops H from the type Admitted gave it (every section variable); fails too if the lemmas whose
     type an edit keeps are not filled."""
     root = make_project(tmp_path / "proj", SECTIONS)

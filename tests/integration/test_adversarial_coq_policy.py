@@ -28,7 +28,7 @@ from search_tree import ErrorKind, ProofFinished, ProofStep, Status, TacticError
 
 needs_coq = pytest.mark.coq
 
-# vector 1 of issue 11: the dot-less last tactic used to swallow the rendered Qed
+# a false proof: the dot-less last tactic used to swallow the rendered Qed
 FALSE_PROOF = ["assert (H : nat -> False).", "fix f 1.", "exact f.",
                "transparent_abstract (exact (False_ind _ (H 0))) using bad; intros"]
 BAD = adhoc_theorem("Lemma bad : 0 = 1.", [])
@@ -298,7 +298,7 @@ def test_honest_dotless_proof_is_verified(env):
 
 @needs_coq
 def test_false_proof_vector_is_not_verified(env):
-    """Issue 11 vector 1 on the ad-hoc ``bad`` and on the stdlib's ``Zrem_0_r``. Fails if the
+    """The false proof above on the ad-hoc ``bad`` and on the stdlib's ``Zrem_0_r``. Fails if the
     dot-less last tactic is written raw (coqc then reads ``intros Qed.``) or ``using bad`` passes."""
     for theorem in (BAD, env.theorem("Zrem_0_r")):
         verdict = env.verify(theorem, linear_proof(FALSE_PROOF))
@@ -321,7 +321,7 @@ def test_false_proof_vector_through_mcts(env):
 
 @needs_coq
 def test_false_proof_vector_through_the_cli(tmp_path):
-    """Issue 11 vector 1 verbatim through ``dojo-prover prove``. Fails if a proof is printed, as it
+    """The false proof above verbatim through ``dojo-prover prove``. Fails if a proof is printed, as it
     is with the former render_proof (raw text) and ``using`` accepted."""
     cmd = [sys.executable, "-m", "prover.cli", "prove", "--env", "coq", "--timeout", "10",
            "--statement", "Lemma bad : 0 = 1.", "--tactics", *FALSE_PROOF, "--", "bad"]
@@ -358,7 +358,7 @@ def test_stdlib_proofs_pass_the_policy_except_commands_written_in_them():
 
 
 def test_long_tactics_up_to_the_limit_pass():
-    """An 8,000-character ``idtac`` (the replay vector of issue 11) is a tactic like any other.
+    """An 8,000-character ``idtac`` (long sentences once attacked the replay) is a tactic like any other.
     Fails if the length limit drops below the stdlib's longest proof sentence (8,497 characters)."""
     long = 'idtac "' + "x" * 8_490 + '".'
     assert check_tactic(long).sentences == (long,)

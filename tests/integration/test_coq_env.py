@@ -73,7 +73,7 @@ def test_coqtop_reply_framing_state_ids_and_memory_cap():
         assert reopened.ok and reopened.output == "" and reopened.stale_printer  # coqtop printed nothing
         with open(f"/proc/{coqtop.pid}/limits") as f:
             limits = f.read()
-        line = next(l for l in limits.splitlines() if l.startswith("Max address space"))
+        line = next(row for row in limits.splitlines() if row.startswith("Max address space"))
         assert str(1024 * 1024 * 1024) in line
     finally:
         coqtop.kill()

@@ -1,4 +1,4 @@
-"""Coq projects (issue 14): the fixture project ``tests/fixtures/coqproj`` (``-Q theories Foo``,
+"""Coq projects: the fixture project ``tests/fixtures/coqproj`` (``-Q theories Foo``,
 A <- B <- C, Qed lemmas, ``add_zero_right`` admitted and provable, ``excluded_middle`` admitted and
 not provable) indexed, built, verified, traced, evaluated and filled with real coqc/coqtop/coqchk."""
 

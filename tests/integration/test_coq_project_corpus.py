@@ -1,4 +1,4 @@
-"""A project's premise corpus (issue 14): the fixture project ``tests/fixtures/coqproj`` sees the
+"""A project's premise corpus: the fixture project ``tests/fixtures/coqproj`` sees the
 stdlib files it requires, under ``coq-stdlib/``, in its corpus, its files' imports, its traced
 premises and the retrievers' default corpus; the stdlib's own corpus stays what it was."""
 

@@ -32,7 +32,8 @@ COQ_TRACED = [{
     "url": "coq-stdlib", "commit": "8.16", "file_path": "theories/Lists/List.v", "full_name": "rev_length_demo",
     "start": [30, 1], "end": [35, 5],
     "traced_tactics": [
-        {"tactic": "rewrite rev_involutive.", "state_before": "A : Type\nl : list A\n============================\n rev (rev l) = l",
+        {"tactic": "rewrite rev_involutive.",
+         "state_before": "A : Type\nl : list A\n============================\n rev (rev l) = l",
          "state_after": "no goals",
          "annotated_tactic": ["rewrite <a>rev_involutive</a>.", [
              {"full_name": "Coq.Lists.List.rev_involutive", "def_path": "theories/Lists/List.v",
@@ -76,7 +77,8 @@ def test_knn_in_the_ablation_learns_from_held_out_traces_and_needs_them(tmp_path
     traced.write_text(json.dumps(COQ_TRACED))
     train = tmp_path / "train.json"
     other = {**COQ_TRACED[0], "full_name": "rev_nil_demo", "start": [20, 1], "traced_tactics": [
-        {**COQ_TRACED[0]["traced_tactics"][0], "state_before": "A : Type\nl : list A\n============================\n rev (rev l ++ []) = l",
+        {**COQ_TRACED[0]["traced_tactics"][0],
+         "state_before": "A : Type\nl : list A\n============================\n rev (rev l ++ []) = l",
          "annotated_tactic": ["rewrite app_nil_r.", [{"full_name": "Coq.Lists.List.app_nil_r"}]]}]}
     train.write_text(json.dumps([other, *COQ_TRACED]))  # the evaluated theorem too: it must be left out
     out = tmp_path / "out"

@@ -75,7 +75,8 @@ def test_training_data_sources(corpus, tmp_path):
     assert pairs == [TrainingPair(FROB_GOAL, (corpus.index_of("frob_add"),), "t1")]
     proofs = tmp_path / "proofs.jsonl"
     proofs.write_text("\n".join(json.dumps(x) for x in [
-        {"full_name": "Foo.frob_twice", "statement": "@[simp] theorem frob_twice (x : ℕ) : frob x = x", "proof": ":= by rw [frob, add_comm']"},
+        {"full_name": "Foo.frob_twice", "statement": "@[simp] theorem frob_twice (x : ℕ) : frob x = x",
+         "proof": ":= by rw [frob, add_comm']"},
         {"full_name": "held_out", "statement": "s", "proof": "le_refl'"},
     ]))
     assert resolve_name("frob", "Foo", corpus) == corpus.index_of("Foo.frob")

@@ -242,7 +242,7 @@ def test_vector_never_reaches_lean_nor_the_final_check(tactic, reason):
 
 
 def test_at_least_forty_vectors():
-    """Fails if the vector table shrinks below what issue 11 asks of the Lean counterpart."""
+    """Fails if the vector table shrinks below forty: each row is an attack the policy must keep refusing."""
     assert len(VECTORS) >= 40
 
 

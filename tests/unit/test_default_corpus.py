@@ -1,5 +1,5 @@
 """The retrievers' default corpus follows the run: the registry hands an environment's
-``default_corpus_path`` the environment's options and the theorems to prove (issue 14: a Coq
+``default_corpus_path`` the environment's options and the theorems to prove (a Coq
 project's corpus, not always the stdlib's)."""
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ def stub_env(monkeypatch):
     monkeypatch.setattr(registry, "ENVIRONMENTS", Registry("environment", {"stub": f"{__name__}:CorpusPerProject"}))
 
 
-def _config(env_options: dict, retriever: ComponentSpec = ComponentSpec("bm25")) -> ProverConfig:
+def _config(env_options: dict, retriever: ComponentSpec | None = None) -> ProverConfig:
     return ProverConfig(ComponentSpec("stub", env_options), ComponentSpec("best_first"), ComponentSpec("fixed"),
-                        retriever)
+                        retriever or ComponentSpec("bm25"))
 
 
 def test_default_corpus_gets_the_env_options_and_the_theorems(stub_env):

@@ -33,7 +33,8 @@ def test_features_are_the_same_in_every_process():
             f"print(state_features({TEXT!r}, 4096), tactic_features('induction n.', 'automation', '', frozenset({{'n'}}), 4096))")
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout for seed in ("1", "2")}
-    assert outputs == {f"{state_features(TEXT, 4096)} {tactic_features('induction n.', 'automation', '', frozenset({'n'}), 4096)}\n"}
+    features = f"{state_features(TEXT, 4096)} {tactic_features('induction n.', 'automation', '', frozenset({'n'}), 4096)}\n"
+    assert outputs == {features}
 
 
 def test_features_see_the_target_the_hypotheses_and_the_tactic_in_its_context():
