@@ -18,12 +18,13 @@ state (so that cumulative scores in best-first search are comparable with a mode
 
 Only the rank of a premise enters, not the retriever's raw score: BM25, dense and MePo scores
 live on different scales, and a rank discount keeps the comparison between retrievers fair.
-``log_prior`` is hand-set per backend (see ``generator/coq_templates.py``) or re-estimated from
+``log_prior`` is hand-set per backend (see ``prover/coq/templates.py``) or re-estimated from
 traced proofs with :meth:`TemplateSet.fit_priors`.
 
-Backends provide their sets in a module ``generator/<backend>_templates.py`` (``coq_templates.py``
-here; ``lean_templates.py`` for LeanDojo), named in :data:`TEMPLATE_SETS` and loaded by
-:func:`load_templates` (``"coq"``; a variant such as ``"coq:HAMMER"`` names another set).
+Backends provide their sets in their own folder (``prover/coq/templates.py``,
+``prover/lean/templates.py``) and name them in their :class:`prover.backend.Backend`, which adds
+them to :data:`TEMPLATE_SETS`; :func:`load_templates` loads one by name (``"coq"``; a variant such
+as ``"coq:HAMMER"`` names another set).
 """
 
 from __future__ import annotations
@@ -99,14 +100,9 @@ class TemplateSet:
         ))
 
 
-#: Template sets by name; ``"coq:HAMMER"`` names a variant of the ``coq`` set.
-TEMPLATE_SETS = Registry("template set", {
-    "coq": "generator.coq_templates:TEMPLATES",
-    "coq:BASELINE": "generator.coq_templates:BASELINE",
-    "coq:HAMMER": "generator.coq_templates:HAMMER",
-    "coq:FITTED": "generator.coq_templates:FITTED",
-    "lean": "generator.lean_templates:TEMPLATES",
-})
+#: Template sets by name, each added by its backend (:mod:`prover.backends`); ``"coq:HAMMER"``
+#: names a variant of the ``coq`` set.
+TEMPLATE_SETS = Registry("template set")
 
 
 def load_templates(spec: str) -> TemplateSet:

@@ -8,15 +8,15 @@ Every table is a :class:`search_tree.registry.Registry` of ``"module:attribute"`
 only when built, so that importing this module loads neither torch nor ray nor a backend, and an
 unknown name raises :class:`~search_tree.registry.UnknownName` with close matches. The tables:
 
-* environments: :data:`ENVIRONMENTS`, :func:`register_env` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
-  ``leandojo`` -> ``prover.lean.env:LeanDojoEnvironment``, ``synthetic``);
+* environments: :data:`ENVIRONMENTS`, :func:`register_env`, one per backend of
+  :mod:`prover.backends` (``coq`` -> ``prover.coq.env:CoqEnvironment``, ``leandojo``, ``synthetic``);
 * provers: :data:`SEARCHES` (``best_first``, ``mcts``; also ``prover.proof_search.PROVERS``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
   may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
   ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
   ``search_tree`` stays free of torch and of the generator package);
-* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``,
-  ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
+* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``, and the
+  backends' own: ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
   prover's generator, whose whole preset, environment and search included, is
   :func:`prover.coq.presets.default_config`); a generator that uses premises receives ``retriever=`` among
   its options;
@@ -77,11 +77,8 @@ class ProverConfig:
 #: checkpoint at a ``learned:`` path): the one type the command line catches.
 UnknownComponent = RegistryError
 
-ENVIRONMENTS = Registry("environment", {
-    "coq": "prover.coq.env:CoqEnvironment",
-    "leandojo": "prover.lean.env:LeanDojoEnvironment",
-    "synthetic": "prover.synthetic:SyntheticEnvironment",
-})
+#: filled by :mod:`prover.backends` (imported with :mod:`prover`): each backend's environment
+ENVIRONMENTS = Registry("environment")
 SEARCHES = Registry("search", {
     "best_first": "prover.proof_search:BestFirstSearchProver",
     "mcts": "prover.proof_search:MCTSProver",

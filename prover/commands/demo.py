@@ -2,7 +2,7 @@
 
 The demo takes a fixed, machine-independent sample of the test split's lemmas whose library
 proofs are short (at most ``--max-proof-sentences`` sentences), searches each with the default Coq
-prover (``generator.coq_default``: cheap automation and decision procedures, online kNN and proof
+prover (``prover.coq.default_generator``: cheap automation and decision procedures, online kNN and proof
 retrieval when the library is traced, CoqHammer's tactics, ``hammer`` once) on ``--workers``
 workers (the engine of ``eval``, :class:`prover.run.distributed.DistributedProver`), prints each
 proof as it is found, re-checked by coqc and coqchk, and then runs CoqHammer's ``hammer`` alone on

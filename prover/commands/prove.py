@@ -5,7 +5,7 @@
     dojo-prover prove --env coq --statement "Lemma two : 1 + 1 = 2." --prelude "Require Import Arith." two
     dojo-prover prove --env coq --project coq-lib:RelationAlgebra leq_xcap
 
-Without ``--tactics`` the search is the default Coq prover (``generator.coq_default``: cheap
+Without ``--tactics`` the search is the default Coq prover (``prover.coq.default_generator``: cheap
 automation and decision procedures, online kNN and proof retrieval over the traced library when it
 is traced, CoqHammer's tactics with BM25 premises, ``hammer`` once); with ``--tactics``, best-first
 search over those tactics and the baseline's case analysis (``prover.coq.automation``). A name that is

@@ -1,15 +1,15 @@
 """A baseline for the Coq backend: best-first search over the ``coq:BASELINE`` template set.
 
 This is what ``dojo-prover prove --env coq`` and ``dojo-prover demo`` run when no model is given.
-The tactics and their hand-set scores are :data:`generator.coq_templates.BASELINE` (and
-:data:`generator.coq_templates.SSREFLECT` where a theorem's context loads ssreflect), and the
-generator over them is :func:`generator.coq_templates.automation_generator`; this module only
+The tactics and their hand-set scores are :data:`prover.coq.templates.BASELINE` (and
+:data:`prover.coq.templates.SSREFLECT` where a theorem's context loads ssreflect), and the
+generator over them is :func:`prover.coq.templates.automation_generator`; this module only
 puts that generator under best-first search with a width that takes every suggestion.
 """
 
 from __future__ import annotations
 
-from generator.coq_templates import automation_generator
+from prover.coq.templates import automation_generator
 from prover.proof_search import BestFirstSearchProver
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from search_tree.protocol import Goal
 from search_tree.syntax.common import GoalParseError
-from search_tree.syntax.coq import has_evar, parse_goal_block, render_goal
+from search_tree.syntax.coq import has_metavariable, parse_goal_block, render_goal
 
 # a message block, with the location coqtop prints before warnings ("Toplevel input, characters
 # 18-26:" and the echoed input lines starting with "> ")
@@ -141,7 +141,7 @@ def parse_view(output: str) -> ProofView | None:
     focused, unfocused = rest[:unfocused_at], rest[unfocused_at + 1:]
     first_end = next((i for i, line in enumerate(focused) if _LISTED.match(line)), len(focused))
     goals = [parse_goal_block(focused[:first_end])]
-    goals += [Goal((), t, has_evar=has_evar(t)) for t in _listed_targets(focused[first_end:])]
+    goals += [Goal((), t, has_evar=has_metavariable(t)) for t in _listed_targets(focused[first_end:])]
     if len(goals) != count:
         raise GoalParseError(f"coqtop announced {count} goals but printed {len(goals)}: {output[:300]!r}")
     ids = [int(first_id.group(1)) if first_id else None]

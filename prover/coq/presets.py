@@ -2,7 +2,7 @@
 
 A preset is a :class:`prover.registry.ProverConfig`, the same value ``eval`` records in a run's
 ``config.json``, so ``prove``, ``demo``, ``eval`` and ``benchmarks/coq_vs_hammer.py`` build the
-default prover one way. The generator it names is :mod:`generator.coq_default`; the presets live
+default prover one way. The generator it names is :mod:`prover.coq.default_generator`; the presets live
 here, beside the backend whose options (context additions, ``hammer_timeout``) they choose, so
 that the generator package does not depend on the prover's registry.
 """

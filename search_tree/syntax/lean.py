@@ -110,8 +110,8 @@ KEYWORDS = frozenset(
 )
 # identifiers: a letter or underscore, then word characters, primes, `!`/`?`, possibly qualified
 IDENT = r"[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*"
-# tactics that close a goal without proving it
-GIVE_UP_WORDS = ("sorry", "admit")
+# tactics that close a goal without proving it (``stop`` closes every goal left with ``sorry``)
+GIVE_UP_WORDS = ("sorry", "admit", "stop")
 # the search tactics (exact?, apply?, rw?, simp?, aesop?, ...): an unqualified name directly
 # followed by '?', which report a suggestion instead of making a proof step. A '?' after a dot
 # (``List.head?``) or before a name (a metavariable ``?x``) is no search tactic.

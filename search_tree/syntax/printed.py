@@ -84,12 +84,8 @@ def _parse_goal(lines: list[str]) -> Goal | None:
             target_lines.append(stripped)
         elif len(line) - len(line.lstrip()) == hyp_indent and (m := _HYP_LINE.match(stripped)):
             rest = (m.group("rest") or "").strip()
-            if m.group("sep") == ":=":  # Coq: "x := v : T"
-                value, typ = coq.split_let(rest)
-                hyps.append([m.group("names"), typ or rest, value if typ else None])
-            else:  # Lean: "x : T := v"
-                typ, value = lean.split_let(rest)
-                hyps.append([m.group("names"), typ, value])
+            typ, value = (coq if m.group("sep") == ":=" else lean).split_let(rest)  # "x := v : T" / "x : T := v"
+            hyps.append([m.group("names"), typ, value])
         elif hyps:
             hyps[-1][1 if hyps[-1][2] is None else 2] += " " + stripped
         else:  # Coq prints a goal without hypotheses as just the target

@@ -1,4 +1,4 @@
-"""The default Coq prover (generator.coq_default): its tiers, its traced-data fallback, its wiring
+"""The default Coq prover (prover.coq.default_generator): its tiers, its traced-data fallback, its wiring
 into ``eval``/``prove``, and real Coq searches with its context additions and CoqHammer."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from generator.coq_default import CoqDefaultGenerator, coq_default
+from prover.coq.default_generator import CoqDefaultGenerator, coq_default
 from prover.coq.presets import ADDITIONS, build_default, default_config
 from generator.fixed import FixedTacticGenerator
 from generator.knn import KNNGenerator
@@ -38,7 +38,7 @@ def test_tiers_shift_each_member_and_cap_it():
 def test_missing_traces_leave_out_knn_and_proofs_with_one_warning(tmp_path, caplog):
     """Without traced splits the default still builds, without kNN and proof retrieval, and says
     how to enable them. Fails if a missing trace raises, builds a learned member, or is silent."""
-    with caplog.at_level(logging.WARNING, logger="generator.coq_default"):
+    with caplog.at_level(logging.WARNING, logger="prover.coq.default_generator"):
         generator = coq_default(traces=str(tmp_path), hammer=False)
     assert [type(g) for g, _, _ in generator.members] == [type(generator.members[0][0]), FixedTacticGenerator]
     assert [r.getMessage() for r in caplog.records if "left out" in r.getMessage()] == [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 
-from generator.lean_templates import (
+from prover.lean.templates import (
     ALL_TEMPLATES,
     AUTOMATION,
     ON_HYPOTHESIS,

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from benchmarks.registry import stable_sample
-from generator.coq_templates import SSREFLECT, automation_generator
+from prover.coq.templates import SSREFLECT, automation_generator
 from prover.coq.automation import baseline_prover
 from prover.proof_search import make_prover
 from generator.fixed import FixedTacticGenerator
@@ -76,7 +76,7 @@ def test_the_baseline_is_a_template_set_with_its_old_scores():
 def test_every_coq_template_set_takes_the_one_automation_list_with_its_priors():
     """Fails if a Coq set keeps its own copy of the automation tactics or their priors (the former
     ``_AUTOMATION`` and ``BASELINE_TACTICS`` shared 18 tactics with different priors)."""
-    from generator.coq_templates import AUTOMATION
+    from prover.coq.templates import AUTOMATION
 
     for name in ("coq", "coq:BASELINE", "coq:HAMMER", "coq:FITTED"):
         fixed = {t.text: t.log_prior for t in load_templates(name).templates if t.slot is None}

@@ -13,7 +13,7 @@ backend" recipe; each part of that recipe is one piece of this module:
 2. **Its syntax** (here :func:`_goal_text`): how a goal prints. A real backend's parsers of printed
    goals, notation and give-up words live in one module of :mod:`search_tree.syntax`.
 3. **Its tactics** (:data:`VOCABULARY` with a prior, :class:`SyntheticGenerator`); a real backend
-   has a template set (``generator/coq_templates.py``) that the template generator reads.
+   has a template set (``prover/coq/templates.py``) that the template generator reads.
 4. **Its names**: ``synthetic`` in :data:`prover.registry.ENVIRONMENTS` and ``GENERATORS``, the
    benchmark family ``synthetic:N`` in :mod:`benchmarks.registry` (:func:`synthetic_theorems`).
    Environments and generators are built from plain keyword options, so a Ray worker can build

@@ -10,7 +10,7 @@ closing tactics (``benchmarks/results/automation_closing.md``). The slot templat
 quantified variables, hypotheses and retrieved premises) follow, the premise ones with a rank
 discount on top. :meth:`TemplateSet.fit_priors` re-estimates priors from traced
 Coq proofs: :data:`FITTED` (``templates="coq:FITTED"``) has them fitted on the traced stdlib's
-training split (``generator/data/coq_template_priors.json``, ``python -m
+training split (``prover/coq/data/coq_template_priors.json``, ``python -m
 benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
 rate (2 vs 3 of 40 test theorems, CHANGELOG.md, "stop 9"): frequency in human proofs puts
 ``apply H.`` and ``intros.`` first and cheap closing automation last.

@@ -1,0 +1,74 @@
+"""Every backend, one line each, and the lookups commands make on them.
+
+Adding a backend is a folder with a ``backend.py`` defining a :class:`prover.backend.Backend` and
+one line in :data:`BACKEND_MODULES` (or, from outside the package, one :func:`register` call). A
+registered backend's environment joins ``prover.registry.ENVIRONMENTS`` (under its name) and its generators and
+template sets join ``generator.registry.GENERATORS`` and ``generator.template.TEMPLATE_SETS``:
+the lower packages name no backend, the backends add themselves here. ``import prover`` imports
+this module, so every process that builds a run (the command line, a Ray worker unpickling a
+prover) sees the same tables; a backend registered from outside the package must be registered
+in the worker too (by the module that defines it, imported there).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from prover.backend import Backend, Feature
+from search_tree.errors import UserError
+from search_tree.registry import UnknownName
+
+#: the module of each backend, whose ``BACKEND`` is its :class:`Backend`
+BACKEND_MODULES = (
+    "prover.coq.backend",
+    "prover.lean.backend",
+    "prover.synthetic.backend",
+)
+
+BACKENDS: dict[str, Backend] = {}
+
+
+def register(backend: Backend) -> None:
+    """Add ``backend`` (a later one of the same name replaces it) and its names to the tables."""
+    from generator.registry import GENERATORS
+    from generator.template import TEMPLATE_SETS
+    from prover.registry import ENVIRONMENTS
+
+    BACKENDS[backend.name] = backend
+    ENVIRONMENTS.register(backend.name, backend.environment)
+    for name, target in backend.generators.items():
+        GENERATORS.register(name, target)
+    for name, target in backend.template_sets.items():
+        TEMPLATE_SETS.register(name, target)
+
+
+def backend(name: str) -> Backend:
+    """The backend called ``name`` (or one of its aliases); :class:`UnknownName` if none is."""
+    for b in BACKENDS.values():
+        if name == b.name or name in b.aliases:
+            return b
+    raise UnknownName("backend", name, list(BACKENDS))
+
+
+def names() -> list[str]:
+    """Every name ``--env`` accepts: each backend's name and aliases."""
+    return [n for b in BACKENDS.values() for n in (b.name, *b.aliases)]
+
+
+def providing(feature: Feature) -> list[str]:
+    """The names of the backends that provide ``feature``."""
+    return [b.name for b in BACKENDS.values() if b.provides(feature)]
+
+
+def require(name: str, feature: Feature, command: str) -> Backend:
+    """Backend ``name``, which ``command`` needs to provide ``feature``; else a one-line
+    :class:`UserError` naming the backends that do."""
+    found = backend(name)
+    if not found.provides(feature):
+        raise UserError(f"{command} --env {name}: the {found.name} backend has no {feature.value}; "
+                        f"backends that have one: {', '.join(providing(feature)) or '(none)'}")
+    return found
+
+
+for _module in BACKEND_MODULES:
+    register(importlib.import_module(_module).BACKEND)

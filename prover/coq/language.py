@@ -1,0 +1,24 @@
+"""The Coq language as the layers below the backends read it (:class:`search_tree.language.Language`).
+
+The syntax itself (coqtop's goal blocks, notation in the default scopes, keywords, give-up words)
+is :mod:`search_tree.syntax.coq`; this object gathers it with the facts retrieval needs.
+"""
+
+from __future__ import annotations
+
+from search_tree.language import Language
+from search_tree.syntax import coq
+
+COQ = Language(
+    name="coq",
+    file_suffix=".v",
+    identifier=coq.IDENT,
+    keywords=coq.KEYWORDS,
+    notation=coq.NOTATION,
+    numeral=(),  # a numeral the table does not list is a nat literal, no constant of its own
+    logical_constants=frozenset({"eq", "not", "and", "or", "iff", "le", "lt", "ge", "gt", "ex", "True", "False"}),
+    give_up_words=coq.GIVE_UP_WORDS,
+    has_metavariable=coq.has_metavariable,
+    split_let=coq.split_let,
+    quantifiers=("forall",),
+)
