@@ -38,6 +38,7 @@ from typing import Any
 
 from generator.base import Suggestion, TacticGenerator
 from generator.state_parsing import goals_of, hypothesis_kind
+from search_tree.language import Language
 from search_tree.protocol import Goal, TacticState, Theorem
 from search_tree.registry import Registry
 
@@ -67,16 +68,16 @@ class Template:
 
 @dataclass(frozen=True)
 class TemplateSet:
-    """A backend's templates. ``quantifiers`` are the binder keywords of its goal syntax.
+    """A backend's templates, over its :class:`~search_tree.language.Language` (whose
+    ``quantifiers`` bind the goal variables that ``{var}`` is filled with).
 
     ``normalise=False`` makes the priors the suggestions' scores as written, not log-softmaxed over
     a state's candidates: for a set whose priors were tuned as best-first scores (the Coq
     ``BASELINE``, whose depth penalty the normalisation would change).
     """
 
-    backend: str
+    language: Language
     templates: tuple[Template, ...]
-    quantifiers: tuple[str, ...] = ("forall", "∀")
     normalise: bool = True
 
     def with_templates(self, extra: Iterable[Template]) -> TemplateSet:
@@ -201,7 +202,7 @@ class TemplateGenerator(TacticGenerator):
         goals = goals_of(state)
         goal = goals[0] if goals else Goal((), state.pp)
         fillers = {
-            "{var}": [v for v in _variables(goal, self.templates.quantifiers) if "✝" not in v][: self.max_variables],
+            "{var}": [v for v in _variables(goal, self.templates.language.quantifiers) if "✝" not in v][: self.max_variables],
             "{hyp}": [h for h in _hypotheses(goal) if "✝" not in h][: self.max_hypotheses],
             "{local}": [h.name for h in reversed(goal.hypotheses) if "✝" not in h.name][: self.max_hypotheses],
         }

@@ -1,6 +1,6 @@
 """The default Coq prover: cheap automation first, then learned and retrieved tactics, then CoqHammer.
 
-Issue 13: a Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit, so the
+A Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit, so the
 default must contain what ``hammer`` does and add what learning from the library gives. It is one
 generator, ``coq_default`` (:class:`CoqDefaultGenerator`), and one preset around it,
 :func:`prover.coq.presets.default_config`: the environment with the context additions its
@@ -139,8 +139,8 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
     ``learned=False`` leaves out kNN and proof retrieval, ``hammer=False`` CoqHammer's tactics;
     ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them);
     ``policy`` is the path of a checkpoint of ``dojo-prover learn`` that orders the candidates."""
-    from prover.coq.hammer_generator import HammerGenerator
     from prover.coq.automation import automation_generator
+    from prover.coq.hammer_generator import HammerGenerator
 
     baseline = automation_generator()
     members: list[tuple[TacticGenerator, float, int]] = [
