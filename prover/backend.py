@@ -32,24 +32,27 @@ from search_tree.registry import load_target
 
 
 class Feature(enum.Enum):
-    """What a command may need from a backend beyond its environment; the value is what the
-    backend's target for it is called with and returns."""
+    """What a command may need from a backend beyond its environment (the value names it in
+    errors); each member's comment says what the backend's target for it is."""
 
     #: ``preset(timeout, tactic_timeout, hammer_timeout, max_expansions, project) -> ProverConfig``:
     #: the backend's default prover for one theorem (``prove``, ``demo``, ``fill-admitted``)
-    PRESET = "preset"
-    #: ``baseline(tactics, timeout, max_expansions) -> prover``: a search over given tactics (``prove --tactics``)
-    BASELINE = "baseline"
+    PRESET = "default prover"
+    #: ``baseline(tactics, timeout, tactic_timeout, max_expansions, project) -> ProverConfig``: a search
+    #: over the tactics given (``prove --tactics``)
+    BASELINE = "baseline over given tactics"
     #: ``statement(statement, prelude, name) -> Theorem``: a theorem stated on the command line
-    STATEMENT = "statement"
+    STATEMENT = "reader of stated theorems"
     #: ``suggest() -> TacticGenerator``: the generator whose suggestions ``interact`` shows
-    SUGGEST = "suggest"
-    #: ``module``: the module that fills ``Admitted`` proofs in a project (``fill-admitted``)
-    FILL = "fill"
-    #: ``module``: the module that traces a project into training data (``trace``)
-    TRACE = "trace"
+    SUGGEST = "generator of suggestions"
+    #: ``fill_in_copy(...)``: proofs written into a copy of a project (``fill-admitted``, Coq's
+    #: :func:`prover.coq.fill.fill_in_copy`)
+    FILL = "filling of admitted proofs"
+    #: the function that traces a project into training data (``trace``; the command's
+    #: backend-specific options say how it is called)
+    TRACE = "tracer"
     #: ``split(split) -> list[Theorem]``: short theorems of a benchmark split for ``demo``
-    DEMO_THEOREMS = "demo_theorems"
+    DEMO_THEOREMS = "demo split"
 
 
 @dataclass(frozen=True)

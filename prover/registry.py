@@ -130,6 +130,14 @@ def build_generator(spec: ComponentSpec, retriever: Any | None = None) -> Tactic
     return GENERATORS.load(spec.name)(**options)
 
 
+def build_run(config: ProverConfig) -> tuple[Environment, Any]:
+    """``(env, prover)`` built from ``config`` with its defaults (:func:`with_defaults`) through the
+    registries, the way an ``eval`` worker builds them; the caller enters and closes ``env``."""
+    config = with_defaults(config)
+    env = build_env(config.env)
+    return env, build_prover(config.prover, build_generator(config.generator, build_retriever(config.retriever)))
+
+
 def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
     """JSON options made into what ``factory`` takes: a dict for a dataclass parameter becomes one."""
     try:

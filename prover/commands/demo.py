@@ -19,10 +19,14 @@ import time
 
 from benchmarks.results import add_results_flag, write_results
 from prover.commands.eval import add_ray_address_argument
+from prover.backend import Feature
+from prover.backends import names, require
 from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env", choices=names(), default="coq",
+                        help="the backend (default: coq; it needs a default prover and a demo split)")
     parser.add_argument("--limit", type=int, default=16, help="how many lemmas to attempt (default: 16)")
     parser.add_argument("--timeout", type=float, default=10.0, help="search seconds per lemma (default: 10)")
     parser.add_argument("--max-expansions", type=int, default=40, help="expansions per lemma (default: 40)")
@@ -42,8 +46,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmarks.registry import stable_sample
-    from prover.coq.presets import alone_config, default_config
-    from prover.coq.split import short_theorems
+    from prover.coq.presets import alone_config
+
+    backend = require(args.env, Feature.DEMO_THEOREMS, "demo")
+    default_config = require(args.env, Feature.PRESET, "demo").load(Feature.PRESET)
+    short_theorems = backend.load(Feature.DEMO_THEOREMS)
 
     if min(args.limit, args.workers) < 1 or min(args.timeout, args.tactic_timeout, args.hammer_timeout) <= 0:
         raise UserError("--limit, --workers, --timeout, --tactic-timeout and --hammer-timeout must be positive")

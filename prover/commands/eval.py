@@ -75,13 +75,16 @@ def check_budget(args: argparse.Namespace) -> None:
 
 
 def _preset(args: argparse.Namespace) -> ProverConfig | None:
-    """The default Coq prover's preset (:func:`prover.coq.presets.default_config`) when no
-    ``--generator`` is named and the environment is Coq; its options yield to the flags given."""
-    if args.generator is not None or args.env != "coq":
-        return None
-    from prover.coq.presets import default_config
+    """The backend's default prover (its :attr:`~prover.backend.Feature.PRESET`; Coq's is
+    :func:`prover.coq.presets.default_config`) when no ``--generator`` is named and the backend has
+    one; its options yield to the flags given."""
+    from prover.backend import Feature
+    from prover.backends import BACKENDS
 
-    return default_config(args.timeout)
+    backend = BACKENDS.get(args.env)
+    if args.generator is not None or backend is None or not backend.provides(Feature.PRESET):
+        return None
+    return backend.load(Feature.PRESET)(args.timeout)
 
 
 def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts: dict[str, Any]):

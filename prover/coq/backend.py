@@ -24,7 +24,7 @@ BACKEND = Backend(
     benchmark_families=("coq-stdlib", "coq-project", "coq-lib"),
     features={
         Feature.PRESET: "prover.coq.presets:default_config",
-        Feature.BASELINE: "prover.coq.automation:baseline_prover",
+        Feature.BASELINE: "prover.coq.presets:baseline_config",
         Feature.STATEMENT: "prover.coq.context:adhoc_theorem",
         Feature.SUGGEST: "prover.coq.automation:automation_generator",
         Feature.FILL: "prover.coq.fill:fill_in_copy",

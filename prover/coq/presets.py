@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from prover.registry import (ComponentSpec, ProverConfig, build_env, build_generator, build_prover, build_retriever,
-                             with_defaults)
+from prover.registry import ComponentSpec, ProverConfig
 
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
@@ -64,13 +63,22 @@ def default_config(timeout: float = 60.0, tactic_timeout: float = 5.0, hammer_ti
     )
 
 
-def build_default(config: ProverConfig):
-    """``(env, prover)`` built from ``config`` (a :func:`default_config`) through the registries,
-    the way an ``eval`` worker builds it; the caller enters and closes ``env``."""
-    config = with_defaults(config)
-    env = build_env(config.env)
-    generator = build_generator(config.generator, build_retriever(config.retriever))
-    return env, build_prover(config.prover, generator)
+def baseline_config(tactics: Sequence[str] | None, timeout: float, tactic_timeout: float = 5.0,
+                    max_expansions: int | None = None, project: str | None = None) -> ProverConfig:
+    """The Coq baseline (:mod:`prover.coq.automation`) as a preset: best-first search over
+    ``tactics`` (default its own list) and its case analysis, asking for every suggestion it makes,
+    ``timeout`` seconds per theorem (also the final check's, at least :data:`VERIFY_FLOOR`)."""
+    from prover.coq.templates import automation_generator
+
+    tactics = list(tactics or [])
+    search = {"timeout": timeout, "num_sampled_tactics": automation_generator(tactics).width}
+    if max_expansions is not None:
+        search["max_expansions"] = max_expansions
+    env = {"tactic_timeout": tactic_timeout, "verify_timeout": max(VERIFY_FLOOR, timeout)}
+    if project is not None:
+        env["project"] = project
+    return ProverConfig(env=ComponentSpec("coq", env), prover=ComponentSpec("best_first", search),
+                        generator=ComponentSpec("automation", {"tactics": tactics} if tactics else {}))
 
 
 def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str] = ()) -> ProverConfig:

@@ -9,7 +9,8 @@ import logging
 import pytest
 
 from prover.coq.default_generator import CoqDefaultGenerator, coq_default
-from prover.coq.presets import ADDITIONS, build_default, default_config
+from prover.coq.presets import ADDITIONS, default_config
+from prover.registry import build_run
 from generator.fixed import FixedTacticGenerator
 from generator.knn import KNNGenerator
 from generator.proof_retrieval import ProofRetrievalGenerator
@@ -91,7 +92,7 @@ def test_default_proves_with_a_decision_procedure_and_prints_its_addition():
     printed proof names the context additions it was checked with. Fails if ``nia`` is not among
     the actions or its addition (Psatz) is not part of the proof."""
     theorem = adhoc_theorem("Lemma sq_mono : forall n m : nat, n <= m -> n * n <= m * m.", [])
-    env, prover = build_default(default_config(timeout=60, tactic_timeout=5, hammer_timeout=5))
+    env, prover = build_run(default_config(timeout=60, tactic_timeout=5, hammer_timeout=5))
     with env:
         result = prover.search(env, theorem)
     assert result.status == Status.PROVED, result.stop_reason
@@ -130,7 +131,7 @@ def test_default_search_runs_hammer_once_and_leaves_no_atp():
     under its own time limit) and no ATP process survives the search. Fails if hammer is proposed
     on every state, never, or if a timed-out hammer leaves E or CVC4 running."""
     theorem = adhoc_theorem("Lemma no : forall n : nat, n * n = n + 1.", [])
-    env, prover = build_default(default_config(timeout=20, tactic_timeout=1, hammer_timeout=4))
+    env, prover = build_run(default_config(timeout=20, tactic_timeout=1, hammer_timeout=4))
     events: list[dict] = []
     with env:
         result = prover.search(env, theorem, on_event=events.append)
