@@ -13,9 +13,11 @@ in the worker too (by the module that defines it, imported there).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 
 from prover.backend import Backend, Feature
 from search_tree.errors import UserError
+from search_tree.language import Language
 from search_tree.registry import UnknownName
 
 #: the module of each backend, whose ``BACKEND`` is its :class:`Backend`
@@ -53,6 +55,21 @@ def backend(name: str) -> Backend:
 def names() -> list[str]:
     """Every name ``--env`` accepts: each backend's name and aliases."""
     return [n for b in BACKENDS.values() for n in (b.name, *b.aliases)]
+
+
+def language_of(paths: Iterable[str]) -> Language | None:
+    """The language of the backend whose file suffix every path has (a corpus's files), or None
+    when no one backend's does."""
+    paths = list(paths)
+    found = {b.language for b in BACKENDS.values()
+             if b.language is not None and paths and all(b.language.owns(p) for p in paths)}
+    return found.pop() if len(found) == 1 else None
+
+
+def language_for(env_name: str) -> Language | None:
+    """The language of the backend whose environment is ``env_name`` (None for one without)."""
+    found = BACKENDS.get(env_name)
+    return None if found is None else found.language
 
 
 def providing(feature: Feature) -> list[str]:

@@ -38,6 +38,7 @@ from typing import Any
 from generator.base import TacticGenerator
 from generator.registry import GENERATORS
 from search_tree import Environment, Theorem
+from search_tree.language import Language
 from search_tree.registry import Registry, RegistryError, UnknownName, load_target
 
 
@@ -110,8 +111,10 @@ def _check_retriever(name: str) -> None:
         raise UnknownName("retriever", name, ["none", *retrievers()])
 
 
-def build_retriever(spec: ComponentSpec) -> Any | None:
-    """The retriever named by ``spec``; ``none`` means the generator works without premises."""
+def build_retriever(spec: ComponentSpec, language: Language | None = None) -> Any | None:
+    """The retriever named by ``spec``; ``none`` means the generator works without premises.
+    ``language`` is its corpus's (the run's backend's), which symbol-based retrievers need; without
+    it, that of the backend whose file suffix the corpus's files have."""
     _check_retriever(spec.name)
     if spec.name == "none":
         return None
@@ -120,6 +123,11 @@ def build_retriever(spec: ComponentSpec) -> Any | None:
         raise ValueError(f"retriever {spec.name!r} needs a corpus option: the path of a corpus.jsonl "
                          "(only environments with a default_corpus_path() supply one)")
     corpus = load_target("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
+    if language is None:
+        from prover.backends import language_of
+
+        language = language_of(corpus.files)
+    corpus = corpus.in_language(language)
     return load_target("retrieval.base:build_retriever")(spec.name, corpus, **options)
 
 
@@ -134,8 +142,11 @@ def build_run(config: ProverConfig) -> tuple[Environment, Any]:
     """``(env, prover)`` built from ``config`` with its defaults (:func:`with_defaults`) through the
     registries, the way an ``eval`` worker builds them; the caller enters and closes ``env``."""
     config = with_defaults(config)
+    from prover.backends import language_for
+
     env = build_env(config.env)
-    return env, build_prover(config.prover, build_generator(config.generator, build_retriever(config.retriever)))
+    retriever = build_retriever(config.retriever, language_for(config.env.name))
+    return env, build_prover(config.prover, build_generator(config.generator, retriever))
 
 
 def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Language:
-    """The facts of one prover language that code below the backends uses.
+    """The facts of one prover language that code below the backends uses (one object per
+    language, compared and hashed by identity).
 
     * ``name``: how results and corpora name the language (``"coq"``, ``"lean"``);
     * ``file_suffix``: of its source files (``".v"``, ``".lean"``);

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+from prover.lean.language import LEAN
 from retrieval.base import Query
 from search_tree.protocol import TacticState
 from search_tree.syntax import lean, printed
@@ -27,7 +28,7 @@ def test_a_query_is_the_same_from_goals_and_from_text():
     goals = lean.parse_goals(WRAPPED)
     assert Query.from_state(TacticState(WRAPPED, 0, goals)) == Query.from_state(WRAPPED)
     assert Query.from_state(WRAPPED).hypotheses[:2] == ((("a", "b"), "ℕ"), (("h",), "Disjoint (Ico a b) (Ico b a)"))
-    assert "Prod.swap" in Query.from_state(WRAPPED).symbols("lean")  # from the let-bound value
+    assert "Prod.swap" in Query.from_state(WRAPPED).symbols(LEAN)  # from the let-bound value
 
 
 def test_one_goal_parse_error_and_no_imports_outside_search_tree():
