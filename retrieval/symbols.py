@@ -12,7 +12,7 @@ and ``Ico`` in a declaration header inside ``namespace Set`` share a symbol.
 
 The language (:class:`search_tree.language.Language`, given by the backend or the corpus) brings
 the identifier pattern, keywords and notation table; the tables (``NOTATION`` of
-:mod:`search_tree.syntax.lean` and :mod:`search_tree.syntax.coq`) document the mapping and its
+:mod:`prover.lean.syntax` and :mod:`prover.coq.syntax`) document the mapping and its
 choices of scope.
 """
 

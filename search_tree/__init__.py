@@ -29,8 +29,8 @@ from search_tree.protocol import (
     linear_proof,
     proof_tactics,
 )
+from search_tree.language import Language
 from search_tree.result import SearchResult
-from search_tree.tactics import gives_up
 from search_tree.value import ConstantValue, GoalHeuristicValue, LearnedValue, ValueFunction, make_value
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -17,7 +17,7 @@ Tactics print their own messages inside ``<infomsg>`` tags, so these texts are m
 outside tags and a tactic cannot fake them. Warnings (``<warning>``, e.g. a deprecated lemma
 name) come after a location header and are dropped with it. The ``(ID n)`` evar numbers are dropped from the
 rendered state because they differ between equal states. The goal blocks themselves are read by
-:mod:`search_tree.syntax.coq`, the one reader of Coq's printed goals.
+:mod:`prover.coq.syntax`, the one reader of Coq's printed goals.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from search_tree.protocol import Goal
 from search_tree.syntax.common import GoalParseError
-from search_tree.syntax.coq import has_metavariable, parse_goal_block, render_goal
+from prover.coq.syntax import has_metavariable, parse_goal_block, render_goal
 
 # a message block, with the location coqtop prints before warnings ("Toplevel input, characters
 # 18-26:" and the echoed input lines starting with "> ")

@@ -1,13 +1,14 @@
 """The Coq language as the layers below the backends read it (:class:`search_tree.language.Language`).
 
 The syntax itself (coqtop's goal blocks, notation in the default scopes, keywords, give-up words)
-is :mod:`search_tree.syntax.coq`; this object gathers it with the facts retrieval needs.
+is :mod:`prover.coq.syntax`; this object gathers it with the facts retrieval needs.
 """
 
 from __future__ import annotations
 
 from search_tree.language import Language
-from search_tree.syntax import coq
+from prover.coq import syntax as coq
+from search_tree.syntax.common import let_value_then_type
 
 COQ = Language(
     name="coq",
@@ -19,6 +20,6 @@ COQ = Language(
     logical_constants=frozenset({"eq", "not", "and", "or", "iff", "le", "lt", "ge", "gt", "ex", "True", "False"}),
     give_up_words=coq.GIVE_UP_WORDS,
     has_metavariable=coq.has_metavariable,
-    split_let=coq.split_let,
+    split_let=let_value_then_type,
     quantifiers=("forall",),
 )

@@ -74,7 +74,7 @@ from prover.coq.sentences import (
     split_sentences,
     tokens,
 )
-from search_tree.syntax.coq import GIVE_UP_WORDS
+from prover.coq.syntax import GIVE_UP_WORDS
 
 ALLOWED_COMMANDS: frozenset[str] = frozenset({"Unshelve."})
 # capitalised Ltac names of the stdlib's own proofs (setoid_ring, micromega, QArith, Sorting); none is a

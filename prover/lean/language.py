@@ -1,14 +1,15 @@
 """The Lean 4 language as the layers below the backends read it (:class:`search_tree.language.Language`).
 
 The syntax itself (LeanDojo's printed goals, Mathlib notation, keywords, give-up words, the
-``?``-search tactics) is :mod:`search_tree.syntax.lean`; this object gathers it with the facts
+``?``-search tactics) is :mod:`prover.lean.syntax`; this object gathers it with the facts
 retrieval needs.
 """
 
 from __future__ import annotations
 
 from search_tree.language import Language
-from search_tree.syntax import lean
+from prover.lean import syntax as lean
+from search_tree.syntax.common import let_type_then_value
 
 LEAN = Language(
     name="lean",
@@ -21,7 +22,7 @@ LEAN = Language(
                                  "Exists", "True", "False"}),
     give_up_words=lean.GIVE_UP_WORDS,
     has_metavariable=lean.has_metavariable,
-    split_let=lean.split_let,
+    split_let=let_type_then_value,
     quantifiers=("∀",),
     search_tactic=lean.SEARCH_TACTIC,
 )

@@ -56,7 +56,7 @@ import re
 from prover.lean.lexer import LexError, Token, bracket_problem, tokenize
 from prover.lean.vocabulary import COMMANDS, TACTICS
 from search_tree.protocol import ErrorKind, TacticError
-from search_tree.syntax.lean import GIVE_UP_WORDS
+from prover.lean.syntax import GIVE_UP_WORDS
 
 DEFAULT_MAX_LENGTH = 4096
 

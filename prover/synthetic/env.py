@@ -220,6 +220,7 @@ class SyntheticEnvironment:
     """
 
     name = "synthetic"
+    language = None  # its goals are built here, not parsed
 
     def __init__(self, world: SyntheticWorld | Mapping[str, Any] | None = None, latency: float = 0.0,
                  faults: Mapping[str, str] | None = None, fault_once_dir: str | None = None) -> None:

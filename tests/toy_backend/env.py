@@ -26,6 +26,8 @@ from search_tree import (
     Verification,
 )
 
+from toy_backend.language import TOY
+
 CORPUS = Path(__file__).with_name("corpus.jsonl")
 THEOREMS = {"both": "wet & cold", "three": "cold & wet & wet", "lost": "dry"}
 
@@ -71,6 +73,7 @@ class _Session:
 
 class ToyEnvironment:
     name = "toy"
+    language = TOY
 
     def __enter__(self) -> ToyEnvironment:
         return self

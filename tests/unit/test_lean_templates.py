@@ -15,7 +15,7 @@ from prover.lean.templates import (
 )
 from retrieval.query_text import state_query
 from search_tree import TacticState
-from search_tree.syntax.lean import parse_goals
+from prover.lean.syntax import parse_goals
 
 PP = ("case h\nx y : ℕ\ninst✝ : Fact (1 < 2)\nh₀ : x + y = 10\nn : ℕ := 3\n⊢ x ≤\n    10\n\n"
       "case h'\nx : ℕ\n⊢ x = x")

@@ -6,7 +6,8 @@ import sys
 from prover.lean.language import LEAN
 from retrieval.base import Query
 from search_tree.protocol import TacticState
-from search_tree.syntax import lean, printed
+from prover.lean import syntax as lean
+from search_tree.syntax import printed
 
 WRAPPED = ("a b : ℕ\nh :\n  Disjoint (Ico a b)\n    (Ico b a)\np : ℕ × ℕ := Prod.swap { fst := a, snd := b }\n"
            "f : Foo { fst := a }\n⊢ a = b")
@@ -32,10 +33,10 @@ def test_a_query_is_the_same_from_goals_and_from_text():
 
 
 def test_one_goal_parse_error_and_no_imports_outside_search_tree():
-    """Fails if prover.coq.goals defines its own GoalParseError again, or a syntax module imports
-    a consumer package (prover, generator, retrieval)."""
-    code = ("import sys; import search_tree.syntax.coq, search_tree.syntax.lean, search_tree.syntax.printed; "
+    """Fails if prover.coq.goals or the Lean syntax defines its own GoalParseError again, or the
+    printed-state reader or the Language type imports a package above search_tree."""
+    code = ("import sys; import search_tree.syntax.printed, search_tree.language; "
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('prover', 'generator', 'retrieval')); "
-            "assert not bad, bad; import prover.coq.goals as g, search_tree.syntax.lean as l; "
-            "assert g.GoalParseError is l.GoalParseError")
+            "assert not bad, bad; import prover.coq.goals as g, prover.lean.syntax as l, search_tree.syntax.common as c; "
+            "assert g.GoalParseError is l.GoalParseError is c.GoalParseError")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -12,7 +12,7 @@ import re
 
 from search_tree.protocol import Goal, Hypothesis
 
-from .common import GoalParseError, top_level_index
+from search_tree.syntax.common import GoalParseError, let_value_then_type
 
 SEPARATOR = "============================"
 _HYP = re.compile(r"([^\W\d][\w']*(?:, [^\W\d][\w']*)*) (:=|:) (.*)$", re.DOTALL)  # Coq identifiers may be Unicode
@@ -55,7 +55,9 @@ KEYWORDS = frozenset(
     forall exists fun match with end let in if then else return as struct Type Prop Set fix cofix
     is""".split()
 )
-IDENT = r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*"  # possibly qualified (ASCII, as the stdlib writes them)
+# an identifier, possibly qualified (ASCII, as the stdlib writes them): symbols, premise names,
+# logical paths of a _CoqProject or a dune stanza
+IDENT = r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*"
 # tactics and commands that close a goal without proving it (the policy refuses them too)
 GIVE_UP_WORDS = ("admit", "Admit", "Admitted", "give_up")
 
@@ -105,18 +107,6 @@ def parse_hypothesis(text: str) -> list[Hypothesis]:
     names, kind, rest = m.group(1).split(", "), m.group(2), m.group(3)
     value = None
     if kind == ":=":
-        rest, value = split_let(rest)
+        rest, value = let_value_then_type(rest)
     return [Hypothesis(name, rest, value) for name in names]
 
-
-def split_let(text: str) -> tuple[str, str | None]:
-    """``value : type`` of a let-bound hypothesis (after ``x :=``) -> ``(type, value)``, split at the
-    last ``" : "`` outside brackets; ``(text, None)`` when there is none.
-
-    Best effort: a type that itself has a top-level ``" : "`` (a ``forall x : T, ...`` without
-    parentheses) is split too early; the rendered state is unaffected since it joins them again.
-    """
-    cut = top_level_index(text, " : ", last=True)
-    if cut < 0:
-        return text, None
-    return text[cut + 3:], text[:cut]
