@@ -33,6 +33,12 @@ def _token(language: Language) -> re.Pattern[str]:
     notation = "|".join(re.escape(k) for k in keys)
     return re.compile(rf"(?P<id>{language.identifier})|(?P<num>\d+)|(?P<op>{notation})")
 
+
+@lru_cache(maxsize=None)
+def _declared(language: Language) -> re.Pattern[str]:
+    """The name a declaration introduces: it is what the premise *is*, not a symbol it uses."""
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, language.declarations))})\s+([^\s(\[{{:]+)")
+
 # binder groups `(a b : T)`, `{a : T}`, `[inst : C a]`, `⦃a b : T⦄`
 _BINDER_GROUP = re.compile(r"[(\[{⦃]\s*((?:[^\W\d][\w'!?]*\s+)*[^\W\d][\w'!?]*)\s*:(?!=)")
 # `∀ x y,` / `∃ x : T,` / `fun x =>` / `∑ i in s,` / Coq `forall (x y : nat),`
@@ -40,11 +46,6 @@ _QUANT_BINDERS = re.compile(
     r"(?:∀|∃!?|∑|∏|⋃|⋂|λ|\bfun\b|\bforall\b|\bexists\b)\s*([^,=⇒]*?)\s*(?:,|=>|↦|\bin\b|∈)"
 )
 _NAME = re.compile(r"[^\W\d][\w'!?]*")
-# the name a declaration introduces: it is what the premise *is*, not a symbol it uses
-_DECLARED = re.compile(
-    r"\b(?:theorem|lemma|def|abbrev|instance|class|structure|inductive|Theorem|Lemma|Definition|"
-    r"Fixpoint|Inductive|Record|Instance|Fact|Remark|Corollary|Proposition|Example)\s+([^\s(\[{:]+)"
-)
 # a lowercase or Greek letter with subscripts/digits/primes (`n`, `a₁`, `x'`, `α`): a variable
 # (auto-bound implicit or section `variable`) in practice, never a library constant
 _VARIABLE_LIKE = re.compile(r"[a-zα-ω][\d₀-₉']*|_+")
@@ -67,7 +68,7 @@ def extract_symbols(text: str, language: Language, exclude: set[str] | frozenset
     """The constants of ``language`` mentioned in ``text``, bound names and ``exclude`` left out
     (Lean's ``theorem foo (n : ℕ) : n + 0 = n`` gives ``Eq``, ``HAdd.hAdd``, ``Nat``, ``Zero.zero``)."""
     token, table, keywords = _token(language), language.notation, language.keywords
-    local = bound_names(text) | set(_DECLARED.findall(text)) | set(exclude)
+    local = bound_names(text) | set(_declared(language).findall(text)) | set(exclude)
     symbols: set[str] = set()
     for m in token.finditer(text):
         kind = m.lastgroup

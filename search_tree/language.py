@@ -25,6 +25,8 @@ class Language:
     * ``file_suffix``: of its source files (``".v"``, ``".lean"``);
     * ``identifier``: a regex for a possibly qualified identifier as sources write it;
     * ``keywords``: words that are never constants (``forall``, ``theorem``);
+    * ``declarations``: the keywords that introduce a named declaration (``Lemma``, ``theorem``):
+      the name after one is what a premise is, not a symbol it uses;
     * ``notation``: notation -> the constants it denotes (symbol extraction, MePo, SInE);
     * ``numeral``: the constants a numeral denotes when ``notation`` does not list it;
     * ``logical_constants``: equality, order, connectives: constants so common that SInE lets
@@ -42,6 +44,7 @@ class Language:
     file_suffix: str
     identifier: str
     keywords: frozenset[str]
+    declarations: tuple[str, ...]
     notation: Mapping[str, tuple[str, ...]]
     numeral: tuple[str, ...]
     logical_constants: frozenset[str]

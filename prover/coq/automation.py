@@ -1,6 +1,7 @@
 """A baseline for the Coq backend: best-first search over the ``coq:BASELINE`` template set.
 
-This is what ``dojo-prover prove --env coq`` and ``dojo-prover demo`` run when no model is given.
+The Coq backend's search over given tactics (``dojo-prover prove --tactics``, through
+:func:`prover.coq.presets.baseline_config`) and the suggestions of ``dojo-prover interact``.
 The tactics and their hand-set scores are :data:`prover.coq.templates.BASELINE` (and
 :data:`prover.coq.templates.SSREFLECT` where a theorem's context loads ssreflect), and the
 generator over them is :func:`prover.coq.templates.automation_generator`; this module only

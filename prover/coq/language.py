@@ -15,6 +15,8 @@ COQ = Language(
     file_suffix=".v",
     identifier=coq.IDENT,
     keywords=coq.KEYWORDS,
+    declarations=("Theorem", "Lemma", "Definition", "Fixpoint", "Inductive", "Record", "Instance", "Fact", "Remark",
+                  "Corollary", "Proposition", "Example"),
     notation=coq.NOTATION,
     numeral=(),  # a numeral the table does not list is a nat literal, no constant of its own
     logical_constants=frozenset({"eq", "not", "and", "or", "iff", "le", "lt", "ge", "gt", "ex", "True", "False"}),

@@ -16,6 +16,7 @@ LEAN = Language(
     file_suffix=".lean",
     identifier=lean.IDENT,
     keywords=lean.KEYWORDS,
+    declarations=("theorem", "lemma", "def", "abbrev", "instance", "class", "structure", "inductive"),
     notation=lean.NOTATION,
     numeral=("OfNat.ofNat",),
     logical_constants=frozenset({"Eq", "Ne", "HEq", "LE.le", "LT.lt", "GE.ge", "GT.gt", "And", "Or", "Not", "Iff",

@@ -9,6 +9,7 @@ TOY = Language(
     file_suffix=".toy",
     identifier=r"[a-z_][a-z_0-9]*",
     keywords=frozenset({"lemma"}),
+    declarations=("lemma",),
     notation={"&": ("and",), ":": ()},
     numeral=(),
     logical_constants=frozenset({"and"}),
