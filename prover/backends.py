@@ -2,7 +2,7 @@
 
 Adding a backend is a folder with a ``backend.py`` defining a :class:`prover.backend.Backend` and
 one line in :data:`BACKEND_MODULES` (or, from outside the package, one :func:`register` call). A
-registered backend's environment joins ``prover.registry.ENVIRONMENTS`` (under its name) and its generators and
+registered backend's environment joins :data:`ENVIRONMENTS` (under its name) and its generators and
 template sets join ``generator.registry.GENERATORS`` and ``generator.template.TEMPLATE_SETS``:
 the lower packages name no backend, the backends add themselves here. ``import prover`` imports
 this module, so every process that builds a run (the command line, a Ray worker unpickling a
@@ -15,10 +15,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 
+from generator.registry import GENERATORS
+from generator.template import TEMPLATE_SETS
 from prover.backend import Backend, Feature
 from search_tree.errors import UserError
 from search_tree.language import Language
-from search_tree.registry import UnknownName
+from search_tree.registry import Registry, UnknownName
 
 #: the module of each backend, whose ``BACKEND`` is its :class:`Backend`
 BACKEND_MODULES = (
@@ -28,14 +30,12 @@ BACKEND_MODULES = (
 )
 
 BACKENDS: dict[str, Backend] = {}
+#: each backend's environment class by the backend's name (``prover.registry`` builds from it)
+ENVIRONMENTS = Registry("environment")
 
 
 def register(backend: Backend) -> None:
     """Add ``backend`` (a later one of the same name replaces it) and its names to the tables."""
-    from generator.registry import GENERATORS
-    from generator.template import TEMPLATE_SETS
-    from prover.registry import ENVIRONMENTS
-
     BACKENDS[backend.name] = backend
     ENVIRONMENTS.register(backend.name, backend.environment)
     for name, target in backend.generators.items():

@@ -8,7 +8,7 @@ Every table is a :class:`search_tree.registry.Registry` of ``"module:attribute"`
 only when built, so that importing this module loads neither torch nor ray nor a backend, and an
 unknown name raises :class:`~search_tree.registry.UnknownName` with close matches. The tables:
 
-* environments: :data:`ENVIRONMENTS`, :func:`register_env`, one per backend of
+* environments: ``prover.backends.ENVIRONMENTS``, :func:`register_env`, one per backend of
   :mod:`prover.backends` (``coq`` -> ``prover.coq.env:CoqEnvironment``, ``leandojo``, ``synthetic``);
 * provers: :data:`SEARCHES` (``best_first``, ``mcts``; also ``prover.proof_search.PROVERS``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
@@ -37,6 +37,7 @@ from typing import Any
 
 from generator.base import TacticGenerator
 from generator.registry import GENERATORS
+from prover.backends import ENVIRONMENTS, language_for, language_of
 from search_tree import Environment, Theorem
 from search_tree.language import Language
 from search_tree.registry import Registry, RegistryError, UnknownName, load_target
@@ -78,8 +79,6 @@ class ProverConfig:
 #: checkpoint at a ``learned:`` path): the one type the command line catches.
 UnknownComponent = RegistryError
 
-#: filled by :mod:`prover.backends` (imported with :mod:`prover`): each backend's environment
-ENVIRONMENTS = Registry("environment")
 SEARCHES = Registry("search", {
     "best_first": "prover.proof_search:BestFirstSearchProver",
     "mcts": "prover.proof_search:MCTSProver",
@@ -124,8 +123,6 @@ def build_retriever(spec: ComponentSpec, language: Language | None = None) -> An
                          "(only environments with a default_corpus_path() supply one)")
     corpus = load_target("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
     if language is None:
-        from prover.backends import language_of
-
         language = language_of(corpus.files)
     corpus = corpus.in_language(language)
     return load_target("retrieval.base:build_retriever")(spec.name, corpus, **options)
@@ -142,8 +139,6 @@ def build_run(config: ProverConfig) -> tuple[Environment, Any]:
     """``(env, prover)`` built from ``config`` with its defaults (:func:`with_defaults`) through the
     registries, the way an ``eval`` worker builds them; the caller enters and closes ``env``."""
     config = with_defaults(config)
-    from prover.backends import language_for
-
     env = build_env(config.env)
     retriever = build_retriever(config.retriever, language_for(config.env.name))
     return env, build_prover(config.prover, build_generator(config.generator, retriever))
