@@ -72,6 +72,17 @@ def language_for(env_name: str) -> Language | None:
     return None if found is None else found.language
 
 
+def check_benchmark(env_name: str, benchmark: str) -> None:
+    """A :class:`UserError` when the family of ``benchmark`` (``family:split``) belongs to a backend
+    other than ``env_name``'s: its theorems would not open there. An unknown ``env_name`` is left
+    to the environment table to name."""
+    family = benchmark.partition(":")[0]
+    owners = [b for b in BACKENDS.values() if family in b.benchmark_families]
+    if owners and env_name in names() and backend(env_name) not in owners:
+        raise UserError(f"--benchmark {benchmark}: a benchmark of the {owners[0].name} backend, "
+                        f"not of --env {env_name} (use --env {owners[0].name})")
+
+
 def providing(feature: Feature) -> list[str]:
     """The names of the backends that provide ``feature``."""
     return [b.name for b in BACKENDS.values() if b.provides(feature)]

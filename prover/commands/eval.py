@@ -129,7 +129,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def load_theorems(args: argparse.Namespace) -> list:
     """The benchmark ``--benchmark`` names (bad names and splits are blamed on it)."""
     from benchmarks.registry import load_benchmark
+    from prover.backends import check_benchmark
 
+    check_benchmark(args.env, args.benchmark)
     with about(f"--benchmark {args.benchmark}"):
         return load_benchmark(args.benchmark, args.limit)
 

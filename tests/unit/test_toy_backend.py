@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from search_tree.errors import UserError
+
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 REGISTER = ("import sys\n"
@@ -86,3 +90,17 @@ print(result.script)
     done = _python(code)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["split", "apply", "snow_cold", "split", "apply", "rain_wet", "apply", "rain_wet"]
+
+
+def test_a_benchmark_of_another_backend_is_refused_in_one_line():
+    """Fails if ``eval`` starts a run whose benchmark belongs to another backend than ``--env``'s
+    (every theorem would fail to open), or blames the benchmark for an unknown ``--env``."""
+    from prover.backends import check_benchmark
+
+    with pytest.raises(UserError, match=r"^--benchmark coq-stdlib:test: a benchmark of the coq backend, "
+                                        r"not of --env leandojo \(use --env coq\)$"):
+        check_benchmark("leandojo", "coq-stdlib:test")
+    check_benchmark("coq", "coq-lib:Foo:test")
+    check_benchmark("lean", "minif2f:test")
+    check_benchmark("nosuch", "coq-stdlib:test")
+    check_benchmark("synthetic", "my-list.jsonl")
