@@ -111,7 +111,7 @@ def load_templates(spec: str) -> TemplateSet:
     return TEMPLATE_SETS.load(spec)
 
 
-def quantified_variables(target: str, quantifiers: Sequence[str] = ("forall", "∀")) -> list[tuple[str, str]]:
+def quantified_variables(target: str, quantifiers: Sequence[str]) -> list[tuple[str, str]]:
     """``(name, type)`` of the leading universally quantified variables of a goal's target.
 
     Handles ``forall n m : nat, …``, ``forall (n : nat) (l : list A), …`` and Lean's
@@ -146,16 +146,17 @@ def _split_at_top_comma(text: str) -> tuple[str, str, str]:
     return text, "", ""
 
 
-def _variables(goal: Goal, quantifiers: Sequence[str]) -> list[str]:
+def _variables(goal: Goal, language: Language) -> list[str]:
     """Induction/case-analysis candidates: quantified data variables first, then data hypotheses
     from the most recent."""
-    names = [n for n, typ in quantified_variables(goal.target, quantifiers) if hypothesis_kind(typ or "x") == "data"]
-    names += [h.name for h in reversed(goal.hypotheses) if h.value is None and hypothesis_kind(h.type) == "data"]
+    names = [n for n, typ in quantified_variables(goal.target, language.quantifiers)
+             if hypothesis_kind(typ or "x", language) == "data"]
+    names += [h.name for h in reversed(goal.hypotheses) if h.value is None and hypothesis_kind(h.type, language) == "data"]
     return list(dict.fromkeys(names))
 
 
-def _hypotheses(goal: Goal) -> list[str]:
-    return [h.name for h in reversed(goal.hypotheses) if hypothesis_kind(h.type) == "prop"]
+def _hypotheses(goal: Goal, language: Language) -> list[str]:
+    return [h.name for h in reversed(goal.hypotheses) if hypothesis_kind(h.type, language) == "prop"]
 
 
 def _log_softmax(scores: list[float]) -> list[float]:
@@ -202,8 +203,8 @@ class TemplateGenerator(TacticGenerator):
         goals = goals_of(state)
         goal = goals[0] if goals else Goal((), state.pp)
         fillers = {
-            "{var}": [v for v in _variables(goal, self.templates.language.quantifiers) if "✝" not in v][: self.max_variables],
-            "{hyp}": [h for h in _hypotheses(goal) if "✝" not in h][: self.max_hypotheses],
+            "{var}": [v for v in _variables(goal, self.templates.language) if "✝" not in v][: self.max_variables],
+            "{hyp}": [h for h in _hypotheses(goal, self.templates.language) if "✝" not in h][: self.max_hypotheses],
             "{local}": [h.name for h in reversed(goal.hypotheses) if "✝" not in h.name][: self.max_hypotheses],
         }
         out: list[Suggestion] = []

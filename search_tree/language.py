@@ -35,6 +35,8 @@ class Language:
     * ``search_tactic``: a tactic that reports a suggestion instead of making a proof step
       (Lean's ``exact?``), or None;
     * ``quantifiers``: the binder keywords of its goals (template variables come from them);
+    * ``proposition_markers``: text whose presence makes a hypothesis' type a proposition rather
+      than data (arrows, equality, order, connectives), read with a space on either side;
     * ``has_metavariable(text)``: whether a goal text mentions a variable goals may share;
     * ``split_let(text)``: a let-bound hypothesis' text after its names -> ``(type, value)``
       (value None when there is none).
@@ -51,7 +53,8 @@ class Language:
     give_up_words: tuple[str, ...]
     has_metavariable: Callable[[str], bool]
     split_let: Callable[[str], tuple[str, str | None]]
-    quantifiers: tuple[str, ...] = ("forall", "∀")
+    quantifiers: tuple[str, ...] = ()
+    proposition_markers: tuple[str, ...] = ()
     search_tactic: re.Pattern[str] | None = None
     _give_up: re.Pattern[str] = field(init=False, repr=False, compare=False)
 

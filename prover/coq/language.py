@@ -24,4 +24,7 @@ COQ = Language(
     has_metavariable=coq.has_metavariable,
     split_let=let_value_then_type,
     quantifiers=("forall",),
+    # ASCII notation, and Coq.Unicode.Utf8's (→, ∀, ∧, ...) where a library loads it
+    proposition_markers=("->", "→", "=", "<", ">", "≤", "≥", "≠", "/\\", "\\/", "∧", "∨", "↔", "~", "¬", " forall ", "∀",
+                         " exists ", "∃", " True ", " False ", " In ", "∈", "∣"),
 )

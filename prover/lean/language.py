@@ -25,5 +25,7 @@ LEAN = Language(
     has_metavariable=lean.has_metavariable,
     split_let=let_type_then_value,
     quantifiers=("∀",),
+    proposition_markers=("->", "→", "=", "<", ">", "≤", "≥", "≠", "∧", "∨", "↔", "¬", "∀", "∃", " True ", " False ",
+                         "∈", "∣"),
     search_tactic=lean.SEARCH_TACTIC,
 )

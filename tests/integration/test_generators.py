@@ -105,8 +105,8 @@ def test_template_without_retriever_and_goal_from_backend():
 
 
 def test_quantified_variables_and_prior_fitting():
-    assert quantified_variables("forall n m : nat, forall (l : list nat), P") == [("n", "nat"), ("m", "nat"),
-                                                                               ("l", "list nat")]
+    assert quantified_variables("forall n m : nat, forall (l : list nat), P", ("forall",)) == [
+        ("n", "nat"), ("m", "nat"), ("l", "list nat")]
     assert quantified_variables("∀ (x : ℕ) {y : ℕ}, x = y", ("∀",)) == [("x", "ℕ"), ("y", "ℕ")]
     fitted = TEMPLATES.fit_priors(["lia.", "lia.", "apply foo.", "lia."])
     prior = {t.text: t.log_prior for t in fitted.templates}

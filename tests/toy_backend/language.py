@@ -16,5 +16,5 @@ TOY = Language(
     give_up_words=("cheat",),
     has_metavariable=lambda text: "?" in text,
     split_let=lambda text: (text, None),
-    quantifiers=(),
+    proposition_markers=("&",),
 )
