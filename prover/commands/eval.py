@@ -129,9 +129,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def load_theorems(args: argparse.Namespace) -> list:
     """The benchmark ``--benchmark`` names (bad names and splits are blamed on it)."""
     from benchmarks.registry import load_benchmark
-    from prover.backends import check_benchmark
 
-    check_benchmark(args.env, args.benchmark)
     with about(f"--benchmark {args.benchmark}"):
         return load_benchmark(args.benchmark, args.limit)
 
@@ -140,7 +138,12 @@ def run(args: argparse.Namespace) -> int:
     from prover.run.analysis import benchmark_pass_at_k, load_run
     from prover.run.evaluation import run_evaluation
 
+    from prover.backends import check_benchmark
+    from prover.registry import check_names
+
     config = build_config(args, args.retriever, parse_options(args.retriever_opt, "--retriever-opt"))
+    check_names(config.prover)  # names first, then whether the benchmark suits the backend
+    check_benchmark(args.env, args.benchmark)
     progress = run_evaluation(config, load_theorems(args), args.out, progress=not args.no_progress)
     loaded = load_run(args.out)
     retried = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.retried.items()))
