@@ -6,7 +6,7 @@ For a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of the Co
 split (never the test split: the priors must not be fitted to what the demo and the benchmarks
 measure), restricted like the demo's to theorems whose library proof is short (on unrestricted
 theorems one tactic alone closes too few to rank anything: 2 of 40), every tactic of
-:data:`generator.coq_templates.AUTOMATION` runs alone on the initial
+:data:`prover.coq.templates.AUTOMATION` runs alone on the initial
 goal and on the goal after ``intros.``, with ``--tactic-timeout`` seconds each. A tactic
 *closes* a theorem when one of the two answers is :class:`search_tree.ProofFinished`. The table
 puts the counts beside the list's log-priors, and the last line is the rank correlation between
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from prover.benchmarks.registry import stable_sample  # noqa: E402
 from prover.benchmarks.results import add_results_flag, write_results  # noqa: E402
-from generator.coq_templates import AUTOMATION  # noqa: E402
+from prover.coq.templates import AUTOMATION  # noqa: E402
 from search_tree import ProofFinished, TacticState  # noqa: E402
 
 

@@ -12,7 +12,7 @@ with the same wall-clock limit per theorem (``--timeout``) and the same workers 
 * ``stock``: the stock tactics :data:`STOCK` on the theorem's first state, ``--timeout / 7``
   seconds each (a theorem counts when any of them proves it: the best stock tactic per theorem);
 * ``template``: the old baseline, best-first over the ``template`` generator with BM25 premises;
-* ``default``: the default Coq prover (:mod:`generator.coq_default`), best-first;
+* ``default``: the default Coq prover (:mod:`prover.coq.default_generator`), best-first;
 * ``default-mcts``: the same generator and environment under AND-OR MCTS; run only when named
   with ``--only``, to choose the default's search on the train or val split (``--split``),
   never on the test theorems it is compared on.

@@ -1,13 +1,13 @@
 """Fit the Coq template generator's log-priors on traced training proofs and write them as JSON.
 
-    python -m benchmarks.fit_template_priors [--traces TRAIN_JSON] [--out generator/data/coq_template_priors.json]
+    python -m benchmarks.fit_template_priors [--traces TRAIN_JSON] [--out prover/coq/data/coq_template_priors.json]
 
 ``--traces`` defaults to the training split the Coq tracer wrote
 (:func:`prover.coq.tracer.traced_data_dir` ``/train.json``). Every traced tactic is matched against
 every template (:meth:`generator.template.TemplateSet.fit_priors`: a slot matches one name, the
 rest must match in full, so ``intros n m.`` does not count for ``intros.``); the priors are the
 smoothed log-frequencies. The JSON maps each template's text to its fitted log-prior, plus the
-counts behind it; ``templates="coq:FITTED"`` loads it (:mod:`generator.coq_templates`).
+counts behind it; ``templates="coq:FITTED"`` loads it (:mod:`prover.coq.templates`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from prover.benchmarks.results import add_results_flag, write_results
-from generator.coq_templates import PRIORS_PATH, TEMPLATES
+from prover.coq.templates import PRIORS_PATH, TEMPLATES
 from generator.traced import load_theorems
 
 

@@ -61,7 +61,7 @@ def coq_setup(args: argparse.Namespace) -> tuple[Environment, list[Theorem], Tac
     except ImportError as exc:
         raise SystemExit(f"--env coq needs the Coq backend (prover.coq.env): {exc}") from None
     from prover.benchmarks.registry import stable_sample
-    from generator.coq_templates import automation_generator
+    from prover.coq.templates import automation_generator
 
     theorems = stable_sample(stdlib_theorems(args.split), args.theorems)
     env = CoqEnvironment(tactic_timeout=args.tactic_timeout)

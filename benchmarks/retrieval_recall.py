@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from prover.benchmarks.results import add_results_flag, write_results
+from prover.backends import language_of
 from retrieval.corpus import Corpus
 from retrieval.evaluation import evaluation_subcorpus, load_traced, premise_examples, run_ablation
 
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.torch_threads)
     out = Path(args.out)
     corpus = Corpus.from_jsonl(args.corpus)
+    corpus = corpus.in_language(language_of(corpus.files))
     traced = load_traced(args.data)
     examples = premise_examples(traced, corpus)
     fusion_sym = {"retrievers": ["bm25", "mepo", "sine"]}

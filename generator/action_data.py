@@ -6,7 +6,7 @@ JSON lines of search events. The events this module reads are
 * ``state``: a proof state the search reached, its ``goals`` (hypotheses and target), or
   ``same_as`` an earlier state with the same key (the search merged them);
 * ``proposed``: the candidates of a union generator for a state, ``[tactic, member, tier score]``
-  each (:meth:`generator.coq_default.CoqDefaultGenerator.proposers`);
+  each (:meth:`prover.coq.default_generator.CoqDefaultGenerator.proposers`);
 * ``tactic``: one tactic run on a state, its ``outcome`` (``state``, ``proved``, ``error``,
   ``timeout``, ``crash``, ``refused``, ``given_up``), the ``next_state`` and the ``seconds`` it took.
 

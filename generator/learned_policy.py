@@ -1,7 +1,7 @@
 """A small policy and value learned from the prover's own searches (expert iteration on CPU).
 
 What it does. Given a proof state and the union of candidate tactics the default's members
-propose (:mod:`generator.coq_default`), the *policy* estimates for each candidate the chance that
+propose (:mod:`prover.coq.default_generator`), the *policy* estimates for each candidate the chance that
 it *solves* the state (finishes the proof, or leads to a state the search goes on to prove), that
 it merely *applies*, or that it *fails* (an error, or a timeout that costs the tactic's whole
 limit); candidates are then ordered by the log-probability of solving, renormalised over the

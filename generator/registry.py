@@ -12,17 +12,14 @@
 ``openai``    :class:`generator.openai_compat.OpenAICompletionGenerator` (``base_url=``, ``model=``)
 ``fused``     :class:`generator.fused.FusedGenerator`; ``members=[{"name": ..., "weight": ...,
               **options}, ...]`` (or ``(generator, weight)`` pairs); a ``retriever`` given to
-              ``fused`` is passed on to the members whose factory has a ``retriever`` parameter
-``automation`` :func:`generator.coq_templates.automation_generator` (the Coq baseline)
-``synthetic`` :class:`prover.synthetic.SyntheticGenerator`, the synthetic backend's own policy
+              ``fused`` is passed on to the members that take one
 =========  ==========================================================================
 
-The table is complete as written: no other module registers into it on import, so a name works
-whatever was imported first. A generator defined elsewhere is named by its import path
-(``"mypkg.module:MyGenerator"``), which works wherever that module can be imported. ``synthetic``
-names a class of the ``prover`` package, which sits above this one; that is a target string,
-resolved only when the generator is built, not an import, so ``generator`` still imports nothing of ``prover`` (the synthetic generator belongs with the
-synthetic backend it is the policy of).
+A backend's own generators (Coq's ``automation``, ``coq_hammer`` and ``coq_default``, the
+synthetic backend's ``synthetic``) live in its folder above this package, and
+:mod:`prover.backends` adds them to the table when :mod:`prover` is imported: this package names
+no backend. A generator defined elsewhere is named by its import path
+(``"mypkg.module:MyGenerator"``), which works wherever that module can be imported.
 """
 
 from __future__ import annotations
@@ -40,10 +37,6 @@ GENERATORS = Registry("generator", import_paths=True, targets={
     "hf": "generator.hf:HFGenerator",
     "openai": "generator.openai_compat:OpenAICompletionGenerator",
     "fused": "generator.registry:_build_fused",
-    "automation": "generator.coq_templates:automation_generator",
-    "synthetic": "prover.synthetic:SyntheticGenerator",
-    "coq_hammer": "generator.coq_hammer:HammerGenerator",
-    "coq_default": "generator.coq_default:coq_default",
 })
 
 

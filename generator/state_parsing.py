@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from search_tree.language import Language
 from search_tree.protocol import Goal, Hypothesis, TacticState
 from search_tree.syntax.printed import parse_goals
 
@@ -41,17 +42,16 @@ def rename_identifiers(text: str, mapping: dict[str, str]) -> str:
     return _IDENT.sub(lambda m: mapping.get(m.group(0), m.group(0)), text)
 
 
-def hypothesis_kind(type_text: str) -> str:
+def hypothesis_kind(type_text: str, language: Language) -> str:
     """Heuristic class of a hypothesis' type: ``"sort"``, ``"prop"`` or ``"data"``.
 
     Chooses case-analysis and induction candidates without asking the prover: a sort (``Prop``,
-    ``Type u``, ``Set``) is a type variable, never analysed; arrows, equalities, orders and
-    connectives mark propositions; anything else (``nat``, ``list A``, ``ℕ``) is taken as data.
+    ``Type u``, ``Set``, ``Sort u``) is a type variable, never analysed; the language's
+    proposition markers (arrows, equalities, orders, connectives) mark propositions; anything else
+    (``nat``, ``list A``, ``ℕ``) is taken as data.
     """
     t = type_text.strip()
     if re.fullmatch(r"(Prop|Set|Type|Sort)(\s.*|\*)?", t):
         return "sort"
     padded = f" {t} "
-    markers = ("->", "→", "=", "<", ">", "≤", "≥", "≠", "/\\", "\\/", "∧", "∨", "↔", "~", "¬",
-               " forall ", "∀", " exists ", "∃", " True ", " False ", " In ", "∈", "∣")
-    return "prop" if any(m in padded for m in markers) else "data"
+    return "prop" if any(m in padded for m in language.proposition_markers) else "data"

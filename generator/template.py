@@ -18,12 +18,13 @@ state (so that cumulative scores in best-first search are comparable with a mode
 
 Only the rank of a premise enters, not the retriever's raw score: BM25, dense and MePo scores
 live on different scales, and a rank discount keeps the comparison between retrievers fair.
-``log_prior`` is hand-set per backend (see ``generator/coq_templates.py``) or re-estimated from
+``log_prior`` is hand-set per backend (see ``prover/coq/templates.py``) or re-estimated from
 traced proofs with :meth:`TemplateSet.fit_priors`.
 
-Backends provide their sets in a module ``generator/<backend>_templates.py`` (``coq_templates.py``
-here; ``lean_templates.py`` for LeanDojo), named in :data:`TEMPLATE_SETS` and loaded by
-:func:`load_templates` (``"coq"``; a variant such as ``"coq:HAMMER"`` names another set).
+Backends provide their sets in their own folder (``prover/coq/templates.py``,
+``prover/lean/templates.py``) and name them in their :class:`prover.backend.Backend`, which adds
+them to :data:`TEMPLATE_SETS`; :func:`load_templates` loads one by name (``"coq"``; a variant such
+as ``"coq:HAMMER"`` names another set).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any
 
 from generator.base import Suggestion, TacticGenerator
 from generator.state_parsing import goals_of, hypothesis_kind
+from search_tree.language import Language
 from search_tree.protocol import Goal, TacticState, Theorem
 from search_tree.registry import Registry
 
@@ -66,16 +68,16 @@ class Template:
 
 @dataclass(frozen=True)
 class TemplateSet:
-    """A backend's templates. ``quantifiers`` are the binder keywords of its goal syntax.
+    """A backend's templates, over its :class:`~search_tree.language.Language` (whose
+    ``quantifiers`` bind the goal variables that ``{var}`` is filled with).
 
     ``normalise=False`` makes the priors the suggestions' scores as written, not log-softmaxed over
     a state's candidates: for a set whose priors were tuned as best-first scores (the Coq
     ``BASELINE``, whose depth penalty the normalisation would change).
     """
 
-    backend: str
+    language: Language
     templates: tuple[Template, ...]
-    quantifiers: tuple[str, ...] = ("forall", "∀")
     normalise: bool = True
 
     def with_templates(self, extra: Iterable[Template]) -> TemplateSet:
@@ -99,14 +101,9 @@ class TemplateSet:
         ))
 
 
-#: Template sets by name; ``"coq:HAMMER"`` names a variant of the ``coq`` set.
-TEMPLATE_SETS = Registry("template set", {
-    "coq": "generator.coq_templates:TEMPLATES",
-    "coq:BASELINE": "generator.coq_templates:BASELINE",
-    "coq:HAMMER": "generator.coq_templates:HAMMER",
-    "coq:FITTED": "generator.coq_templates:FITTED",
-    "lean": "generator.lean_templates:TEMPLATES",
-})
+#: Template sets by name, each added by its backend (:mod:`prover.backends`); ``"coq:HAMMER"``
+#: names a variant of the ``coq`` set.
+TEMPLATE_SETS = Registry("template set")
 
 
 def load_templates(spec: str) -> TemplateSet:
@@ -114,7 +111,7 @@ def load_templates(spec: str) -> TemplateSet:
     return TEMPLATE_SETS.load(spec)
 
 
-def quantified_variables(target: str, quantifiers: Sequence[str] = ("forall", "∀")) -> list[tuple[str, str]]:
+def quantified_variables(target: str, quantifiers: Sequence[str]) -> list[tuple[str, str]]:
     """``(name, type)`` of the leading universally quantified variables of a goal's target.
 
     Handles ``forall n m : nat, …``, ``forall (n : nat) (l : list A), …`` and Lean's
@@ -149,16 +146,17 @@ def _split_at_top_comma(text: str) -> tuple[str, str, str]:
     return text, "", ""
 
 
-def _variables(goal: Goal, quantifiers: Sequence[str]) -> list[str]:
+def _variables(goal: Goal, language: Language) -> list[str]:
     """Induction/case-analysis candidates: quantified data variables first, then data hypotheses
     from the most recent."""
-    names = [n for n, typ in quantified_variables(goal.target, quantifiers) if hypothesis_kind(typ or "x") == "data"]
-    names += [h.name for h in reversed(goal.hypotheses) if h.value is None and hypothesis_kind(h.type) == "data"]
+    names = [n for n, typ in quantified_variables(goal.target, language.quantifiers)
+             if hypothesis_kind(typ or "x", language) == "data"]
+    names += [h.name for h in reversed(goal.hypotheses) if h.value is None and hypothesis_kind(h.type, language) == "data"]
     return list(dict.fromkeys(names))
 
 
-def _hypotheses(goal: Goal) -> list[str]:
-    return [h.name for h in reversed(goal.hypotheses) if hypothesis_kind(h.type) == "prop"]
+def _hypotheses(goal: Goal, language: Language) -> list[str]:
+    return [h.name for h in reversed(goal.hypotheses) if hypothesis_kind(h.type, language) == "prop"]
 
 
 def _log_softmax(scores: list[float]) -> list[float]:
@@ -205,8 +203,8 @@ class TemplateGenerator(TacticGenerator):
         goals = goals_of(state)
         goal = goals[0] if goals else Goal((), state.pp)
         fillers = {
-            "{var}": [v for v in _variables(goal, self.templates.quantifiers) if "✝" not in v][: self.max_variables],
-            "{hyp}": [h for h in _hypotheses(goal) if "✝" not in h][: self.max_hypotheses],
+            "{var}": [v for v in _variables(goal, self.templates.language) if "✝" not in v][: self.max_variables],
+            "{hyp}": [h for h in _hypotheses(goal, self.templates.language) if "✝" not in h][: self.max_hypotheses],
             "{local}": [h.name for h in reversed(goal.hypotheses) if "✝" not in h.name][: self.max_hypotheses],
         }
         out: list[Suggestion] = []

@@ -21,6 +21,7 @@ from search_tree import (
     Environment,
     EnvironmentFailure,
     EventSink,
+    Language,
     MCTSConfig,
     MCTSSearch,
     Propose,
@@ -65,8 +66,9 @@ class Prover(ABC):
 
     @abstractmethod
     def _search(self, session: Session, init_state: TacticState, propose: Propose, theorem: Theorem,
-                on_event: EventSink | None) -> SearchResult:
-        """Run the algorithm in an open session."""
+                on_event: EventSink | None, language: Language | None) -> SearchResult:
+        """Run the algorithm in an open session of an environment in ``language`` (None: one
+        without a :class:`~search_tree.language.Language`)."""
 
     def search(self, env: Environment, theorem: Theorem, on_event: EventSink | None = None) -> SearchResult:
         t0 = time.monotonic()
@@ -81,7 +83,7 @@ class Prover(ABC):
 
         try:
             with env.open(theorem) as (session, init_state):
-                result = self._search(session, init_state, propose, theorem, on_event)
+                result = self._search(session, init_state, propose, theorem, on_event, getattr(env, "language", None))
         except EnvironmentFailure as exc:
             return SearchResult.failed(theorem, StopReason(StopKind.ENVIRONMENT_FAILURE, str(exc)), time.monotonic() - t0)
         return verified(env, result, on_event)
@@ -119,7 +121,7 @@ class BestFirstSearchProver(Prover):
         self.value = None if value is None else make_value(value)
         self.value_weight = value_weight
 
-    def _search(self, session, init_state, propose, theorem, on_event):
+    def _search(self, session, init_state, propose, theorem, on_event, language):
         search = BestFirstSearch(session, init_state, propose, self.budget, length_alpha=self.length_alpha,
                                  on_event=on_event, value=self.value, value_weight=self.value_weight)
         return search.run(theorem)
@@ -155,9 +157,9 @@ class MCTSProver(Prover):
         self.value = value
         self.config = config or MCTSConfig()
 
-    def _search(self, session, init_state, propose, theorem, on_event):
+    def _search(self, session, init_state, propose, theorem, on_event, language):
         search = MCTSSearch(session, init_state, propose, self.budget, value=self.value,
-                            config=self.config, on_event=on_event)
+                            config=self.config, on_event=on_event, language=language)
         return search.run(theorem)
 
 

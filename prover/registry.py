@@ -8,15 +8,15 @@ Every table is a :class:`search_tree.registry.Registry` of ``"module:attribute"`
 only when built, so that importing this module loads neither torch nor ray nor a backend, and an
 unknown name raises :class:`~search_tree.registry.UnknownName` with close matches. The tables:
 
-* environments: :data:`ENVIRONMENTS` (``coq`` -> ``prover.coq.env:CoqEnvironment``,
-  ``leandojo`` -> ``prover.lean.env:LeanDojoEnvironment``, ``synthetic``);
+* environments: ``prover.backends.ENVIRONMENTS``, one per backend of :mod:`prover.backends`
+  (``coq`` -> ``prover.coq.env:CoqEnvironment``, ``leandojo``, ``synthetic``), or any by import path;
 * provers: :data:`SEARCHES` (``best_first``, ``mcts``), built as
   ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
   may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
   ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
   ``search_tree`` stays free of torch and of the generator package);
-* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``,
-  ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
+* generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``, and the
+  backends' own: ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
   prover's generator, whose whole preset, environment and search included, is
   :func:`prover.coq.presets.default_config`); a generator whose factory has a ``retriever``
   parameter receives the run's retriever there (a factory without one given a retriever is an error);
@@ -44,8 +44,10 @@ from typing import Any
 
 from generator.base import TacticGenerator
 from generator.registry import GENERATORS
+from prover.backends import ENVIRONMENTS, language_for, language_of
 from search_tree import Environment, Theorem
 from search_tree.errors import UserError
+from search_tree.language import Language
 from search_tree.registry import (
     IMPORT_PATH,
     Registry,
@@ -130,11 +132,6 @@ def outside_modules(config: ProverConfig) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-ENVIRONMENTS = Registry("environment", import_paths=True, targets={
-    "coq": "prover.coq.env:CoqEnvironment",
-    "leandojo": "prover.lean.env:LeanDojoEnvironment",
-    "synthetic": "prover.synthetic:SyntheticEnvironment",
-})
 SEARCHES = Registry("search", import_paths=True, targets={
     "best_first": "prover.proof_search:BestFirstSearchProver",
     "mcts": "prover.proof_search:MCTSProver",
@@ -161,9 +158,11 @@ def _check_retriever(name: str) -> None:
         raise UnknownName("retriever", name, ["none", *retrievers()])
 
 
-def build_retriever(spec: ComponentSpec | Any) -> Any | None:
+def build_retriever(spec: ComponentSpec | Any, language: Language | None = None) -> Any | None:
     """The retriever named by ``spec`` (or ``spec`` itself, a built retriever); ``none`` means the
-    generator works without premises."""
+    generator works without premises. ``language`` is its corpus's (the run's backend's), which
+    symbol-based retrievers need; without it, that of the backend whose file suffix the corpus's
+    files have."""
     if not isinstance(spec, ComponentSpec):
         return spec
     _check_retriever(spec.name)
@@ -174,6 +173,9 @@ def build_retriever(spec: ComponentSpec | Any) -> Any | None:
         raise ValueError(f"retriever {spec.name!r} needs a corpus option: the path of a corpus.jsonl "
                          "(only environments with a default_corpus_path() supply one)")
     corpus = load_target("retrieval.corpus:Corpus.from_jsonl")(options.pop("corpus"))
+    if language is None:
+        language = language_of(corpus.files)
+    corpus = corpus.in_language(language)
     return load_target("retrieval.base:build_retriever")(spec.name, corpus, **options)
 
 
@@ -194,6 +196,15 @@ def build_generator(spec: ComponentSpec | TacticGenerator, retriever: Any | None
                                 "parameter): give the retriever 'none', or a generator that uses premises")
         options["retriever"] = retriever
     return factory(**options)
+
+
+def build_run(config: ProverConfig) -> tuple[Environment, Any]:
+    """``(env, prover)`` built from ``config`` with its defaults (:func:`with_defaults`) through the
+    registries, the way an ``eval`` worker builds them; the caller enters and closes ``env``."""
+    config = with_defaults(config)
+    env = build_env(config.env)
+    retriever = build_retriever(config.retriever, language_for(config.env.name))
+    return env, build_prover(config.prover, build_generator(config.generator, retriever))
 
 
 def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from retrieval.corpus import Corpus, Position, Premise
-from retrieval.symbols import Language, extract_symbols
+from retrieval.symbols import extract_symbols
+from search_tree.language import Language
 from search_tree.protocol import TacticState, Theorem
 from search_tree.registry import Registry
 from search_tree.syntax.printed import parse_goals

@@ -6,8 +6,10 @@ One JSON object per line and per source file, dependencies first::
      "premises": [{"full_name": "le_rfl", "code": "theorem le_rfl : a ≤ a", "start": [10, 1],
                    "end": [10, 30], "kind": "theorem"}, ...]}
 
-The Coq tracer writes the same format (``.v`` paths), so one loader serves both languages; the
-language of a corpus is read off its file extensions and selects the symbol extractor.
+The Coq tracer writes the same format (``.v`` paths), so one loader serves both languages. A corpus
+is built with its :class:`~search_tree.language.Language` (the backend's, or the one whose file
+suffix its files have, :func:`prover.backends.language_of`), which the symbol retrievers need;
+accessibility and the text retrievers need none.
 
 A premise is *accessible* from a theorem when it is declared in a file the theorem's file imports
 (transitively), or earlier in the theorem's own file (ReProver's definition): a prover may only
@@ -16,6 +18,7 @@ use what Lean or Coq would let it refer to.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from dataclasses import dataclass
@@ -25,7 +28,8 @@ from typing import Iterable
 
 import numpy as np
 
-from retrieval.symbols import Language, extract_symbols
+from retrieval.symbols import extract_symbols
+from search_tree.language import Language
 from search_tree.errors import UserError
 
 Position = tuple[int, int]
@@ -66,10 +70,13 @@ class _File:
 
 
 class Corpus:
-    """All premises of a corpus, in file order, with lookups by name and accessibility masks."""
+    """All premises of a corpus, in file order, with lookups by name and accessibility masks;
+    ``language`` is needed only for :attr:`symbols` (MePo, SInE)."""
 
-    def __init__(self, files: Iterable[tuple[str, list[str], list[Premise]]], source: str = "<memory>") -> None:
+    def __init__(self, files: Iterable[tuple[str, list[str], list[Premise]]], source: str = "<memory>",
+                 language: Language | None = None) -> None:
         self.source = source
+        self._language = language
         self.premises: list[Premise] = []
         self._files: dict[str, _File] = {}
         for path, imports, premises in files:
@@ -82,7 +89,7 @@ class Corpus:
         self._starts = np.array([p.start for p in self.premises], dtype=np.int64).reshape(-1, 2)
 
     @classmethod
-    def from_jsonl(cls, path: str | Path) -> "Corpus":
+    def from_jsonl(cls, path: str | Path, language: Language | None = None) -> "Corpus":
         """Load ``corpus.jsonl``; a malformed line raises :class:`CorpusFormatError` naming file and line."""
         path = Path(path)
         files = []
@@ -102,7 +109,7 @@ class Corpus:
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
                     detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
                     raise CorpusFormatError(f"{path}:{lineno}: malformed corpus line ({detail})") from e
-        return cls(files, source=str(path))
+        return cls(files, source=str(path), language=language)
 
     def __len__(self) -> int:
         return len(self.premises)
@@ -129,11 +136,20 @@ class Corpus:
     def files(self) -> list[str]:
         return list(self._files)
 
-    @cached_property
+    def in_language(self, language: Language | None) -> "Corpus":
+        """This corpus (premises shared, not copied) built with ``language``."""
+        other = copy.copy(self)
+        other._language = language
+        other.__dict__.pop("symbols", None)
+        return other
+
+    @property
     def language(self) -> Language:
-        """``coq`` when most files are ``.v`` files, else ``lean``."""
-        coq = sum(p.endswith(".v") for p in self._files)
-        return "coq" if coq * 2 > len(self._files) else "lean"
+        """The language the corpus was built with (a :class:`UserError` if none was given)."""
+        if self._language is None:
+            raise UserError(f"corpus {self.source} was loaded without its language, which symbol-based "
+                            "retrieval (mepo, sine) needs: give the backend (--env) it belongs to")
+        return self._language
 
     @cached_property
     def fingerprint(self) -> str:
@@ -193,7 +209,7 @@ class Corpus:
         return Corpus(
             ((f.path, list(f.imports), [self.premises[i] for i in range(f.first, f.stop) if i in keep_set])
              for f in self._files.values()),
-            source=f"{self.source} (subset of {len(keep_set)})",
+            source=f"{self.source} (subset of {len(keep_set)})", language=self._language,
         )
 
     def is_accessible(self, premise: Premise, path: str, position: Position | None = None) -> bool:

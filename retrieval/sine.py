@@ -27,16 +27,10 @@ from retrieval.base import Query, Retriever
 from retrieval.corpus import Corpus
 from retrieval.symbol_index import SymbolIndex
 
-# ubiquitous symbols that would trigger half the library: equality, order, connectives, truth
-DENY_LIST: dict[str, frozenset[str]] = {
-    "lean": frozenset({"Eq", "Ne", "HEq", "LE.le", "LT.lt", "GE.ge", "GT.gt", "And", "Or", "Not", "Iff",
-                       "Exists", "True", "False"}),
-    "coq": frozenset({"eq", "not", "and", "or", "iff", "le", "lt", "ge", "gt", "ex", "True", "False"}),
-}
-
-
 class SInERetriever(Retriever):
-    """SInE with tolerance ``t`` (>= 1), generality threshold ``g`` and depth limit ``d`` (None: none)."""
+    """SInE with tolerance ``t`` (>= 1), generality threshold ``g`` and depth limit ``d`` (None: none);
+    ``deny`` defaults to the corpus language's logical constants (equality, order, connectives,
+    truth: symbols that would trigger half the library)."""
 
     name = "sine"
 
@@ -46,7 +40,7 @@ class SInERetriever(Retriever):
         if t < 1:
             raise ValueError(f"SInE tolerance must be >= 1, got {t}")
         self.t, self.g, self.d = t, g, d
-        self.deny = DENY_LIST[corpus.language] if deny is None else frozenset(deny)
+        self.deny = corpus.language.logical_constants if deny is None else frozenset(deny)
         self.index = SymbolIndex(corpus)
         allowed = np.ones(len(self.index.vocab), dtype=bool)
         allowed[self.index.ids(self.deny)] = False

@@ -10,27 +10,34 @@ Because the text gives names as written inside their namespaces (``Ico`` for ``S
 dotted identifier contributes both itself and its last component, so that ``Set.Ico`` in a goal
 and ``Ico`` in a declaration header inside ``namespace Set`` share a symbol.
 
-The notation tables (``NOTATION`` of :mod:`search_tree.syntax.lean` and
-:mod:`search_tree.syntax.coq`) document the mapping and its choices of scope.
+The language (:class:`search_tree.language.Language`, given by the backend or the corpus) brings
+the identifier pattern, keywords and notation table; the tables (``NOTATION`` of
+:mod:`prover.lean.syntax` and :mod:`prover.coq.syntax`) document the mapping and its
+choices of scope.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from search_tree.syntax import coq, lean
-from search_tree.syntax.common import Language
-
-
-def _notation_pattern(table: dict[str, tuple[str, ...]]) -> str:
-    # longest first, so that `→+*` wins over `*` and `<->` over `<`
-    # numerals and word-like keys (`exists`, `ℕ`) are read by the number and identifier patterns
-    keys = sorted((k for k in table if not (k.isdigit() or k.isalpha())), key=len, reverse=True)
-    return "|".join(re.escape(k) for k in keys)
+from search_tree.language import Language
 
 
-_LEAN_TOKEN = re.compile(rf"(?P<id>{lean.IDENT})|(?P<num>\d+)|(?P<op>{_notation_pattern(lean.NOTATION)})")
-_COQ_TOKEN = re.compile(rf"(?P<id>{coq.IDENT})|(?P<num>\d+)|(?P<op>{_notation_pattern(coq.NOTATION)})")
+@lru_cache(maxsize=None)
+def _token(language: Language) -> re.Pattern[str]:
+    """Identifiers, numerals and notation of ``language``; notation longest first, so that `→+*`
+    wins over `*` and `<->` over `<` (numerals and word-like keys such as `exists` and `ℕ` are read
+    by the number and identifier patterns)."""
+    keys = sorted((k for k in language.notation if not (k.isdigit() or k.isalpha())), key=len, reverse=True)
+    notation = "|".join(re.escape(k) for k in keys)
+    return re.compile(rf"(?P<id>{language.identifier})|(?P<num>\d+)|(?P<op>{notation})")
+
+
+@lru_cache(maxsize=None)
+def _declared(language: Language) -> re.Pattern[str]:
+    """The name a declaration introduces: it is what the premise *is*, not a symbol it uses."""
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, language.declarations))})\s+([^\s(\[{{:]+)")
 
 # binder groups `(a b : T)`, `{a : T}`, `[inst : C a]`, `⦃a b : T⦄`
 _BINDER_GROUP = re.compile(r"[(\[{⦃]\s*((?:[^\W\d][\w'!?]*\s+)*[^\W\d][\w'!?]*)\s*:(?!=)")
@@ -39,11 +46,6 @@ _QUANT_BINDERS = re.compile(
     r"(?:∀|∃!?|∑|∏|⋃|⋂|λ|\bfun\b|\bforall\b|\bexists\b)\s*([^,=⇒]*?)\s*(?:,|=>|↦|\bin\b|∈)"
 )
 _NAME = re.compile(r"[^\W\d][\w'!?]*")
-# the name a declaration introduces: it is what the premise *is*, not a symbol it uses
-_DECLARED = re.compile(
-    r"\b(?:theorem|lemma|def|abbrev|instance|class|structure|inductive|Theorem|Lemma|Definition|"
-    r"Fixpoint|Inductive|Record|Instance|Fact|Remark|Corollary|Proposition|Example)\s+([^\s(\[{:]+)"
-)
 # a lowercase or Greek letter with subscripts/digits/primes (`n`, `a₁`, `x'`, `α`): a variable
 # (auto-bound implicit or section `variable`) in practice, never a library constant
 _VARIABLE_LIKE = re.compile(r"[a-zα-ω][\d₀-₉']*|_+")
@@ -62,17 +64,11 @@ def bound_names(text: str) -> set[str]:
     return names
 
 
-def extract_symbols(text: str, language: Language = "lean", exclude: set[str] | frozenset[str] = frozenset()) -> set[str]:
-    """The constants mentioned in ``text``, bound names and ``exclude`` left out.
-
-    >>> sorted(extract_symbols("theorem foo (n : ℕ) : n + 0 = n"))
-    ['Eq', 'HAdd.hAdd', 'Nat', 'Zero.zero']
-    """
-    if language == "lean":
-        token, table, keywords = _LEAN_TOKEN, lean.NOTATION, lean.KEYWORDS
-    else:
-        token, table, keywords = _COQ_TOKEN, coq.NOTATION, coq.KEYWORDS
-    local = bound_names(text) | set(_DECLARED.findall(text)) | set(exclude)
+def extract_symbols(text: str, language: Language, exclude: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The constants of ``language`` mentioned in ``text``, bound names and ``exclude`` left out
+    (Lean's ``theorem foo (n : ℕ) : n + 0 = n`` gives ``Eq``, ``HAdd.hAdd``, ``Nat``, ``Zero.zero``)."""
+    token, table, keywords = _token(language), language.notation, language.keywords
+    local = bound_names(text) | set(_declared(language).findall(text)) | set(exclude)
     symbols: set[str] = set()
     for m in token.finditer(text):
         kind = m.lastgroup
@@ -87,7 +83,7 @@ def extract_symbols(text: str, language: Language = "lean", exclude: set[str] | 
             if "." in tok:
                 symbols.add(tok.rsplit(".", 1)[1])
         elif kind == "num":
-            symbols.update(table.get(tok, ("OfNat.ofNat",) if language == "lean" else ()))
+            symbols.update(table.get(tok, language.numeral))
         else:
             symbols.update(table[tok])
     return symbols

@@ -29,17 +29,17 @@ from search_tree.protocol import (
     linear_proof,
     proof_tactics,
 )
+from search_tree.language import Language
 from search_tree.result import SearchResult, StopKind, StopReason
-from search_tree.tactics import gives_up
 from search_tree.value import ConstantValue, GoalHeuristicValue, LearnedValue, ValueFunction, make_value
 
 __all__ = [
     "AndNode", "BestFirstSearch", "Budget", "ConstantValue", "Edge", "Environment", "EnvironmentFailure", "ErrorKind",
-    "ErrorNode", "EventSink", "FocusingSession", "Goal", "GoalHeuristicValue", "Hypothesis", "InternalNode",
+    "ErrorNode", "EventSink", "FocusingSession", "Goal", "GoalHeuristicValue", "Hypothesis", "InternalNode", "Language",
     "LearnedValue", "MCTSConfig", "MCTSSearch", "Meter", "OrNode", "Proof", "ProofFinished", "ProofFinishedNode",
     "ProofGivenUp", "ProofStep", "Propose", "ProvedLeaf", "SearchResult", "Session", "Status", "StopKind", "StopReason",
     "TacticEdge",
     "TacticError", "TacticResult", "TacticState", "Theorem", "TheoremNotFound", "ValueFunction", "Verification",
-    "exploration_coefficient", "extract_proof", "gives_up", "linear_proof", "make_value", "proof_tactics", "puct_score",
+    "exploration_coefficient", "extract_proof", "linear_proof", "make_value", "proof_tactics", "puct_score",
     "reconstruct_proof"
 ]

@@ -51,8 +51,8 @@ from search_tree.protocol import (
     Theorem,
     proof_tactics,
 )
+from search_tree.language import Language
 from search_tree.result import SearchResult, StopKind, StopReason
-from search_tree.tactics import gives_up
 from search_tree.value import ValueFunction, make_value
 
 _MAX_EXPONENT = 50.0  # masses are exp((logprob - ref) / tau); clipped so that no sum overflows
@@ -103,8 +103,10 @@ class MCTSSearch:
         value: str | ValueFunction = "constant",
         config: MCTSConfig | None = None,
         on_event: EventSink | None = None,
+        language: Language | None = None,
     ) -> None:
         self.session = session
+        self.language = language  # its give-ups are dropped before they cost an environment call
         self.init_state = init_state
         self.propose = propose
         self.value_fn = make_value(value)
@@ -199,7 +201,7 @@ class MCTSSearch:
             tactic = tactic.strip()
             if not tactic:
                 continue
-            if gives_up(tactic):
+            if self.language is not None and self.language.gives_up(tactic):
                 self.counts["filtered_tactics"] += 1
                 continue
             scored.append((tactic, logprob))

@@ -308,6 +308,7 @@ class FocusingSession(Session, Protocol):
 @runtime_checkable
 class Environment(Protocol):
     name: str
+    # optional: ``language``, its :class:`search_tree.language.Language` (MCTS drops its give-ups)
 
     def open(self, theorem: Theorem) -> AbstractContextManager[tuple[Session, TacticState]]:
         """Open ``theorem``; the context yields a session and the initial state."""

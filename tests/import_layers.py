@@ -32,23 +32,26 @@ class Layer:
     modules: tuple[str, ...]
 
 
-#: Lowest first. ``prover`` itself places the package and any module of it that no other row
-#: names in the lowest prover layer, so a new module is held to the strictest rule until placed.
+#: Lowest first. A new module of ``prover`` that no row names sits in the runner until placed.
 LAYERS: tuple[Layer, ...] = (
     # the protocol, the searches and every language's syntax: imports nothing of ours
     Layer("search", ("search_tree",)),
     Layer("retrieval", ("retrieval",)),
     # generators take retrievers as objects, and build the kNN ones from retrieval
     Layer("generator", ("generator",)),
-    # environments and everything a backend knows about its prover
-    Layer("backends", ("prover", "prover.coq", "prover.lean", "prover.synthetic")),
+    # environments and everything a backend knows about its prover; the run defaults they read
+    Layer("backends", ("prover.coq", "prover.lean", "prover.synthetic", "prover.defaults")),
     # what composes components into provers and runs them. The registry names every backend, so it
     # sits above them; the provers and the registry import each other (``make_prover`` loads from
     # ``SEARCHES``), and ``prover.proof_search`` re-exports the distributed prover, so the three
     # are one layer. Presets are configured provers (a ``ProverConfig``, the baseline prover), and
     # the benchmark registry names every backend's loaders: both sit here, whichever folder holds them.
-    Layer("runner", ("prover.registry", "prover.proof_search", "prover.run", "prover.benchmarks",
-                     "prover.coq.presets", "prover.coq.automation")),
+    # A backend's ``Backend`` object names its presets, and the backends' registry every backend.
+    # ``prover`` itself (its ``__init__`` registers every backend's names in the lower layers' tables)
+    # and any module of it that no other row names sit here too.
+    Layer("runner", ("prover", "prover.registry", "prover.proof_search", "prover.run", "prover.benchmarks",
+                     "prover.coq.presets", "prover.coq.automation", "prover.coq.backend", "prover.lean.backend",
+                     "prover.synthetic.backend", "prover.backends")),
     # reports, tree pages, the live and interactive views: they read runs, runs never import them
     Layer("views", ("prover.views",)),
     Layer("command line", ("prover.cli", "prover.commands")),

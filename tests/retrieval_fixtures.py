@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from prover.lean.language import LEAN
 from retrieval.corpus import Corpus
 
 
@@ -43,7 +44,7 @@ def write_corpus(tmp_path: Path, files: list[dict] = FILES) -> Path:
 
 
 def small_corpus(tmp_path: Path, files: list[dict] = FILES) -> Corpus:
-    return Corpus.from_jsonl(write_corpus(tmp_path, files))
+    return Corpus.from_jsonl(write_corpus(tmp_path, files), LEAN)
 
 
 def padded_files(n: int) -> list[dict]:

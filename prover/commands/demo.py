@@ -2,7 +2,7 @@
 
 The demo takes a fixed, machine-independent sample of the test split's lemmas whose library
 proofs are short (at most ``--max-proof-sentences`` sentences), searches each with the default Coq
-prover (``generator.coq_default``: cheap automation and decision procedures, online kNN and proof
+prover (``prover.coq.default_generator``: cheap automation and decision procedures, online kNN and proof
 retrieval when the library is traced, CoqHammer's tactics, ``hammer`` once) on ``--workers``
 workers (the engine of ``eval``, :class:`prover.run.distributed.DistributedProver`), prints each
 proof as it is found, re-checked by coqc and coqchk, and then runs CoqHammer's ``hammer`` alone on
@@ -19,11 +19,15 @@ import time
 
 from prover.benchmarks.results import add_results_flag, write_results
 from prover.commands.eval import add_ray_address_argument
+from prover.backend import Feature
+from prover.backends import names, require
 from prover.defaults import DEMO, add_limit_flags
 from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env", choices=names(), default="coq",
+                        help="the backend (default: coq; it needs a default prover and a demo split)")
     parser.add_argument("--limit", type=int, default=16, help="how many lemmas to attempt (default: 16)")
     add_limit_flags(parser, DEMO, "timeout", "max_expansions", "tactic_timeout")
     parser.add_argument("--max-proof-sentences", type=int, default=3,
@@ -40,8 +44,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from prover.benchmarks.registry import stable_sample
-    from prover.coq.presets import alone_config, default_config
-    from prover.coq.split import short_theorems
+    from prover.coq.presets import alone_config
+
+    backend = require(args.env, Feature.DEMO_THEOREMS, "demo")
+    default_config = require(args.env, Feature.PRESET, "demo").load(Feature.PRESET)
+    short_theorems = backend.load(Feature.DEMO_THEOREMS)
 
     if min(args.limit, args.workers) < 1 or min(args.timeout, args.tactic_timeout, args.hammer_timeout) <= 0:
         raise UserError("--limit, --workers, --timeout, --tactic-timeout and --hammer-timeout must be positive")

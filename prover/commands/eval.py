@@ -75,13 +75,16 @@ def check_budget(args: argparse.Namespace) -> None:
 
 
 def _preset(args: argparse.Namespace) -> ProverConfig | None:
-    """The default Coq prover's preset (:func:`prover.coq.presets.default_config`) when no
-    ``--generator`` is named and the environment is Coq; its options yield to the flags given."""
-    if args.generator is not None or args.env != "coq":
-        return None
-    from prover.coq.presets import default_config
+    """The backend's default prover (its :attr:`~prover.backend.Feature.PRESET`; Coq's is
+    :func:`prover.coq.presets.default_config`) when no ``--generator`` is named and the backend has
+    one; its options yield to the flags given."""
+    from prover.backend import Feature
+    from prover.backends import BACKENDS
 
-    return default_config(args.timeout)
+    backend = BACKENDS.get(args.env)
+    if args.generator is not None or backend is None or not backend.provides(Feature.PRESET):
+        return None
+    return backend.load(Feature.PRESET)(args.timeout)
 
 
 def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts: dict[str, Any]):
@@ -135,7 +138,12 @@ def run(args: argparse.Namespace) -> int:
     from prover.run.analysis import benchmark_pass_at_k, load_run
     from prover.run.evaluation import run_evaluation
 
+    from prover.backends import check_benchmark
+    from prover.registry import check_names
+
     config = build_config(args, args.retriever, parse_options(args.retriever_opt, "--retriever-opt"))
+    check_names(config.prover)  # names first, then whether the benchmark suits the backend
+    check_benchmark(args.env, args.benchmark)
     progress = run_evaluation(config, load_theorems(args), args.out, progress=not args.no_progress)
     loaded = load_run(args.out)
     retried = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.retried.items()))

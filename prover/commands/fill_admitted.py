@@ -18,6 +18,8 @@ import shlex
 import tempfile
 from pathlib import Path
 
+from prover.backend import Feature
+from prover.backends import require
 from search_tree.errors import UserError
 
 from .eval import add_run_arguments, build_config
@@ -80,11 +82,10 @@ def run(args: argparse.Namespace) -> int:
     from prover.run.evaluation import run_evaluation, theorem_key
     from prover.views.safe_text import printable
 
+    require(args.env, Feature.FILL, "fill-admitted")
     project = load_project(args.project, tuple(shlex.split(args.flags)) if args.flags else None)
     if args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, got {args.jobs}")
-    if args.env != "coq":
-        raise UserError(f"--env {args.env}: fill-admitted edits Coq projects (--env coq)")
     index = project_index(project, jobs=args.jobs, progress=not args.no_progress)
     for path, error in index.failed.items():
         print(printable(f"not compiled, its lemmas skipped: {path}: {error}"))

@@ -6,8 +6,8 @@
 
 Commands (one a line, from the terminal or a pipe): a suggestion's number, any tactic, ``back``,
 ``search SECS`` (best-first search from the current state), ``help``, ``quit``. The suggestions are
-the Coq baseline's (``prover.coq.automation``). Exit status: 0 when a proof was found and
-re-checked by coqc and coqchk, 1 when not, 2 for bad input.
+the backend's (Coq: the baseline, ``prover.coq.automation``). Exit status: 0 when a proof was
+found and re-checked (Coq: by coqc and coqchk), 1 when not, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -15,13 +15,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 
+from prover.backend import Feature
+from prover.backends import names, require
 from prover.defaults import RUN, add_limit_flags
 from search_tree.errors import UserError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("theorem", help="theorem name: short (Nat.le_0_l) or qualified (Coq.Arith.PeanoNat.Nat.le_0_l)")
-    parser.add_argument("--env", choices=["coq"], default="coq", help="the backend (default: coq)")
+    parser.add_argument("--env", choices=names(), default="coq",
+                        help="the backend (default: coq; it needs a generator of suggestions)")
     add_limit_flags(parser, RUN, "tactic_timeout")
     parser.add_argument("--suggestions", type=int, default=12, help="suggestions tried at each state (default: 12)")
     parser.add_argument("--statement", help="prove this statement (one Lemma/Theorem sentence) instead of a stdlib theorem")
@@ -39,8 +42,6 @@ def _lines() -> Iterator[str]:
 
 def run(args: argparse.Namespace) -> int:
     from prover.commands.prove import statement_theorem
-    from prover.coq.automation import automation_generator
-    from prover.coq.env import CoqEnvironment
     from prover.views.interact import Interaction, interact
 
     if not args.tactic_timeout > 0:
@@ -49,9 +50,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--suggestions {args.suggestions}: must be at least 0")
     if args.prelude and not args.statement:
         raise UserError("--prelude needs --statement")
-    generator = automation_generator()
-    with CoqEnvironment(tactic_timeout=args.tactic_timeout) as env:
-        theorem = statement_theorem(env, args) if args.statement else env.theorem(args.theorem)
+    backend = require(args.env, Feature.SUGGEST, "interact")
+    if args.statement:
+        require(args.env, Feature.STATEMENT, "interact --statement")
+    generator = backend.load(Feature.SUGGEST)()
+    with backend.environment_class()(tactic_timeout=args.tactic_timeout) as env:
+        theorem = statement_theorem(backend, env, args) if args.statement else env.theorem(args.theorem)
         with env.open(theorem) as (session, state):
             propose = lambda s: generator.generate(s, theorem, args.suggestions)  # noqa: E731
             return interact(Interaction(env, session, state, theorem, propose, lambda text: print(text, flush=True)),

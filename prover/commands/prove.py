@@ -1,11 +1,11 @@
 """Prove one theorem by name with best-first search and re-check the proof.
 
-    dojo-prover prove --env coq Nat.le_0_l
+    dojo-prover prove --env coq Zrem_0_r
     dojo-prover prove --env coq --tactics "intros." "auto." --timeout 30 Coq.Lists.List.app_nil_r
     dojo-prover prove --env coq --statement "Lemma two : 1 + 1 = 2." --prelude "Require Import Arith." two
     dojo-prover prove --env coq --project coq-lib:RelationAlgebra leq_xcap
 
-Without ``--tactics`` the search is the default Coq prover (``generator.coq_default``: cheap
+Without ``--tactics`` the search is the default Coq prover (``prover.coq.default_generator``: cheap
 automation and decision procedures, online kNN and proof retrieval over the traced library when it
 is traced, CoqHammer's tactics with BM25 premises, ``hammer`` once); with ``--tactics``, best-first
 search over those tactics and the baseline's case analysis (``prover.coq.automation``). A name that is
@@ -20,13 +20,16 @@ import argparse
 import textwrap
 import time
 
-from prover.defaults import RUN, Limits, add_limit_flags
+from prover.backend import Backend, Feature
+from prover.backends import names, require
+from prover.defaults import RUN, add_limit_flags
 from search_tree.errors import UserError, about, one_line
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("theorem", help="theorem name: short (Nat.le_0_l) or qualified (Coq.Arith.PeanoNat.Nat.le_0_l)")
-    parser.add_argument("--env", choices=["coq"], default="coq", help="the backend (default: coq)")
+    parser.add_argument("theorem", help="theorem name: short (app_nil_r) or qualified (Coq.Lists.List.app_nil_r)")
+    parser.add_argument("--env", choices=names(), default="coq",
+                        help="the backend (default: coq; it needs a default prover, and --tactics a baseline)")
     parser.add_argument("--project", default="coq-stdlib",
                         help="where the theorem is: a Coq project directory (_CoqProject or dune-project), "
                              "coq-lib:NAME or coq-stdlib (default)")
@@ -51,19 +54,22 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--max-expansions {args.max_expansions}: must be at least 1")
     if args.prelude and not args.statement:
         raise UserError("--prelude needs --statement")
-    env, prover = _prover(args)
+    backend = require(args.env, Feature.BASELINE if args.tactics else Feature.PRESET, "prove")
+    if args.statement:
+        require(args.env, Feature.STATEMENT, "prove --statement")
+    env, prover = _prover(backend, args)
     with env:
-        theorem = statement_theorem(env, args) if args.statement else env.theorem(args.theorem)
+        theorem = statement_theorem(backend, env, args) if args.statement else env.theorem(args.theorem)
         where = f"{theorem.file_path}:{theorem.position[0]}" if theorem.position else "(statement given)"
         print(printable(f"proving {theorem.full_name} from {where} ..."), flush=True)
         started = time.monotonic()
         result = prover.search(env, theorem)
     print(f"status: {result.status.value} ({result.stop_reason})")
-    print(f"time: {time.monotonic() - started:.1f}s in all (search {result.total_time:.1f}s of which coq "
+    print(f"time: {time.monotonic() - started:.1f}s in all (search {result.total_time:.1f}s of which {backend.name} "
           f"{result.env_time:.1f}s; re-check {result.stats.get('verify_time', 0.0):.1f}s), "
           f"{result.num_env_calls} tactics run, {result.num_expansions} states expanded")
     if result.status == Status.PROVED:
-        print(f"proof (checked by coqc and coqchk; {assumes(result)}):")
+        print(f"proof (checked by {backend.checker}; {assumes(result)}):")
         print(printable(f"Proof.\n{textwrap.indent(result.script, '  ')}\nQed."))
         return 0
     return 1
@@ -77,33 +83,29 @@ def assumes(result) -> str:
     return f"uses {uses(axioms)}" if axioms else "no axioms"
 
 
-def _prover(args: argparse.Namespace):
-    """``(env, prover)``: the default Coq prover's preset, or the baseline over ``--tactics``."""
+def _prover(backend: Backend, args: argparse.Namespace):
+    """``(env, prover)``: the backend's default prover, or its baseline over ``--tactics``, built
+    from the configuration either gives through the registries (as an ``eval`` worker builds it)."""
+    from prover.registry import build_run
+
     if args.tactics:
-        from prover.coq.automation import baseline_prover
-        from prover.coq.env import CoqEnvironment
-
-        return (CoqEnvironment(tactic_timeout=args.tactic_timeout, verify_timeout=Limits(args.timeout).verify,
-                               project=args.project),
-                baseline_prover(args.tactics, args.timeout, args.max_expansions))
-    from prover.coq.presets import build_default, default_config
-
-    return build_default(default_config(args.timeout, args.tactic_timeout, args.hammer_timeout, args.max_expansions,
-                                        args.project))
+        return build_run(backend.load(Feature.BASELINE)(args.tactics, args.timeout, args.tactic_timeout,
+                                                        args.max_expansions, args.project))
+    return build_run(backend.load(Feature.PRESET)(args.timeout, args.tactic_timeout, args.hammer_timeout,
+                                                  args.max_expansions, args.project))
 
 
-def statement_theorem(env, args: argparse.Namespace):
-    """The theorem ``--statement`` states after ``--prelude``, opened once in coqtop so that a
-    statement or prelude Coq rejects is bad input named here, not a failure deep in the search."""
-    from prover.coq.context import adhoc_theorem
+def statement_theorem(backend: Backend, env, args: argparse.Namespace):
+    """The theorem ``--statement`` states after ``--prelude``, opened once in the prover so that a
+    statement or prelude it rejects is bad input named here, not a failure deep in the search."""
     from search_tree import EnvironmentFailure
 
     what = f"--statement {args.statement!r}" + (" with its --prelude" if args.prelude else "")
     with about(what):
-        theorem = adhoc_theorem(args.statement, args.prelude, name=args.theorem)
+        theorem = backend.load(Feature.STATEMENT)(args.statement, args.prelude, name=args.theorem)
         try:
             with env.open(theorem):
                 pass
-        except EnvironmentFailure as exc:  # a prelude sentence that coqtop refused
+        except EnvironmentFailure as exc:  # a prelude sentence that the prover refused
             raise UserError(one_line(exc)) from exc
     return theorem

@@ -43,10 +43,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prover.backends import language_of
     from retrieval.corpus import Corpus
     from retrieval.evaluation import evaluation_subcorpus, load_traced, premise_examples, run_ablation
 
     corpus = Corpus.from_jsonl(args.corpus)
+    corpus = corpus.in_language(language_of(corpus.files))
     examples = premise_examples(load_traced(args.data), corpus)
     if args.limit is not None:
         examples = examples.sample(args.limit, args.seed)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from prover.backend import Feature
+from prover.backends import backend, names, require
 from search_tree.errors import UserError
 
 #: the options that belong to one backend: as the user writes it -> (argparse dest, its --env)
@@ -32,7 +34,7 @@ _BACKEND_OPTIONS: dict[str, tuple[str, str]] = {
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--env", choices=["coq", "lean"], default="coq", help="the backend (default: coq)")
+    parser.add_argument("--env", choices=names(), default="coq", help="the backend (default: coq; it needs a tracer)")
     parser.add_argument("url", nargs="?", metavar="URL", help="lean: the repository (GitHub URL, other git URL or local path)")
     parser.add_argument("commit", nargs="?", metavar="COMMIT", help="lean: a commit hash or tag")
     parser.add_argument("--out", type=Path, help="output directory (coq default: `traced_data_dir()`; lean: required)")
@@ -48,10 +50,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    chosen = require(args.env, Feature.TRACE, "trace")
     for flag, (dest, env) in _BACKEND_OPTIONS.items():
-        if env != args.env and getattr(args, dest) not in (None, False):
+        if backend(env) is not chosen and getattr(args, dest) not in (None, False):
             raise UserError(f"{flag} is for --env {env}, not --env {args.env}")
-    return _trace_lean(args) if args.env == "lean" else _trace_coq(args)
+    return _trace_lean(args) if chosen is backend("lean") else _trace_coq(args)
 
 
 def _trace_coq(args: argparse.Namespace) -> int:

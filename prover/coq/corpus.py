@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .index import CoqIndex, code_version, load_index
+from .syntax import IDENT
 from .install import cache_dir
 from .project import STDLIB_PREFIX, CoqProject, ProjectError, stdlib_project
 from .records import Declaration, SourceFile
@@ -141,7 +142,7 @@ class ResolvedPremise:
 
 # a possibly qualified identifier, not preceded by a character that would make it part of a larger
 # token (a longer identifier, a field access ``x.(f)``, a scope ``%nat``, an evar ``?x``)
-_IDENT_RE = re.compile(r"(?<![\w'.%?@$])[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*")
+_IDENT_RE = re.compile(rf"(?<![\w'.%?@$]){IDENT}")
 _STRING_OR_COMMENT = re.compile(r'"(?:[^"]|"")*"|\(\*.*?\*\)', re.S)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from search_tree.errors import UserError
 
 from .install import debian_package, installed_libraries, user_contrib
+from .syntax import IDENT
 
 DUNE_PROJECT = "dune-project"
 STDLIB_THEORY = "Coq"
@@ -125,7 +126,7 @@ def _show(x: Sexp) -> str:
     return x if isinstance(x, str) else "(" + " ".join(map(_show, x)) + ")"
 
 
-_NAME = re.compile(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*")
+_NAME = re.compile(IDENT)
 
 
 def read_theories(root: Path) -> list[Theory]:

@@ -28,6 +28,7 @@ from .additions import (addition, annotate, available, names, needed, offered, p
                         with_additions)
 from .context import CoqContext, adhoc_context, file_context
 from .hammer import HammerSession, RewriteLog
+from .language import COQ
 from .records import CoqFields
 from .render import render_proof
 from .session import CoqSession
@@ -69,6 +70,7 @@ class CoqEnvironment:
     """
 
     name = "coq"
+    language = COQ
 
     def __init__(
         self,

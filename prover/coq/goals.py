@@ -17,7 +17,7 @@ Tactics print their own messages inside ``<infomsg>`` tags, so these texts are m
 outside tags and a tactic cannot fake them. Warnings (``<warning>``, e.g. a deprecated lemma
 name) come after a location header and are dropped with it. The ``(ID n)`` evar numbers are dropped from the
 rendered state because they differ between equal states. The goal blocks themselves are read by
-:mod:`search_tree.syntax.coq`, the one reader of Coq's printed goals.
+:mod:`prover.coq.syntax`, the one reader of Coq's printed goals.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from search_tree.protocol import Goal
 from search_tree.syntax.common import GoalParseError
-from search_tree.syntax.coq import has_evar, parse_goal_block, render_goal
+from prover.coq.syntax import has_metavariable, parse_goal_block, render_goal
 
 # a message block, with the location coqtop prints before warnings ("Toplevel input, characters
 # 18-26:" and the echoed input lines starting with "> ")
@@ -141,7 +141,7 @@ def parse_view(output: str) -> ProofView | None:
     focused, unfocused = rest[:unfocused_at], rest[unfocused_at + 1:]
     first_end = next((i for i, line in enumerate(focused) if _LISTED.match(line)), len(focused))
     goals = [parse_goal_block(focused[:first_end])]
-    goals += [Goal((), t, has_evar=has_evar(t)) for t in _listed_targets(focused[first_end:])]
+    goals += [Goal((), t, has_evar=has_metavariable(t)) for t in _listed_targets(focused[first_end:])]
     if len(goals) != count:
         raise GoalParseError(f"coqtop announced {count} goals but printed {len(goals)}: {output[:300]!r}")
     ids = [int(first_id.group(1)) if first_id else None]

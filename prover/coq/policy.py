@@ -74,12 +74,13 @@ from prover.coq.sentences import (
     split_sentences,
     tokens,
 )
+from prover.coq.syntax import GIVE_UP_WORDS
 
 ALLOWED_COMMANDS: frozenset[str] = frozenset({"Unshelve."})
 # capitalised Ltac names of the stdlib's own proofs (setoid_ring, micromega, QArith, Sorting); none is a
 # command keyword of Coq 8.16, so a sentence starting with one can only parse as a tactic
 CAPITALISED_TACTICS: frozenset[str] = frozenset({"Esimpl", "Esimpl2", "Esimpl3", "InvAdd", "Qc_unfolds"})
-GIVE_UP: frozenset[str] = frozenset({"admit", "give_up", "Admitted", "Admit"})
+GIVE_UP: frozenset[str] = frozenset(GIVE_UP_WORDS)
 # debugging tactics print untagged traces, which a proof state printed after them cannot be told from;
 # ``debug`` is refused before any tactic
 DEBUGGING: frozenset[str] = frozenset({"info_auto", "info_eauto", "info_trivial", "infoH"})

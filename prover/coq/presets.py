@@ -2,7 +2,7 @@
 
 A preset is a :class:`prover.registry.ProverConfig`, the same value ``eval`` records in a run's
 ``config.json``, so ``prove``, ``demo``, ``eval`` and ``benchmarks/coq_vs_hammer.py`` build the
-default prover one way. The generator it names is :mod:`generator.coq_default`; the presets live
+default prover one way. The generator it names is :mod:`prover.coq.default_generator`; the presets live
 here, beside the backend whose options (context additions, ``hammer_timeout``) they choose, so
 that the generator package does not depend on the prover's registry.
 """
@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prover.defaults import DEFAULT_PROVER_WIDTH, RUN, Limits
-from prover.registry import (ComponentSpec, ProverConfig, build_env, build_generator, build_prover, build_retriever,
-                             with_defaults)
+from prover.registry import ComponentSpec, ProverConfig
 
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
@@ -58,13 +57,23 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     )
 
 
-def build_default(config: ProverConfig):
-    """``(env, prover)`` built from ``config`` (a :func:`default_config`) through the registries,
-    the way an ``eval`` worker builds it; the caller enters and closes ``env``."""
-    config = with_defaults(config)
-    env = build_env(config.env)
-    generator = build_generator(config.generator, build_retriever(config.retriever))
-    return env, build_prover(config.prover, generator)
+def baseline_config(tactics: Sequence[str] | None, timeout: float = RUN.timeout,
+                    tactic_timeout: float = RUN.tactic_timeout, max_expansions: int | None = RUN.max_expansions,
+                    project: str | None = None) -> ProverConfig:
+    """The Coq baseline (:mod:`prover.coq.automation`) as a preset: best-first search over
+    ``tactics`` (default its own list) and its case analysis, asking for every suggestion it makes,
+    ``timeout`` seconds per theorem (the final check gets :attr:`prover.defaults.Limits.verify`)."""
+    from prover.coq.templates import automation_generator
+
+    tactics = list(tactics or [])
+    search = {"timeout": timeout, "num_sampled_tactics": automation_generator(tactics).width}
+    if max_expansions is not None:
+        search["max_expansions"] = max_expansions
+    env = {"tactic_timeout": tactic_timeout, "verify_timeout": Limits(timeout).verify}
+    if project is not None:
+        env["project"] = project
+    return ProverConfig(env=ComponentSpec("coq", env), prover=ComponentSpec("best_first", search),
+                        generator=ComponentSpec("automation", {"tactics": tactics} if tactics else {}))
 
 
 def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str] = ()) -> ProverConfig:

@@ -51,8 +51,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from search_tree.errors import UserError
-from search_tree.syntax.lean import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
 from prover.defaults import LEAN_INIT_TIMEOUT, LEAN_TACTIC_TIMEOUT
+from prover.lean.language import LEAN
+from prover.lean.syntax import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
 from prover.lean.script import confinement_problem, focus_goal, render_by_block, render_declaration, under_focus
 from search_tree.protocol import (
@@ -373,6 +374,7 @@ class LeanDojoEnvironment:
     """
 
     name = "lean"
+    language = LEAN
 
     def __init__(
         self,

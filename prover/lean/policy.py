@@ -56,10 +56,11 @@ import re
 from prover.lean.lexer import LexError, Token, bracket_problem, tokenize
 from prover.lean.vocabulary import COMMANDS, TACTICS
 from search_tree.protocol import ErrorKind, TacticError
+from prover.lean.syntax import GIVE_UP_WORDS
 
 DEFAULT_MAX_LENGTH = 4096
 
-_GIVE_UPS = {"sorry", "admit", "stop"}
+_GIVE_UPS = frozenset(GIVE_UP_WORDS)
 _SUGGESTIONS = {"hint", "polyrith", "rw_search", "library_search"}  # refused where a tactic starts
 # Words that continue the tactic of the line before when Lean's column rule lets them start a line
 # (`simpa ...` then `using h` below it); they start no command.

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.base import TacticGenerator
+from prover.backends import language_for
 from prover.run.nodes import NodeCheck, NodeRequirements
 from prover.registry import (
     ProverConfig,
@@ -177,7 +178,7 @@ class ProverWorker:
         self.config = config
         self.worker_id = worker_id
         self.record_events = record_events
-        retriever = build_retriever(config.retriever)
+        retriever = build_retriever(config.retriever, language_for(config.env.name))
         self.retriever = None if retriever is None else RecordingRetriever(retriever)
         self.generator = build_generator(config.generator, self.retriever)
         self.prover = build_prover(config.prover, self.generator)

@@ -1,11 +1,11 @@
-"""Backend syntax, one module per language: how Coq and Lean print goals, write notation and give up.
+"""Printed proof states as text, for every layer: what the backends' syntax modules share.
 
-Pure functions on text, below every consumer (prover backends, generators, retrievers), so that a
-backend's syntax is read the same way everywhere and adding a backend means one more module here:
+Each backend's own syntax lives in its folder (:mod:`prover.coq.syntax`, :mod:`prover.lean.syntax`)
+and reaches the layers below the backends as a :class:`search_tree.language.Language`. Here:
 
-* :mod:`search_tree.syntax.coq`: coqtop's goal blocks, Coq notation and keywords, give-up tactics;
-* :mod:`search_tree.syntax.lean`: Lean 4 goal lists (as LeanDojo records them), notation, give-ups;
-* :mod:`search_tree.syntax.printed`: goals of a printed state of either language, for traced data
+* :mod:`search_tree.syntax.common`: the one :class:`~search_tree.syntax.common.GoalParseError`,
+  bracket-aware splitting, and the two layouts of a let-bound hypothesis;
+* :mod:`search_tree.syntax.printed`: goals of a printed state in either layout, for traced data
   and retrieval queries, where the backend's own parse is not at hand.
 
 This package imports nothing outside :mod:`search_tree`.

@@ -1,7 +1,7 @@
 """Goals of a printed proof state of either language, read leniently (traced data, queries).
 
-Backends parse what their prover prints strictly (:func:`search_tree.syntax.coq.parse_goal_block`,
-:func:`search_tree.syntax.lean.parse_goals`) and fill ``TacticState.goals``; traced data and
+Backends parse what their prover prints strictly (:func:`prover.coq.syntax.parse_goal_block`,
+:func:`prover.lean.syntax.parse_goals`) and fill ``TacticState.goals``; traced data and
 retrieval queries only have the text, in one of the two layouts, and must never fail on it:
 
 * Lean (LeanDojo's ``pp``): ``h₁ h₂ : T`` lines, then ``⊢ target``; goals separated by a blank
@@ -19,8 +19,7 @@ import re
 
 from search_tree.protocol import Goal, Hypothesis
 
-from . import coq, lean
-from .lean import TURNSTILE
+from .common import TURNSTILE, let_type_then_value, let_value_then_type
 
 _RULE = re.compile(r"^\s*={4,}\s*$")
 _GOAL_HEADER = re.compile(r"^\s*(?:goal \d+(?: \([^)]*\))? is:|case [^\n]*|\d+ goals?)\s*$")
@@ -84,11 +83,9 @@ def _parse_goal(lines: list[str]) -> Goal | None:
             target_lines.append(stripped)
         elif len(line) - len(line.lstrip()) == hyp_indent and (m := _HYP_LINE.match(stripped)):
             rest = (m.group("rest") or "").strip()
-            if m.group("sep") == ":=":  # Coq: "x := v : T"
-                value, typ = coq.split_let(rest)
-                hyps.append([m.group("names"), typ or rest, value if typ else None])
-            else:  # Lean: "x : T := v"
-                hyps.append([m.group("names"), *lean.split_let(rest)])
+            split = let_value_then_type if m.group("sep") == ":=" else let_type_then_value  # "x := v : T" / "x : T := v"
+            typ, value = split(rest)
+            hyps.append([m.group("names"), typ, value])
         elif hyps:
             hyps[-1][1 if hyps[-1][2] is None else 2] += " " + stripped
         else:  # Coq prints a goal without hypotheses as just the target

@@ -1,4 +1,4 @@
-"""The default Coq prover (generator.coq_default): its tiers, its traced-data fallback, its wiring
+"""The default Coq prover (prover.coq.default_generator): its tiers, its traced-data fallback, its wiring
 into ``eval``/``prove``, and real Coq searches with its context additions and CoqHammer."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import logging
 
 import pytest
 
-from generator.coq_default import CoqDefaultGenerator, coq_default
-from prover.coq.presets import ADDITIONS, build_default, default_config
+from prover.coq.default_generator import CoqDefaultGenerator, coq_default
+from prover.coq.presets import ADDITIONS, default_config
+from prover.registry import build_run
 from generator.fixed import FixedTacticGenerator
 from generator.knn import KNNGenerator
 from generator.proof_retrieval import ProofRetrievalGenerator
@@ -39,7 +40,7 @@ def test_tiers_shift_each_member_and_cap_it():
 def test_missing_traces_leave_out_knn_and_proofs_with_one_warning(tmp_path, caplog):
     """Without traced splits the default still builds, without kNN and proof retrieval, and says
     how to enable them. Fails if a missing trace raises, builds a learned member, or is silent."""
-    with caplog.at_level(logging.WARNING, logger="generator.coq_default"):
+    with caplog.at_level(logging.WARNING, logger="prover.coq.default_generator"):
         generator = coq_default(traces=str(tmp_path), hammer=False)
     assert [type(g) for g, _, _ in generator.members] == [type(generator.members[0][0]), FixedTacticGenerator]
     assert [r.getMessage() for r in caplog.records if "left out" in r.getMessage()] == [
@@ -92,7 +93,7 @@ def test_default_proves_with_a_decision_procedure_and_prints_its_addition():
     printed proof names the context additions it was checked with. Fails if ``nia`` is not among
     the actions or its addition (Psatz) is not part of the proof."""
     theorem = adhoc_theorem("Lemma sq_mono : forall n m : nat, n <= m -> n * n <= m * m.", [])
-    env, prover = build_default(default_config(timeout=60, tactic_timeout=5, hammer_timeout=5))
+    env, prover = build_run(default_config(timeout=60, tactic_timeout=5, hammer_timeout=5))
     with env:
         result = prover.search(env, theorem)
     assert result.status == Status.PROVED, result.stop_reason
@@ -131,7 +132,7 @@ def test_default_search_runs_hammer_once_and_leaves_no_atp():
     under its own time limit) and no ATP process survives the search. Fails if hammer is proposed
     on every state, never, or if a timed-out hammer leaves E or CVC4 running."""
     theorem = adhoc_theorem("Lemma no : forall n : nat, n * n = n + 1.", [])
-    env, prover = build_default(default_config(timeout=20, tactic_timeout=1, hammer_timeout=4))
+    env, prover = build_run(default_config(timeout=20, tactic_timeout=1, hammer_timeout=4))
     events: list[SearchEvent] = []
     with env:
         result = prover.search(env, theorem, on_event=events.append)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from generator.coq_hammer import HammerGenerator
+from prover.coq.hammer_generator import HammerGenerator
 from prover.coq import additions
 from prover.coq.additions import Addition, offered, reopened
 from prover.coq.context import adhoc_context, adhoc_theorem

@@ -13,7 +13,7 @@ import pytest
 from traced_fixtures import commutation_theorems, tactic, theorem, write
 
 from generator import FixedTacticGenerator
-from generator.coq_templates import TEMPLATES
+from prover.coq.templates import TEMPLATES
 from generator.formatting import format_input, format_target
 from generator.fused import FusedGenerator
 from generator.knn import KNNGenerator, adapt_hypothesis_names
@@ -105,8 +105,8 @@ def test_template_without_retriever_and_goal_from_backend():
 
 
 def test_quantified_variables_and_prior_fitting():
-    assert quantified_variables("forall n m : nat, forall (l : list nat), P") == [("n", "nat"), ("m", "nat"),
-                                                                               ("l", "list nat")]
+    assert quantified_variables("forall n m : nat, forall (l : list nat), P", ("forall",)) == [
+        ("n", "nat"), ("m", "nat"), ("l", "list nat")]
     assert quantified_variables("∀ (x : ℕ) {y : ℕ}, x = y", ("∀",)) == [("x", "ℕ"), ("y", "ℕ")]
     fitted = TEMPLATES.fit_priors(["lia.", "lia.", "apply foo.", "lia."])
     prior = {t.text: t.log_prior for t in fitted.templates}
@@ -222,7 +222,7 @@ def test_registry_builds_by_name(tmp_path):
 
 
 def test_generator_modules_stay_light():
-    code = ("import sys, generator, generator.registry, generator.template, generator.coq_templates, generator.knn, "
+    code = ("import sys, generator, generator.registry, generator.template, prover.coq.templates, generator.knn, "
             "generator.fused, generator.openai_compat, generator.hf, generator.formatting, generator.traced; "
             "print(sorted({'torch', 'transformers', 'lightning'} & set(sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
@@ -369,9 +369,9 @@ def test_pass_rate_script_runs_search_per_generator(tmp_path, capsys):
 
 
 def test_fitted_coq_priors_ship_as_an_opt_in_variant():
-    """``coq:FITTED`` reads generator/data/coq_template_priors.json (benchmarks/fit_template_priors.py);
+    """``coq:FITTED`` reads prover/coq/data/coq_template_priors.json (benchmarks/fit_template_priors.py);
     the default ``coq`` set keeps its hand-set priors (the fitted ones did not raise the pass rate)."""
-    from generator.coq_templates import PRIORS_PATH, TEMPLATES
+    from prover.coq.templates import PRIORS_PATH, TEMPLATES
     from generator.template import load_templates
 
     fitted = load_templates("coq:FITTED")

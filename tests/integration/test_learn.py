@@ -83,11 +83,11 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
 def test_the_default_runs_without_a_damaged_checkpoint_and_says_so_once(tmp_path, caplog):
     """A corrupt ``policy`` checkpoint: one warning naming it and the rebuild command, and the
     default is built without a policy. Fails if it raises or stays silent."""
-    from generator.coq_default import coq_default
+    from prover.coq.default_generator import coq_default
 
     damaged = tmp_path / "policy.pt"
     damaged.write_bytes(b"\x00garbage")
-    with caplog.at_level(logging.WARNING, logger="generator.coq_default"):
+    with caplog.at_level(logging.WARNING, logger="prover.coq.default_generator"):
         generator = coq_default(traces=str(tmp_path), hammer=False, policy=str(damaged))
     assert generator.policy is None and generator.value is None
     warned = [r.getMessage() for r in caplog.records if "learned policy" in r.getMessage()]

@@ -15,7 +15,7 @@ from prover.benchmarks.datasets import (
     load_statement_benchmark,
     load_traced_theorems,
 )
-from search_tree.syntax.lean import parse_goals
+from prover.lean.syntax import parse_goals
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(not (DATA / "lean-benchmarks").exists(), reason=f"shared data not found at {DATA}")

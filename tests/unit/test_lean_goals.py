@@ -7,7 +7,7 @@ import json
 import pytest
 
 from prover.benchmarks.datasets import default_data_dir
-from search_tree.syntax.lean import GoalParseError, has_metavariable, parse_goal, parse_goals
+from prover.lean.syntax import GoalParseError, has_metavariable, parse_goal, parse_goals
 from prover.lean.script import render_declaration, render_tactics
 from search_tree import Hypothesis, ProofStep, Theorem
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-
-
-from generator.lean_templates import (
+from prover.lean.policy import refusal_reason
+from prover.lean.templates import (
     ALL_TEMPLATES,
     AUTOMATION,
     ON_HYPOTHESIS,
@@ -14,10 +13,9 @@ from generator.lean_templates import (
     lean_template_suggestions,
     writable_name,
 )
-from search_tree.syntax.lean import parse_goals
-from prover.lean.policy import refusal_reason
 from retrieval.query_text import state_query
 from search_tree import TacticState
+from prover.lean.syntax import parse_goals
 
 PP = ("case h\nx y : ℕ\ninst✝ : Fact (1 < 2)\nh₀ : x + y = 10\nn : ℕ := 3\n⊢ x ≤\n    10\n\n"
       "case h'\nx : ℕ\n⊢ x = x")
@@ -46,7 +44,7 @@ def test_templates_load_as_a_template_set():
     from generator.template import load_templates
 
     templates = load_templates("lean")
-    assert templates.backend == "lean" and len(templates.templates) == len(ALL_TEMPLATES)
+    assert templates.language.name == "lean" and len(templates.templates) == len(ALL_TEMPLATES)
     assert {t.slot for t in templates.templates} == {None, "{var}", "{hyp}", "{premise}"}
 
 

@@ -3,13 +3,15 @@ import math
 import pytest
 
 from generator import FixedTacticGenerator
+from prover.coq.language import COQ
+from prover.lean.language import LEAN
 from prover.proof_search import BestFirstSearchProver, MCTSProver, make_prover
 from scripted_env import ScriptedEnv
 from search_tree import (
     StopKind,
     StopReason,
     AndNode, Budget, ConstantValue, GoalHeuristicValue, LearnedValue, MCTSConfig, MCTSSearch, OrNode,
-    ProofStep, ProvedLeaf, Status, TacticEdge, TacticState, Theorem, exploration_coefficient, gives_up,
+    ProofStep, ProvedLeaf, Status, TacticEdge, TacticState, Theorem, exploration_coefficient,
     make_value, puct_score, reconstruct_proof,
 )
 
@@ -317,21 +319,30 @@ def test_a_split_whose_goal_repeats_a_state_on_its_path_is_dropped():
 
 
 def test_give_up_tactics_never_reach_the_environment():
-    env = ScriptedEnv({"s0": {"sorry": "sorry", "admit.": "sorry", "exact?": "proved", "auto": "proved"}})
-    result = mcts([("sorry", -0.1), ("admit.", -0.1), ("exact?", -0.1), ("Admitted.", -0.1), ("auto", -5.0)]).search(env, THM)
+    """Fails if MCTS runs a give-up of the environment's language (or a Lean search tactic) instead
+    of dropping it, or drops a tactic when the environment has no language."""
+    env = ScriptedEnv({"s0": {"sorry": "sorry", "admit": "sorry", "exact?": "proved", "auto": "proved"}})
+    env.language = LEAN
+    result = mcts([("sorry", -0.1), ("admit", -0.1), ("exact?", -0.1), ("stop", -0.1), ("auto", -5.0)]).search(env, THM)
     assert result.status == Status.PROVED and result.tactics == ["auto"]
     assert env.calls == [("s0", "auto")]
     assert result.stats["filtered_tactics"] == 4
+    bare = ScriptedEnv({"s0": {"exact?": "proved"}})
+    assert mcts([("exact?", -0.1)]).search(bare, THM).stats["filtered_tactics"] == 0 and bare.calls == [("s0", "exact?")]
 
 
-@pytest.mark.parametrize("tactic, expected", [
-    ("sorry", True), ("admit.", True), ("Admitted.", True), ("give_up.", True), ("exact?", True),
-    ("apply? using h", True), ("constructor <;> simp?", True), ("intros. admit.", True),
-    ("exact List.head? l", False), ("intros ?", False), ("destruct x as [? ?]", False),
-    ("rewrite ?H", False), ("apply admit_lemma", False), ("exact hsorry", False), ("auto", False),
+@pytest.mark.parametrize("language, tactic, expected", [
+    ("lean", "sorry", True), ("lean", "exact?", True), ("lean", "apply? using h", True),
+    ("lean", "constructor <;> simp?", True), ("lean", "stop", True), ("lean", "exact List.head? l", False),
+    ("lean", "intros ?", False), ("lean", "exact hsorry", False), ("lean", "Admitted.", False),
+    ("coq", "admit.", True), ("coq", "Admitted.", True), ("coq", "give_up.", True), ("coq", "intros. admit.", True),
+    ("coq", "Admit.", True), ("coq", "destruct x as [? ?]", False), ("coq", "rewrite ?H", False),
+    ("coq", "apply admit_lemma", False), ("coq", "auto", False), ("coq", "sorry", False), ("coq", "exact?", False),
 ])
-def test_gives_up(tactic, expected):
-    assert gives_up(tactic) is expected
+def test_gives_up(language, tactic, expected):
+    """Fails if a language's give-up words (whole words, case-sensitive) or Lean's search tactics are
+    not recognised, or a word of the other language or an identifier containing one is taken."""
+    assert {"coq": COQ, "lean": LEAN}[language].gives_up(tactic) is expected
 
 
 # -- budgets, failures, verification ---------------------------------------------------------------

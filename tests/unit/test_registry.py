@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from prover.benchmarks.registry import stable_sample
-from generator.coq_templates import SSREFLECT, automation_generator
+from prover.coq.templates import SSREFLECT, automation_generator
 from prover.coq.automation import baseline_prover
 from prover.proof_search import make_prover
 from generator.fixed import FixedTacticGenerator
@@ -76,7 +76,7 @@ def test_the_baseline_is_a_template_set_with_its_old_scores():
 def test_every_coq_template_set_takes_the_one_automation_list_with_its_priors():
     """Fails if a Coq set keeps its own copy of the automation tactics or their priors (the former
     ``_AUTOMATION`` and ``BASELINE_TACTICS`` shared 18 tactics with different priors)."""
-    from generator.coq_templates import AUTOMATION
+    from prover.coq.templates import AUTOMATION
 
     for name in ("coq", "coq:BASELINE", "coq:HAMMER", "coq:FITTED"):
         fixed = {t.text: t.log_prior for t in load_templates(name).templates if t.slot is None}
@@ -99,14 +99,18 @@ def test_the_baseline_proposes_ssreflect_tactics_only_where_ssreflect_is_loaded(
         automation_generator(["auto."]).generate(STATE, Theorem("t"), 100)
 
 
-def test_the_generator_table_is_complete_without_importing_prover():
-    """Fails if a generator name works only after some other module registered it on import (as
-    ``automation`` and ``synthetic`` did from ``prover.registry``), or if building the Coq baseline
-    generator imports the ``prover`` package (``automation_generator`` lived in ``prover.coq``)."""
-    code = ("import sys, generator\n"
+def test_backends_bring_their_generators_and_template_sets():
+    """Fails if the generator package names a backend again (a Coq or synthetic entry in its own
+    tables, or an import of ``prover``), or if importing any part of ``prover`` (as a Ray worker
+    does when it unpickles a prover) leaves a backend's generators or template sets unknown."""
+    code = ("import sys, generator, generator.template\n"
+            "assert not [m for m in sys.modules if m.split('.')[0] == 'prover'], sorted(sys.modules)\n"
+            "assert 'automation' not in generator.GENERATORS and not list(generator.template.TEMPLATE_SETS)\n"
+            "import prover.registry\n"
             "g = generator.build_generator('automation')\n"
             "assert type(g).__name__ == 'AutomationGenerator' and g.plain.rank_penalty == 0.1, g\n"
-            "assert not [m for m in sys.modules if m.split('.')[0] == 'prover'], sorted(sys.modules)\n"
-            "assert type(generator.build_generator('synthetic', seed=3)).__name__ == 'SyntheticGenerator'\n")
+            "assert type(generator.build_generator('synthetic', seed=3)).__name__ == 'SyntheticGenerator'\n"
+            "assert sorted(generator.template.TEMPLATE_SETS) == ['coq', 'coq:BASELINE', 'coq:FITTED', 'coq:HAMMER', 'lean']\n"
+            "assert sorted(prover.registry.ENVIRONMENTS) == ['coq', 'leandojo', 'synthetic']\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]

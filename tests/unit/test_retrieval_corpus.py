@@ -3,10 +3,14 @@ import sys
 
 import pytest
 
+from prover.backends import language_of
+from prover.coq.language import COQ
+from prover.lean.language import LEAN
 from retrieval.base import Query, RetrievalContext
 from retrieval.corpus import Corpus
 from retrieval.symbols import extract_symbols
 from retrieval_fixtures import FILES, small_corpus, write_corpus
+from search_tree.errors import UserError
 from search_tree.protocol import Goal, Hypothesis, TacticState, Theorem
 
 
@@ -16,7 +20,18 @@ def test_loads_premises_by_name(tmp_path):
     p = corpus["frob_add"]
     assert p.path == "Lib/Frob.lean" and p.start == (5, 1) and p.kind == "theorem"
     assert "frob_add" in corpus and "nope" not in corpus
-    assert corpus.language == "lean"
+    assert corpus.language is LEAN
+
+
+def test_a_corpus_has_the_language_it_is_given_not_a_guess(tmp_path):
+    """Fails if a corpus guesses its language again (the old rule took any corpus not mostly ``.v``
+    for Lean), or if the backends' lookup by file suffix accepts a corpus of mixed languages."""
+    bare = Corpus.from_jsonl(write_corpus(tmp_path))
+    with pytest.raises(UserError, match="loaded without its language"):
+        _ = bare.language
+    assert bare.in_language(COQ).language is COQ and bare.in_language(COQ).symbols[0] != bare.in_language(LEAN).symbols[0]
+    assert language_of(bare.files) is LEAN and language_of(["A.v", "B/C.v"]) is COQ
+    assert language_of(["A.v", "B.lean"]) is None and language_of([]) is None
 
 
 @pytest.mark.parametrize("bad, detail", [
@@ -59,27 +74,27 @@ def test_restrict_keeps_files_and_order(tmp_path):
 
 
 def test_lean_symbols_map_notation_and_drop_binders():
-    assert extract_symbols("theorem foo (n : ℕ) : n + 0 = n") == {"Eq", "HAdd.hAdd", "Nat", "Zero.zero"}
-    syms = extract_symbols("∀ x y : ℝ, ∑ i in Finset.range n, f i ≤ x⁻¹ * y ∧ ¬ (x ∣ y) ↔ ∃ z, z ∈ S")
+    assert extract_symbols("theorem foo (n : ℕ) : n + 0 = n", LEAN) == {"Eq", "HAdd.hAdd", "Nat", "Zero.zero"}
+    syms = extract_symbols("∀ x y : ℝ, ∑ i in Finset.range n, f i ≤ x⁻¹ * y ∧ ¬ (x ∣ y) ↔ ∃ z, z ∈ S", LEAN)
     assert {"Real", "Finset.sum", "Finset.range", "range", "LE.le", "Inv.inv", "HMul.hMul", "And", "Not",
             "Dvd.dvd", "Iff", "Exists", "Membership.mem", "S"} == syms
     assert "x" not in syms and "z" not in syms and "i" not in syms
-    assert extract_symbols("fun x => g x", exclude={"g"}) == set()  # `=>` is not `=`
-    assert extract_symbols("theorem t : Set.Ioc a b ⊆ s") == {"Set.Ioc", "Ioc", "HasSubset.Subset"}
+    assert extract_symbols("fun x => g x", LEAN, exclude={"g"}) == set()  # `=>` is not `=`
+    assert extract_symbols("theorem t : Set.Ioc a b ⊆ s", LEAN) == {"Set.Ioc", "Ioc", "HasSubset.Subset"}
 
 
 def test_coq_symbols():
-    assert extract_symbols("Lemma le_S : forall n m : nat, n <= m -> n <= S m.", "coq") == {"nat", "le", "S"}
-    assert extract_symbols("Theorem t : forall l, l ++ nil = l /\\ ~ (0 <> 1).", "coq") == {
+    assert extract_symbols("Lemma le_S : forall n m : nat, n <= m -> n <= S m.", COQ) == {"nat", "le", "S"}
+    assert extract_symbols("Theorem t : forall l, l ++ nil = l /\\ ~ (0 <> 1).", COQ) == {
         "app", "nil", "eq", "and", "not", "O", "S"}
-    assert extract_symbols("exists x, x + y = Nat.mul y x", "coq") == {"ex", "Nat.add", "eq", "Nat.mul", "mul"}
+    assert extract_symbols("exists x, x + y = Nat.mul y x", COQ) == {"ex", "Nat.add", "eq", "Nat.mul", "mul"}
 
 
 def test_query_from_printed_states():
     lean = Query.from_state("a b : ℕ\nh :\n  a ≤\n    b\n⊢ a + 0 ≤\n  b")
     assert lean.targets == ("a + 0 ≤ b",)
     assert lean.hypotheses == ((("a", "b"), "ℕ"), (("h",), "a ≤ b"))
-    assert lean.symbols("lean") == {"Nat", "LE.le", "HAdd.hAdd", "Zero.zero"}
+    assert lean.symbols(LEAN) == {"Nat", "LE.le", "HAdd.hAdd", "Zero.zero"}
     coq = Query.from_state("n, m : nat\nH : n <= m\n============================\n n <= S m")
     assert coq.hypotheses == ((("n", "m"), "nat"), (("H",), "n <= m")) and coq.targets == ("n <= S m",)
     two = Query.from_state("case inl\nh : p\n⊢ p ∨ q\n\ncase inr\n⊢ q ∨ p")
@@ -89,7 +104,7 @@ def test_query_from_printed_states():
 def test_query_from_tactic_state():
     goal = Goal((Hypothesis("hx", "Foo.frob x = 0"),), "Foo.frob (x + 0) = 0")
     q = Query.from_state(TacticState("pp", 0, (goal,)))
-    assert q.local_names == {"hx"} and "Foo.frob" in q.symbols("lean")
+    assert q.local_names == {"hx"} and "Foo.frob" in q.symbols(LEAN)
 
 
 def test_context_from_theorem():

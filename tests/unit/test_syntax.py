@@ -3,9 +3,11 @@
 import subprocess
 import sys
 
+from prover.lean.language import LEAN
 from retrieval.base import Query
 from search_tree.protocol import TacticState
-from search_tree.syntax import lean, printed
+from prover.lean import syntax as lean
+from search_tree.syntax import printed
 
 WRAPPED = ("a b : ℕ\nh :\n  Disjoint (Ico a b)\n    (Ico b a)\np : ℕ × ℕ := Prod.swap { fst := a, snd := b }\n"
            "f : Foo { fst := a }\n⊢ a = b")
@@ -27,14 +29,14 @@ def test_a_query_is_the_same_from_goals_and_from_text():
     goals = lean.parse_goals(WRAPPED)
     assert Query.from_state(TacticState(WRAPPED, 0, goals)) == Query.from_state(WRAPPED)
     assert Query.from_state(WRAPPED).hypotheses[:2] == ((("a", "b"), "ℕ"), (("h",), "Disjoint (Ico a b) (Ico b a)"))
-    assert "Prod.swap" in Query.from_state(WRAPPED).symbols("lean")  # from the let-bound value
+    assert "Prod.swap" in Query.from_state(WRAPPED).symbols(LEAN)  # from the let-bound value
 
 
 def test_one_goal_parse_error_and_no_imports_outside_search_tree():
-    """Fails if prover.coq.goals defines its own GoalParseError again, or a syntax module imports
-    a consumer package (prover, generator, retrieval)."""
-    code = ("import sys; import search_tree.syntax.coq, search_tree.syntax.lean, search_tree.syntax.printed; "
+    """Fails if prover.coq.goals or the Lean syntax defines its own GoalParseError again, or the
+    printed-state reader or the Language type imports a package above search_tree."""
+    code = ("import sys; import search_tree.syntax.printed, search_tree.language; "
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('prover', 'generator', 'retrieval')); "
-            "assert not bad, bad; import prover.coq.goals as g, search_tree.syntax.lean as l; "
-            "assert g.GoalParseError is l.GoalParseError")
+            "assert not bad, bad; import prover.coq.goals as g, prover.lean.syntax as l, search_tree.syntax.common as c; "
+            "assert g.GoalParseError is l.GoalParseError is c.GoalParseError")
     subprocess.run([sys.executable, "-c", code], check=True)

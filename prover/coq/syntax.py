@@ -12,7 +12,7 @@ import re
 
 from search_tree.protocol import Goal, Hypothesis
 
-from .common import GoalParseError, top_level_index
+from search_tree.syntax.common import GoalParseError, let_value_then_type
 
 SEPARATOR = "============================"
 _HYP = re.compile(r"([^\W\d][\w']*(?:, [^\W\d][\w']*)*) (:=|:) (.*)$", re.DOTALL)  # Coq identifiers may be Unicode
@@ -55,12 +55,14 @@ KEYWORDS = frozenset(
     forall exists fun match with end let in if then else return as struct Type Prop Set fix cofix
     is""".split()
 )
-IDENT = r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*"  # possibly qualified (ASCII, as the stdlib writes them)
-# tactics and commands that close a goal without proving it
-GIVE_UP_WORDS = ("admit", "Admitted", "give_up")
+# an identifier, possibly qualified (ASCII, as the stdlib writes them): symbols, premise names,
+# logical paths of a _CoqProject or a dune stanza
+IDENT = r"[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*"
+# tactics and commands that close a goal without proving it (the policy refuses them too)
+GIVE_UP_WORDS = ("admit", "Admit", "Admitted", "give_up")
 
 
-def has_evar(text: str) -> bool:
+def has_metavariable(text: str) -> bool:
     """Whether ``text`` mentions an existential variable (``?x``), which goals may share."""
     return _EVAR.search(text) is not None
 
@@ -93,7 +95,7 @@ def parse_goal_block(lines: list[str]) -> Goal:
     if pending:
         hyps.extend(parse_hypothesis("\n".join(pending)))
     target = "\n".join(line[2:] for line in lines[sep + 1:]).strip("\n")
-    evar = has_evar(target) or any(has_evar(h.type + (h.value or "")) for h in hyps)
+    evar = has_metavariable(target) or any(has_metavariable(h.type + (h.value or "")) for h in hyps)
     return Goal(tuple(hyps), target, has_evar=evar)
 
 
@@ -105,17 +107,6 @@ def parse_hypothesis(text: str) -> list[Hypothesis]:
     names, kind, rest = m.group(1).split(", "), m.group(2), m.group(3)
     value = None
     if kind == ":=":
-        value, rest = split_let(rest)
+        rest, value = let_value_then_type(rest)
     return [Hypothesis(name, rest, value) for name in names]
 
-
-def split_let(text: str) -> tuple[str, str]:
-    """Split ``value : type`` of a let-bound hypothesis at the last ``" : "`` outside brackets.
-
-    Best effort: a type that itself has a top-level ``" : "`` (a ``forall x : T, ...`` without
-    parentheses) is split too early; the rendered state is unaffected since it joins them again.
-    """
-    cut = top_level_index(text, " : ", last=True)
-    if cut < 0:
-        return text, ""
-    return text[:cut], text[cut + 3:]

@@ -10,14 +10,15 @@ closing tactics (``benchmarks/results/automation_closing.md``). The slot templat
 quantified variables, hypotheses and retrieved premises) follow, the premise ones with a rank
 discount on top. :meth:`TemplateSet.fit_priors` re-estimates priors from traced
 Coq proofs: :data:`FITTED` (``templates="coq:FITTED"``) has them fitted on the traced stdlib's
-training split (``generator/data/coq_template_priors.json``, ``python -m
+training split (``prover/coq/data/coq_template_priors.json``, ``python -m
 benchmarks.fit_template_priors``); they are not the default because they did not raise the pass
 rate (2 vs 3 of 40 test theorems, ``benchmarks/generator_pass_rate.py``): frequency in human proofs puts
 ``apply H.`` and ``intros.`` first and cheap closing automation last.
 
 The sets: :data:`TEMPLATES` (``templates="coq"``) is :data:`AUTOMATION` and the slot templates,
 normalised per state; :data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline, the
-default prover's first member and what ``dojo-prover prove --tactics`` runs (:mod:`prover.coq.automation`):
+default prover's first member and what ``dojo-prover prove --tactics`` and ``interact`` run
+(:mod:`prover.coq.automation`):
 :data:`AUTOMATION` used unnormalised as best-first scores, plus case analysis and induction on
 every hypothesis; :data:`HAMMER` and :data:`FITTED` are :data:`TEMPLATES` with more tactics or
 other priors. :func:`automation_generator` is :data:`BASELINE` as a generator.
@@ -37,6 +38,7 @@ from pathlib import Path
 
 from generator.base import Suggestion, TacticGenerator
 from generator.template import Template, TemplateGenerator, TemplateSet
+from prover.coq.language import COQ
 from search_tree.protocol import TacticState, Theorem
 
 #: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
@@ -102,9 +104,8 @@ _ON_PREMISE = [
 ]
 
 TEMPLATES = TemplateSet(
-    backend="coq",
+    language=COQ,
     templates=tuple(Template(t, p) for t, p in [*AUTOMATION, *_ON_VARIABLE, *_ON_HYPOTHESIS, *_ON_PREMISE]),
-    quantifiers=("forall",),
 )
 
 HAMMER = TEMPLATES.with_templates([Template("sauto.", -2.5), Template("hauto.", -2.8)])
@@ -119,8 +120,7 @@ def baseline_templates(tactics: list[str] | None = None) -> TemplateSet:
     ``-0.1, -0.2, ...`` in the order given) plus case analysis and induction on hypotheses. Its
     scores are used as written (``normalise=False``): they were set as best-first scores."""
     fixed = AUTOMATION if not tactics else tuple((t, -0.1 * (i + 1)) for i, t in enumerate(tactics))
-    return TemplateSet("coq", tuple(Template(t, p) for t, p in fixed) + _BASELINE_ON_LOCAL,
-                       quantifiers=("forall",), normalise=False)
+    return TemplateSet(COQ, tuple(Template(t, p) for t, p in fixed) + _BASELINE_ON_LOCAL, normalise=False)
 
 
 BASELINE = baseline_templates()

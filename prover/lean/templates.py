@@ -2,10 +2,9 @@
 
 Plain data in the slot syntax of the template generator (``{var}``, ``{hyp}``, ``{premise}``),
 plus :func:`lean_template_suggestions`, which instantiates it for one state without any other
-module. ``TEMPLATES`` (built on first access, when :mod:`generator.template` is present) is the
-``TemplateSet`` that ``load_templates("lean")`` returns. The generator package does not import
-``prover``; every template is accepted by the Lean backend's untrusted-tactic policy (no
-``?``-tactics, no ``sorry``, no ``native_decide``: a test checks this).
+module. ``TEMPLATES`` is the ``TemplateSet`` that ``load_templates("lean")`` returns. Every
+template is accepted by the Lean backend's untrusted-tactic policy (no ``?``-tactics, no
+``sorry``, no ``native_decide``: a test checks this).
 
 Log-priors (nats) are hand-set by the rule the Coq set uses: closing automation first (cheap when
 it fails), then structural steps, then rewriting and application with retrieved premises (a
@@ -17,7 +16,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+
+from generator.template import Template, TemplateSet
+from prover.lean.language import LEAN
 
 AUTOMATION: tuple[tuple[str, float], ...] = (
     ("simp", -1.0),
@@ -125,14 +127,6 @@ def lean_template_suggestions(
     return sorted(out.items(), key=lambda kv: -kv[1])
 
 
-def __getattr__(name: str) -> Any:
-    """``TEMPLATES``: the data above as the template generator's ``TemplateSet`` (built lazily, so
-    this module works on its own where :mod:`generator.template` is absent)."""
-    if name != "TEMPLATES":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from generator.template import Template, TemplateSet
 
-    templates = TemplateSet(backend="lean", templates=tuple(Template(t, p) for t, p in ALL_TEMPLATES),
-                            quantifiers=("∀",))
-    globals()["TEMPLATES"] = templates
-    return templates
+#: the data above as the template generator's set (``load_templates("lean")``)
+TEMPLATES = TemplateSet(language=LEAN, templates=tuple(Template(t, p) for t, p in ALL_TEMPLATES))

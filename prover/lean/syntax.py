@@ -9,7 +9,8 @@ adds those because AND-OR search needs them: goals that mention a metavariable (
 ``?a``, a universe ``?u.345``) may share it and must not be split into independent subgoals.
 The tests check that hypothesis and goal counts agree with LeanDojo's parser on real states.
 
-Pure Python: no Lean and no ``lean_dojo`` import, so retrievers and generators can use it.
+Pure Python: no Lean and no ``lean_dojo`` import. The layers below the backends read it through
+:data:`prover.lean.language.LEAN`.
 """
 
 from __future__ import annotations
@@ -18,17 +19,14 @@ import re
 
 from search_tree.protocol import Goal, Hypothesis
 
-from .common import GoalParseError, top_level_index
+from search_tree.syntax.common import TURNSTILE, GoalParseError, let_type_then_value, normalise
 
-TURNSTILE = "⊢"
 
 # A metavariable: `?` starting a name (`?m.12`, `?a`, `?u.21872`, `?_uniq.3`) that is not the
 # tail of an identifier or of an index such as `x?` / `List.get?`.
 _MVAR = re.compile(r"(?<![\w.?!'\u2080-\u209c])\?[A-Za-z_\u0370-\u03ff][\w.'\u2080-\u209c]*")
 _GOAL_COUNT_HEADER = re.compile(r"\A\d+ goals?\n")
 _CASE_LINE = re.compile(r"case\s+(\S+)\Z")
-_OPEN = "([{⟨⦃⟦«"
-_CLOSE = ")]}⟩⦄⟧»"
 
 
 # Lean 4 notation -> the constant it unfolds to (Mathlib / core, as of 2023-2024).
@@ -110,8 +108,8 @@ KEYWORDS = frozenset(
 )
 # identifiers: a letter or underscore, then word characters, primes, `!`/`?`, possibly qualified
 IDENT = r"[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*"
-# tactics that close a goal without proving it
-GIVE_UP_WORDS = ("sorry", "admit")
+# tactics that close a goal without proving it (``stop`` closes every goal left with ``sorry``)
+GIVE_UP_WORDS = ("sorry", "admit", "stop")
 # the search tactics (exact?, apply?, rw?, simp?, aesop?, ...): an unqualified name directly
 # followed by '?', which report a suggestion instead of making a proof step. A '?' after a dot
 # (``List.head?``) or before a name (a metavariable ``?x``) is no search tactic.
@@ -149,22 +147,6 @@ def _entries(lines: list[str]) -> list[str]:
     return entries
 
 
-def _normalise(text: str) -> str:
-    """A wrapped hypothesis or target on one line (Lean's own line breaks are layout only)."""
-    return " ".join(text.split())
-
-
-def split_let(rest: str) -> tuple[str, str | None]:
-    """``T := v`` (a let-bound hypothesis after its names) -> ``(T, v)``; ``(T, None)`` without a value.
-
-    Only a ``:=`` outside brackets separates them (``f { fst := x }`` is a type).
-    """
-    assign = top_level_index(rest, " :=", _OPEN, _CLOSE)
-    if assign < 0:
-        return rest, None
-    return rest[:assign], _normalise(rest[assign + len(" :="):])
-
-
 def parse_hypotheses(entry: str) -> list[Hypothesis]:
     """``x y : T`` gives one :class:`Hypothesis` per name; ``v : T := e`` keeps ``e`` as the value."""
     colon = re.search(r"\s:(?=\s|$)", entry)
@@ -173,8 +155,8 @@ def parse_hypotheses(entry: str) -> list[Hypothesis]:
     names = entry[: colon.start()].split()
     if not names:
         raise GoalParseError(f"hypothesis without a name: {entry!r}")
-    rest, value = split_let(entry[colon.end():])
-    type_ = _normalise(rest)
+    rest, value = let_type_then_value(entry[colon.end():])
+    type_ = normalise(rest)
     if type_.endswith(","):  # Lean 3 style separators that LeanDojo also strips
         type_ = type_[:-1].rstrip()
     return [Hypothesis(name=name, type=type_, value=value) for name in names]
@@ -196,7 +178,7 @@ def parse_goal(block: str) -> Goal:
     hypotheses: list[Hypothesis] = []
     for entry in entries[:-1]:
         hypotheses.extend(parse_hypotheses(entry))
-    target = _normalise(target_entry[len(TURNSTILE):])
+    target = normalise(target_entry[len(TURNSTILE):])
     return Goal(tuple(hypotheses), target, has_evar=has_metavariable(block), name=name)
 
 

@@ -1,23 +1,18 @@
 """The synthetic backend: seeded proof puzzles with simulated latency, focusing and injected faults.
 
 It lets the search algorithms, the distributed runner and the benchmarks run, be tested and be
-measured where no prover is installed, and it is labelled as such wherever it is used. It is also
-the smallest complete backend, so it is the worked example of ``docs/architecture.md``'s "add a
-backend" recipe; each part of that recipe is one piece of this module:
+measured where no prover is installed, and it is labelled as such wherever it is used:
 
-1. **The environment** (:class:`SyntheticEnvironment`, :class:`search_tree.Environment`): ``open``
-   yields a session and the initial state, ``render`` prints a proof in the backend's language,
-   ``verify`` re-checks it from scratch. Its sessions answer ``run_tac`` and ``focus``
-   (:class:`search_tree.FocusingSession`), so that AND-OR search can prove goals apart. A real
-   backend keeps its prover process behind the session and absorbs its crashes there.
-2. **Its syntax** (here :func:`_goal_text`): how a goal prints. A real backend's parsers of printed
-   goals, notation and give-up words live in one module of :mod:`search_tree.syntax`.
-3. **Its tactics** (:data:`VOCABULARY` with a prior, :class:`SyntheticGenerator`); a real backend
-   has a template set (``generator/coq_templates.py``) that the template generator reads.
-4. **Its names**: ``synthetic`` in :data:`prover.registry.ENVIRONMENTS` and ``GENERATORS``, the
-   benchmark family ``synthetic:N`` in :mod:`benchmarks.registry` (:func:`synthetic_theorems`).
-   Environments and generators are built from plain keyword options, so a Ray worker can build
-   them from a :class:`prover.registry.ComponentSpec`.
+* **the environment** (:class:`SyntheticEnvironment`, :class:`search_tree.Environment`): ``open``
+  yields a session and the initial state, ``render`` prints a proof, ``verify`` re-checks it from
+  scratch. Its sessions answer ``run_tac`` and ``focus`` (:class:`search_tree.FocusingSession`),
+  so that AND-OR search can prove goals apart. It builds its goals itself (:func:`_goal_text`), so
+  it has no :class:`~search_tree.language.Language`;
+* **its tactics** (:data:`VOCABULARY` with a prior, :class:`SyntheticGenerator`);
+* **its names**, in :mod:`prover.synthetic.backend`: ``synthetic`` as an environment and a
+  generator, the benchmark family ``synthetic:N`` (:func:`synthetic_theorems`). Environments and
+  generators are built from plain keyword options, so a Ray worker can build them from a
+  :class:`prover.registry.ComponentSpec`.
 
 The world (:class:`SyntheticWorld`). Each theorem is a hidden random proof tree, a deterministic
 function of the world's ``seed`` and the goal. Every goal has one *solution* tactic, drawn from
@@ -221,6 +216,7 @@ class SyntheticEnvironment(Environment):
     """
 
     name = "synthetic"
+    language = None  # its goals are built here, not parsed
 
     def __init__(self, world: SyntheticWorld | Mapping[str, Any] | None = None, latency: float = 0.0,
                  faults: Mapping[str, str] | None = None, fault_once_dir: str | None = None) -> None:

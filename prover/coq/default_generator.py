@@ -13,7 +13,7 @@ hand-set best-first scores; kNN's and proof retrieval's log-probabilities) and a
 member's tier offset, so that best-first search, which runs a state's tactics best first, spends
 its time in order of cost:
 
-1. the Coq baseline (:func:`generator.coq_templates.automation_generator`: closing tactics,
+1. the Coq baseline (:func:`prover.coq.templates.automation_generator`: closing tactics,
    ``intros``/``split``/``simpl``, case analysis and induction on hypotheses) and the decision
    procedures :data:`DECISION` (``ring``, ``field``, ``lra``, ``nra``, ``nia``; ``lia``,
    ``congruence``, ``firstorder`` are in the baseline), offset 0: they fail in milliseconds;
@@ -22,7 +22,7 @@ its time in order of cost:
    proofs accessible from it, offset :data:`LEARNED_OFFSET`: the best kNN tactic lands among the
    structural steps, and a retrieved proof (one macro action) among the closing tactics when its
    lemma is very similar;
-3. CoqHammer's reconstruction tactics with and without premises (:mod:`generator.coq_hammer`),
+3. CoqHammer's reconstruction tactics with and without premises (:mod:`prover.coq.hammer_generator`),
    offset :data:`HAMMER_OFFSET`, and ``hammer`` itself last, once, on the theorem's first state:
    it costs its own time limit (``hammer_timeout``) and is where the ATPs pay most, before the
    search has split the goal into pieces that cheaper tactics close.
@@ -37,7 +37,7 @@ its priority. Every suggestion's member and tier score stay available through
 Traced data missing (a fresh machine before ``dojo-prover trace --env coq``): tier 2 is left out
 with one warning saying how to enable it; the rest works on any installed stdlib. CoqHammer
 missing: the environment leaves the addition out with its own warning, and
-:class:`generator.coq_hammer.HammerGenerator` proposes nothing where the addition is absent.
+:class:`prover.coq.hammer_generator.HammerGenerator` proposes nothing where the addition is absent.
 A checkpoint missing or unreadable: one warning naming it and the command that
 rebuilds it, and the default runs without it.
 """
@@ -137,8 +137,8 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
     ``learned=False`` leaves out kNN and proof retrieval, ``hammer=False`` CoqHammer's tactics;
     ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them);
     ``policy`` is the path of a checkpoint of ``dojo-prover learn`` that orders the candidates."""
-    from generator.coq_hammer import HammerGenerator
-    from prover.coq.automation import automation_generator
+    from prover.coq.hammer_generator import HammerGenerator
+    from prover.coq.templates import automation_generator
 
     baseline = automation_generator()
     members: list[tuple[TacticGenerator, float, int]] = [

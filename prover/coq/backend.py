@@ -1,0 +1,34 @@
+"""The Coq backend as one object: what ``prover/coq/`` gives the rest of the library."""
+
+from __future__ import annotations
+
+from prover.backend import Backend, Feature
+from prover.coq.language import COQ
+
+BACKEND = Backend(
+    name="coq",
+    environment="prover.coq.env:CoqEnvironment",
+    language=COQ,
+    checker="coqc and coqchk",
+    generators={
+        "automation": "prover.coq.templates:automation_generator",
+        "coq_hammer": "prover.coq.hammer_generator:HammerGenerator",
+        "coq_default": "prover.coq.default_generator:coq_default",
+    },
+    template_sets={
+        "coq": "prover.coq.templates:TEMPLATES",
+        "coq:BASELINE": "prover.coq.templates:BASELINE",
+        "coq:HAMMER": "prover.coq.templates:HAMMER",
+        "coq:FITTED": "prover.coq.templates:FITTED",
+    },
+    benchmark_families=("coq-stdlib", "coq-project", "coq-lib"),
+    features={
+        Feature.PRESET: "prover.coq.presets:default_config",
+        Feature.BASELINE: "prover.coq.presets:baseline_config",
+        Feature.STATEMENT: "prover.coq.context:adhoc_theorem",
+        Feature.SUGGEST: "prover.coq.automation:automation_generator",
+        Feature.FILL: "prover.coq.fill:fill_in_copy",
+        Feature.TRACE: "prover.coq.tracer:ensure_traced",
+        Feature.DEMO_THEOREMS: "prover.coq.split:short_theorems",
+    },
+)

@@ -1,0 +1,15 @@
+"""Step 4: the toy backend as one object, for :func:`prover.backends.register`."""
+
+from __future__ import annotations
+
+from prover.backend import Backend, Feature
+from toy_backend.language import TOY
+
+BACKEND = Backend(
+    name="toy",
+    environment="toy_backend.env:ToyEnvironment",
+    language=TOY,
+    checker="a replay of the tactics",
+    template_sets={"toy": "toy_backend.templates:TEMPLATES"},
+    features={Feature.PRESET: "toy_backend.env:preset"},
+)
