@@ -122,7 +122,7 @@ class KNNGenerator(TacticGenerator):
             raise ValueError(f"locality must be >= 0 and decay in (0, 1], got locality={locality}, decay={decay}")
         self.examples = usable
         self.k = k
-        self.temperature = temperature
+        self.temperature: float = temperature
         self.locality = locality
         self.decay = decay
         self.index = index if index is not None else BM25StateIndex([e.state for e in self.examples])

@@ -128,7 +128,7 @@ class ProofRetrievalGenerator(TacticGenerator):
             raise ValueError(f"opening weight must be >= 0, got {opening}")
         self.proofs = list(proofs)
         self.k = k
-        self.temperature = temperature
+        self.temperature: float = temperature
         self.opening = opening
         self.index = index if index is not None else BM25StateIndex([p.first_state for p in self.proofs])
         self.accessible = AccessibleProofs([ProofOwner(p.file_path, p.start, p.theorem) for p in self.proofs], corpus)

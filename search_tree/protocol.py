@@ -326,3 +326,4 @@ class Environment(Protocol):
         """Stop the prover processes the environment keeps (a worker calls it before it goes away,
         or to replace an environment that failed). An environment that subclasses this protocol
         and keeps no process inherits this no-op."""
+        return None

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from prover.defaults import RUN, add_limit_flags
-from prover.registry import ComponentSpec, ProverConfig
+from prover.registry import ComponentSpec, ProverConfig, require_specs
 from search_tree.errors import UserError, about
 
 
@@ -100,9 +100,12 @@ def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts
     env_opts = parse_options(args.env_opt, "--env-opt")
     generator = ComponentSpec(args.generator or "fixed", parse_options(args.generator_opt, "--generator-opt"))
     if preset is not None:
+        require_specs(preset, "the backend's preset")
+        preset_generator = preset.generator
+        assert isinstance(preset_generator, ComponentSpec)  # require_specs refused any object
         search_opts = preset.prover.options | search_opts
         env_opts = preset.env.options | env_opts
-        generator = ComponentSpec(preset.generator.name, preset.generator.options | generator.options)
+        generator = ComponentSpec(preset_generator.name, preset_generator.options | generator.options)
         if retriever is None:
             retriever, retriever_opts = preset.retriever.name, preset.retriever.options | retriever_opts
     components = ProverConfig(

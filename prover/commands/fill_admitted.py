@@ -54,6 +54,16 @@ def _targets(index, args: argparse.Namespace) -> list:
     return targets
 
 
+def _offset(theorem) -> int:
+    """Where an admitted lemma of the project's index starts in its file: the key of its edit."""
+    from prover.coq.records import CoqFields
+
+    offset = CoqFields.of(theorem).offset
+    if offset is None:
+        raise UserError(f"{theorem.full_name}: not a lemma of the project's index (no offset in its file)")
+    return offset
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -78,7 +88,6 @@ def run(args: argparse.Namespace) -> int:
     from prover.coq.env import CoqEnvironment
     from prover.coq.fill import Edit, FillError, diff_text, fill_in_copy, recheck, write_back
     from prover.coq.project import load_project
-    from prover.coq.records import CoqFields
     from prover.run.evaluation import run_evaluation, theorem_key
     from prover.views.safe_text import printable
 
@@ -99,17 +108,16 @@ def run(args: argparse.Namespace) -> int:
     run_evaluation(config, targets, out, progress=not args.no_progress)
     results = _recorded(out / "results.jsonl")
     edits: list[Edit] = []
-    not_written: dict[tuple[str, int], str] = {}
+    not_written: dict[tuple[str, int], str | None] = {}
     with CoqEnvironment(index=index, **config.prover.env.options) as env:
         for t in targets:
             if results.get(theorem_key(t), {}).get("status") != "proved":
                 continue
             checked = recheck(env, t, results[theorem_key(t)].get("script"))
             if checked.ok:
-                edits.append(Edit(t.file_path, CoqFields.of(t).offset, t.full_name, checked.script))
+                edits.append(Edit(t.file_path, _offset(t), t.full_name, checked.script))
             else:
-                why = f"the recorded proof does not check again: {checked.message}"
-                not_written[(t.file_path, CoqFields.of(t).offset)] = why
+                not_written[(t.file_path, _offset(t))] = f"the recorded proof does not check again: {checked.message}"
     with tempfile.TemporaryDirectory(prefix="dojo-fill-") as tmp:
         copy, outcomes = fill_in_copy(project, index, edits, Path(tmp), progress=not args.no_progress)
         not_written |= {(o.edit.path, o.edit.offset): o.why for o in outcomes if not o.written}
@@ -127,8 +135,8 @@ def run(args: argparse.Namespace) -> int:
     proved = 0
     for t in targets:
         r = results.get(theorem_key(t))
-        why = not_written.get((t.file_path, CoqFields.of(t).offset))
-        proof = written_proofs.get((t.file_path, CoqFields.of(t).offset))
+        why = not_written.get((t.file_path, _offset(t)))
+        proof = written_proofs.get((t.file_path, _offset(t)))
         if r is None:
             ok, seconds, text = False, "", "not attempted"
         elif proof is not None:

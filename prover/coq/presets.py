@@ -66,10 +66,10 @@ def baseline_config(tactics: Sequence[str] | None, timeout: float = RUN.timeout,
     from prover.coq.templates import automation_generator
 
     tactics = list(tactics or [])
-    search = {"timeout": timeout, "num_sampled_tactics": automation_generator(tactics).width}
+    search: dict[str, float] = {"timeout": timeout, "num_sampled_tactics": automation_generator(tactics).width}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
-    env = {"tactic_timeout": tactic_timeout, "verify_timeout": Limits(timeout).verify}
+    env: dict[str, object] = {"tactic_timeout": tactic_timeout, "verify_timeout": Limits(timeout).verify}
     if project is not None:
         env["project"] = project
     return ProverConfig(env=ComponentSpec("coq", env), prover=ComponentSpec("best_first", search),

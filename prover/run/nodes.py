@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prover.registry import ProverConfig
+from prover.registry import ComponentSpec, ProverConfig
 
 #: seconds a node has to answer the check (including setting up the runtime environment and
 #: rebuilding a corpus); a node that does not answer in time gets no tasks
@@ -136,7 +136,9 @@ def default_traces(config: ProverConfig) -> list[DataFile]:
     """The traced stdlib a Coq generator learns from when its ``traces`` option is None (it then
     reads the tracer's output directory, :func:`prover.coq.tracer.traced_data_dir`, when there is
     one): a node must hold the same, or its workers would search without what the driver's learn."""
-    if config.env.name != "coq" or "traces" not in config.generator.options or config.generator.options["traces"]:
+    generator = config.generator
+    if (config.env.name != "coq" or not isinstance(generator, ComponentSpec) or "traces" not in generator.options
+            or generator.options["traces"]):
         return []
     from prover.coq.tracer import traced_data_dir
 
@@ -236,7 +238,7 @@ def outside_code(modules: Iterable[str]) -> list[Path]:
         if spec is None or spec.origin is None and not spec.submodule_search_locations:
             raise NotInstalled(f"module {name} is not installed here, so it cannot be sent to the workers")
         locations = list(spec.submodule_search_locations or [])
-        found.append(Path(locations[0] if locations else spec.origin))
+        found.append(Path(locations[0]) if locations else Path(str(spec.origin)))
     return found
 
 

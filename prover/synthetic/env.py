@@ -297,7 +297,7 @@ class SyntheticGenerator(TacticGenerator):
         self.hint_rate = hint_rate
         self.hint_bonus = hint_bonus
         self.seed = seed
-        self.temperature = temperature
+        self.temperature: float = temperature
         self.latency = latency
 
     def set_seed(self, seed: int) -> None:
