@@ -86,9 +86,9 @@ def test_time_budget_stops_training_and_leaves_a_resumable_checkpoint(corpus, tm
 
 def test_command_line_max_time_is_one_budget_across_resumes(tmp_path, monkeypatch):
     """``--max-time`` through the command line, with every training step made to take half a second:
-    the first run stops on the budget, not on its 30 steps, and keeps the time spent in last.ckpt; the
+    the first run stops on the budget, not on its 12 steps (6 s), and keeps the time spent in last.ckpt; the
     same command run again finds the budget spent and trains no further step. Fails if the command
-    does not pass the budget on (30 steps), or if a resume starts the clock afresh (more steps)."""
+    does not pass the budget on (12 steps), or if a resume starts the clock afresh (more steps)."""
     import time
 
     steps = []
@@ -100,12 +100,12 @@ def test_command_line_max_time_is_one_budget_across_resumes(tmp_path, monkeypatc
         {"full_name": f"Foo.x{i}", "statement": f"⊢ Foo.frob (x{i} + y) = Foo.frob x{i} + Foo.frob y", "proof": "frob"}
         for i in range(6)])
     out = tmp_path / "run"
-    argv = ["--corpus", str(write_corpus(tmp_path)), "--proofs", str(proofs), "--out", str(out), "--max-steps", "30",
+    argv = ["--corpus", str(write_corpus(tmp_path)), "--proofs", str(proofs), "--out", str(out), "--max-steps", "12",
             "--max-time", "00:00:00:02", "--checkpoint-every", "1", "--batch-size", "3", "--mining-pool", "0",
             "--accelerator", "cpu"]
     assert main(argv) == 0
     ckpt = torch.load(out / "last.ckpt", weights_only=False)
-    assert 0 < ckpt["global_step"] == len(steps) < 30
+    assert 0 < ckpt["global_step"] == len(steps) < 12
     assert ckpt["callbacks"]["Timer"]["time_elapsed"]["train"] >= 2
     steps.clear()
     assert main(argv) == 0
