@@ -214,7 +214,7 @@ class DenseRetriever(Retriever):
                 index.add(np.ascontiguousarray(vectors[b:b + 16384]))
             del vectors
             if self.use_cache:
-                tmp = index_file.with_suffix(".tmp")
+                tmp = index_file.with_suffix(f".{os.getpid()}.tmp")  # workers may build at once: one file each
                 faiss.write_index(index, str(tmp))
                 os.replace(tmp, index_file)
         self.on_gpu = self.index_kind == "flat" and hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0

@@ -8,6 +8,7 @@ everywhere, still skip with their reason.)
 """
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -25,3 +26,29 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "/tests/integration/" in str(item.path):
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def stdlib_index_file() -> Path:
+    """The stdlib's index in the session's cache (built there on first use)."""
+    from prover.coq.index import code_version, load_index
+    from prover.coq.install import cache_dir
+    from prover.coq.project import stdlib_project
+
+    load_index(stdlib_project(), progress=False)
+    found = sorted(cache_dir().glob(f"index-{code_version()}-{stdlib_project().key}-*.json"))
+    assert found, "the stdlib index was not cached"
+    return found[-1]
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch, stdlib_index_file) -> Path:
+    """A cache root of the test's own (``$DOJO_PROVER_CACHE``), holding a copy of the session's
+    stdlib index: what a test writes there stays its own, and no test scans the stdlib again."""
+    from prover.coq.install import cache_dir
+
+    root = tmp_path / "cache"
+    monkeypatch.setenv("DOJO_PROVER_CACHE", str(root))
+    cache_dir().mkdir(parents=True)
+    shutil.copy(stdlib_index_file, cache_dir() / stdlib_index_file.name)
+    return root

@@ -24,9 +24,7 @@ from prover.coq.project import ProjectError, load_project
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "coqproj"
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def fill(root: Path, out: Path, tactics: list[str], *extra: str) -> int:

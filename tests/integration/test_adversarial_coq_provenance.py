@@ -166,9 +166,8 @@ def test_stdlib_functor_with_imported_parameters_verifies(env):
 # -- item 2: names resolved to kernel names, ambiguity refused --------------------------------------
 
 @pytest.fixture
-def project_env(tmp_path, monkeypatch):
+def project_env(tmp_path, private_cache):
     """An environment on a fresh project written from ``files``, and its admitted ``target``."""
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
     opened = []
 
     def open_project(files: dict[str, str]):

@@ -12,8 +12,7 @@ from __future__ import annotations
 import pytest
 
 import prover.coq.verify as verify
-from prover.coq.assumptions import parse_summary
-from prover.coq.context import ADHOC_MODULE, CoqContext, adhoc_context, adhoc_theorem, rename_statement, theorem_name
+from prover.coq.context import ADHOC_MODULE, CoqContext, adhoc_context, adhoc_theorem, theorem_name
 from prover.coq.env import CoqEnvironment
 from search_tree import linear_proof
 
@@ -226,15 +225,6 @@ def test_coqchk_reports_unsafe_features_with_the_constant(env, flag, proof, find
     assert finding in verdict.message
 
 
-def test_type_in_type_is_reported():
-    """Fails if a type-in-type finding (or an unknown summary section) is not an unsafe finding."""
-    text = ("CONTEXT SUMMARY\n===============\n\n* Theory: Set is predicative\n  \n* Axioms: <none>\n  \n"
-            "* Constants/Inductives relying on type-in-type:\n    Top.U\n  \n* Something new:\n    Top.x\n")
-    axioms, unsafe = parse_summary(text)
-    assert axioms == [] and unsafe == ["Constants/Inductives relying on type-in-type: Top.U", "Something new: Top.x"]
-    assert parse_summary("no summary") == ([], ["coqchk printed no context summary"])
-
-
 # -- honest statements of every shape still verify -------------------------------------------------
 
 @pytest.mark.parametrize("statement, tactics", [
@@ -248,13 +238,6 @@ def test_honest_statements_of_every_kind_verify(env, statement, tactics):
     """Fails if renaming a Goal/Example/Definition statement to the nonce name breaks it."""
     verdict = check(env, statement, [], tactics)
     assert verdict.ok and verdict.message.endswith("Closed under the global context"), verdict
-
-
-def test_rename_statement():
-    """Fails if Goal is not turned into a named Lemma, or a name inside the type is renamed."""
-    assert rename_statement("Goal forall x : nat, x = x.", "n") == "Lemma n : forall x : nat, x = x."
-    assert rename_statement("Lemma x (x : nat) : x = x.", "n") == "Lemma n (x : nat) : x = x."
-    assert theorem_name("Goal False.") == "Unnamed_thm"
 
 
 def test_allowed_prelude_with_sections_modules_and_proofs_verifies(env):

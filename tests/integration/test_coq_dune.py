@@ -22,9 +22,8 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "duneproj"
 
 
 @pytest.fixture
-def proj(tmp_path, monkeypatch):
+def proj(tmp_path, private_cache):
     """A fresh copy of the fixture (builds write .vo beside the sources) and a private cache."""
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "duneproj"
     shutil.copytree(FIXTURE, root)
     return root
@@ -101,10 +100,9 @@ def test_the_s_expression_reader_takes_dune_syntax():
         read_sexps(")", "x")
 
 
-def test_a_coq_project_requiring_an_installed_library_traces_and_evaluates(tmp_path, monkeypatch):
+def test_a_coq_project_requiring_an_installed_library_traces_and_evaluates(tmp_path, private_cache):
     """A _CoqProject project whose file requires AAC_tactics: fails if its files cannot be built,
     traced or opened with the installed library found."""
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "uses_aac"
     (root / "src").mkdir(parents=True)
     (root / "_CoqProject").write_text("-Q src Uses\n")

@@ -20,9 +20,8 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "coqproj"
 
 
 @pytest.fixture
-def proj(tmp_path, monkeypatch):
+def proj(tmp_path, private_cache):
     """A fresh copy of the fixture (builds write .vo beside the sources) and a private cache."""
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "coqproj"
     shutil.copytree(FIXTURE, root)
     return root

@@ -30,22 +30,9 @@ Proof. intros n. apply Nat.add_0_l. Qed.
 """
 
 
-@pytest.fixture(scope="module")
-def stdlib_index_file():
-    """The stdlib's index in the user's cache (built once), copied into each test's private cache so
-    that no test rescans the stdlib."""
-    load_index(stdlib_project(), progress=False)
-    found = sorted(cache_dir().glob(f"index-{code_version()}-{stdlib_project().key}-*.json"))
-    assert found, "the stdlib index was not cached"
-    return found[-1]
-
-
 @pytest.fixture
-def proj(tmp_path, monkeypatch, stdlib_index_file):
+def proj(tmp_path, private_cache):
     """A fresh copy of the fixture plus ``theories/D.v`` (:data:`USES_STDLIB`), and a private cache."""
-    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
-    cache_dir().mkdir(parents=True)
-    shutil.copy(stdlib_index_file, cache_dir() / stdlib_index_file.name)
     root = tmp_path / "coqproj"
     shutil.copytree(FIXTURE, root)
     _add_file(root, "theories/D.v", USES_STDLIB)

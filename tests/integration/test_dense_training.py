@@ -83,6 +83,34 @@ def test_time_budget_stops_training_and_leaves_a_resumable_checkpoint(corpus, tm
     assert mined_at == []
 
 
+
+def test_command_line_max_time_is_one_budget_across_resumes(tmp_path, monkeypatch):
+    """``--max-time`` through the command line, with every training step made to take half a second:
+    the first run stops on the budget, not on its 12 steps (6 s), and keeps the time spent in last.ckpt; the
+    same command run again finds the budget spent and trains no further step. Fails if the command
+    does not pass the budget on (12 steps), or if a resume starts the clock afresh (more steps)."""
+    import time
+
+    steps = []
+    original_step = DenseRetrieverModule.training_step
+    monkeypatch.setattr(DenseRetrieverModule, "training_step",
+                        lambda self, batch, i: (steps.append(self.global_step), time.sleep(0.5),
+                                                original_step(self, batch, i))[2])
+    proofs = write_jsonl(tmp_path / "proofs.jsonl", [
+        {"full_name": f"Foo.x{i}", "statement": f"⊢ Foo.frob (x{i} + y) = Foo.frob x{i} + Foo.frob y", "proof": "frob"}
+        for i in range(6)])
+    out = tmp_path / "run"
+    argv = ["--corpus", str(write_corpus(tmp_path)), "--proofs", str(proofs), "--out", str(out), "--max-steps", "12",
+            "--max-time", "00:00:00:02", "--checkpoint-every", "1", "--batch-size", "3", "--mining-pool", "0",
+            "--accelerator", "cpu"]
+    assert main(argv) == 0
+    ckpt = torch.load(out / "last.ckpt", weights_only=False)
+    assert 0 < ckpt["global_step"] == len(steps) < 12
+    assert ckpt["callbacks"]["Timer"]["time_elapsed"]["train"] >= 2
+    steps.clear()
+    assert main(argv) == 0
+    assert steps == [] and torch.load(out / "last.ckpt", weights_only=False)["global_step"] == ckpt["global_step"]
+
 def write_jsonl(path, records):
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path

@@ -213,8 +213,7 @@ def test_action_logs_hold_every_tactic_of_the_search(reference):
 
 # -- benchmarks, registries, CLI --------------------------------------------------------------------
 
-@pytest.mark.skipif(not (default_data_dir() / "lean-benchmarks").exists(),
-                    reason=f"shared data not found at {default_data_dir()}")
+@pytest.mark.shared_data(default_data_dir() / "lean-benchmarks")
 def test_benchmarks_by_name_with_stable_subsets():
     valid = load_benchmark("minif2f:valid")
     assert len(valid) == 244 and valid[0].statement.startswith("theorem")

@@ -94,7 +94,7 @@ def test_knn_in_the_ablation_learns_from_held_out_traces_and_needs_them(tmp_path
 DATA = default_data_dir()
 
 
-@pytest.mark.skipif(not (DATA / "leandojo-b4-sample" / "val.json").exists(), reason="shared Lean data absent")
+@pytest.mark.shared_data(DATA / "leandojo-b4-sample" / "val.json")
 def test_ablation_on_shared_lean_data(tmp_path, capsys):
     assert main(["retrieval-eval", "--corpus", str(DATA / "mathlib4-b2540cf9" / "corpus.jsonl"),
                  "--data", str(DATA / "leandojo-b4-sample" / "val.json"), "--retrievers", "bm25",

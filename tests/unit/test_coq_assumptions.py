@@ -178,3 +178,12 @@ def test_uses_names_the_axiom_and_its_module():
     assert uses([CLASSIC, "X.lt", "t"]) == "classic (Coq.Logic.Classical_Prop), 2 parameter(s) of the modules open " \
                                           "at the theorem"
     assert uses([]) == ""
+
+
+def test_type_in_type_is_reported():
+    """Fails if a type-in-type finding (or an unknown summary section) is not an unsafe finding."""
+    text = ("CONTEXT SUMMARY\n===============\n\n* Theory: Set is predicative\n  \n* Axioms: <none>\n  \n"
+            "* Constants/Inductives relying on type-in-type:\n    Top.U\n  \n* Something new:\n    Top.x\n")
+    axioms, unsafe = parse_summary(text)
+    assert axioms == [] and unsafe == ["Constants/Inductives relying on type-in-type: Top.U", "Something new: Top.x"]
+    assert parse_summary("no summary") == ([], ["coqchk printed no context summary"])

@@ -16,8 +16,6 @@ VAL = default_data_dir() / "leandojo-b4-sample" / "val.json"
 
 @pytest.fixture(scope="module")
 def real_states() -> list[str]:
-    if not VAL.exists():
-        pytest.skip(f"shared data not found at {VAL}")
     states: set[str] = set()
     for thm in json.loads(VAL.read_text()):
         for tac in thm["traced_tactics"]:
@@ -25,6 +23,7 @@ def real_states() -> list[str]:
     return sorted(states)
 
 
+@pytest.mark.shared_data(VAL)
 def test_counts_agree_with_leandojo_parser_on_real_states(real_states):
     import lean_dojo.interaction.parse_goals as ld_goals
 
@@ -45,6 +44,7 @@ def test_counts_agree_with_leandojo_parser_on_real_states(real_states):
     assert multi > 100 and with_let > 50  # the sample exercises several goals and let-bindings
 
 
+@pytest.mark.shared_data(VAL)
 def test_case_tags_and_metavariables_on_real_states(real_states):
     tagged = [pp for pp in real_states if pp.startswith("case ")]
     assert tagged and all(parse_goals(pp)[0].name for pp in tagged)

@@ -82,9 +82,8 @@ def test_not_a_string():
     assert "not int" in refusal_reason(3)  # type: ignore[arg-type]
 
 
+@pytest.mark.shared_data(VAL)
 def test_human_tactics_of_the_benchmark_pass():
-    if not VAL.exists():
-        pytest.skip(f"shared data not found at {VAL}")
     tactics = [t["tactic"] for thm in json.loads(VAL.read_text()) for t in thm["traced_tactics"]]
     refused = [t for t in tactics if refusal_reason(t)]
     assert len(tactics) == 2949

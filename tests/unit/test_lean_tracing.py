@@ -13,7 +13,7 @@ from prover.lean.tracing import keep_tactic, theorem_record, write_trace
 VAL = default_data_dir() / "leandojo-b4-sample" / "val.json"
 
 
-@pytest.mark.skipif(not VAL.exists(), reason=f"shared data not found at {VAL}")
+@pytest.mark.shared_data(VAL)
 def test_trace_files_round_trip_real_records(tmp_path):
     raw = json.loads(VAL.read_text())[:300]
     records = [theorem_record(r["url"], r["commit"], r["file_path"], r["full_name"], r["start"], r["end"],

@@ -242,6 +242,50 @@ def test_and_node_descends_into_its_hardest_goal_and_backs_up_its_minimum():
     assert and_node.status == Status.PROVED and s.root.status == Status.PROVED
 
 
+
+def test_a_new_state_below_an_and_node_backs_up_the_minimum_over_its_open_goals():
+    """A simulation that expands the hardest goal backs up, through the AND node, the smaller of
+    the goal's new estimate and its open sibling's value. Fails if the AND node passed up the
+    larger one (its easiest goal), or the new sample alone."""
+    long_goal = "g" * 400  # heuristic cost 3: the hardest goal; "gB" costs 1.01
+    graph = {"s0": {"split": "s2"}, long_goal: {"t": "mid"}, "gB": {"t": "proved"}, "mid": {}}
+    env = ScriptedEnv(graph, goals={"s2": ["gB", long_goal]})
+    session, init = env.open(THM).__enter__()
+    s = MCTSSearch(session, init, lambda st: [("split", 0.0)] if st.key == "s0" else [("t", 0.0)],
+                   Budget(max_simulations=1), value="heuristic")
+    s.run(THM)
+    easy, hard = s.root.edges[0].child.children
+    g = s.config.gamma
+    before = s.root.value_sum
+    s.simulate()
+    assert env.calls[-1] == (long_goal, "t")
+    mid = hard.edges[0].child
+    assert mid.value(g) == pytest.approx(g**1.015)  # "mid": 3 characters
+    assert hard.value_sum == pytest.approx(g**3 + g * g**1.015)
+    # AND node: min(g * V(mid), V(gB)) = g**2.015, not max(...) = g**1.01
+    assert s.root.value_sum - before == pytest.approx(g * g**2.015)
+    assert easy.value(g) == pytest.approx(g**1.01)
+
+
+def test_a_proved_goal_below_an_and_node_backs_up_the_minimum_over_the_remaining_open_goals():
+    """With three goals, proving the hardest backs up the hardest of the two still open. Fails if
+    the AND node passed up the easiest remaining goal (``max``) or the proved goal's reward."""
+    long_goal, medium_goal = "g" * 400, "h" * 200  # heuristic costs 3 and 2; "gB" costs 1.01
+    graph = {"s0": {"split": "s2"}, long_goal: {"t": "proved"}, medium_goal: {}, "gB": {}}
+    env = ScriptedEnv(graph, goals={"s2": ["gB", medium_goal, long_goal]})
+    session, init = env.open(THM).__enter__()
+    s = MCTSSearch(session, init, lambda st: [("split", 0.0)] if st.key == "s0" else [("t", 0.0)],
+                   Budget(max_simulations=1), value="heuristic")
+    s.run(THM)
+    and_node = s.root.edges[0].child
+    g = s.config.gamma
+    assert s.root.value_sum == pytest.approx(g**1.01 + g * g**3)  # the split backed up its hardest goal
+    before = s.root.value_sum
+    s.simulate()
+    assert env.calls[-1] == (long_goal, "t") and and_node.children[2].status == Status.PROVED
+    assert s.root.value_sum - before == pytest.approx(g * g**2)
+
+
 # -- progressive sampling --------------------------------------------------------------------------
 
 class CountingGenerator:
