@@ -23,11 +23,10 @@ larger ``--limit`` is a new directory; its ``config.json`` may say ``carried_ove
 seeded with a finished smaller sample's results, which the stable sample contains, and the
 report then says so). Prints
 each pass rate, the union and the overlaps of ``default`` with each other system, the median time
-to proof, how many theorems the leak check on the proof gives back to CoqHammer
-(:func:`prover.coq.additions.reopened`: those whose module CoqHammer's imports load, which a check on
-the theorem withheld it from) and how many proofs it rejected, per system (their term used the compiled
-copy of their own module: :data:`prover.coq.verify.COMPILED_COPY`). The default is also compared with
-``hammer`` on the theorems whose module CoqHammer does not load.
+to proof, and how many theorems the leak guard withholds CoqHammer from (:func:`prover.coq.additions.guarded`:
+those whose module CoqHammer's imports load; ``hammer`` and ``sauto`` cannot prove them here). So
+that the guard cannot flatter the default, the default is also compared with ``hammer`` on the
+theorems the guard leaves alone.
 Every proof is verified by coqc as the search reports it; ``hammer`` proofs are rewritten to
 their reconstruction tactics first, so the check needs no ATP.
 """
@@ -75,14 +74,6 @@ def proved_times(run) -> dict[str, float]:
     return {r["key"]: float(r["result"].get("total_time", 0.0)) for r in run.records if r["status"] == "proved"}
 
 
-def compiled_copy_rejections(run) -> set[str]:
-    """The keys of the theorems of a loaded run whose proof verification rejected for using the
-    compiled copy of the theorem's own module."""
-    from prover.coq.verify import COMPILED_COPY
-
-    return {r["key"] for r in run.records if COMPILED_COPY in str(r["result"].get("stop_reason", ""))}
-
-
 def _ratio(what: str, mine: set[str], other: set[str], n: int) -> None:
     ratio = f"{len(mine) / len(other):.2f}" if other else "undefined (hammer proved none)"
     print(f"{what} = {len(mine)}/{n} : {len(other)}/{n} = {ratio} (target: at least 1.3)\n")
@@ -111,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from prover.benchmarks.registry import load_benchmark
     from prover.run.analysis import load_run
-    from prover.coq.additions import reopened
+    from prover.coq.additions import guarded
     from prover.run.evaluation import EvalConfig, run_evaluation, theorem_key
 
     benchmark = args.benchmark or f"coq-stdlib:{args.split}"
@@ -126,7 +117,6 @@ def main(argv: list[str] | None = None) -> int:
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", args.benchmark)
     run_dir = args.out / f"{label}-n{args.limit}-t{args.timeout:g}"
     proved: dict[str, dict[str, float]] = {}
-    rejected: dict[str, set[str]] = {}
     commits: dict[str, str] = {}
     for name in names:
         if not args.report:
@@ -139,7 +129,6 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{run_dir / name}: {len(missing)} of the {len(theorems)} theorems have no result yet "
                          "(run without --report to prove them)")
         proved[name] = proved_times(run)
-        rejected[name] = compiled_copy_rejections(run)
         last = max((str(r.get("finished_at", "")) for r in run.records), default="")
         commits[name] = (f"{str(run.config.get('git_commit') or '?')[:10]} "
                          f"({str(run.config.get('created', '?'))[11:16]}-{last[11:16]} UTC)")
@@ -149,16 +138,14 @@ def main(argv: list[str] | None = None) -> int:
                               "(the same system on the smaller stable sample, a subset of this one)")
 
     n = len(theorems)
-    given_back = {theorem_key(t) for t in reopened(("hammer",), theorems)}
+    withheld = {theorem_key(t) for t in guarded(("hammer",), theorems)}
     what = f"the Coq stdlib's {args.split} split" if args.benchmark is None else f"`{benchmark}`"
     print(f"{n} theorems of {what} (stable sample), {args.timeout:g} s wall-clock each, "
           f"{args.workers} workers; run directories: {run_dir}\n")
     print("Commits the run directories were started at (a resumed run keeps its first), and when they ran: "
           + ", ".join(f"{name} {commit}" for name, commit in commits.items()) + "\n")
-    print(f"Leak check on the proof: CoqHammer runs on all {n} theorems; it gives back {len(given_back)} of them "
-          f"(their module is among those its imports load, which a check on the theorem withheld it from); "
-          f"proofs rejected for using the compiled copy of their own module: "
-          f"{sum(map(len, rejected.values()))} ({', '.join(f'{k} {len(v)}' for k, v in rejected.items())}).\n")
+    print(f"Leak guard: CoqHammer is withheld from {len(withheld)} of the {n} theorems (their module is among "
+          f"those its imports load); `hammer` and `sauto` cannot prove those here.\n")
     print("| system | proved | pass rate | median s to proof |\n|---|---|---|---|")
     for name in names:
         times = proved[name]
@@ -176,9 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         if "hammer" in proved:
             print()
             _ratio("default / hammer", mine, set(proved["hammer"]), n)
-            if given_back:
-                _ratio("on the theorems whose module CoqHammer does not load, default / hammer",
-                       mine - given_back, set(proved["hammer"]) - given_back, n - len(given_back))
+            if withheld:
+                _ratio("on the theorems the leak guard leaves alone, default / hammer",
+                       mine - withheld, set(proved["hammer"]) - withheld, n - len(withheld))
     return 0
 
 

@@ -5,19 +5,14 @@ addition is a few sentences (``From Hammer Require Import Tactics.``) placed rig
 statement, both in coqtop and in the text that :mod:`prover.coq.verify` compiles, so it is part
 of the proof: verified with it by coqc and coqchk, and printed with it (:func:`annotate`).
 
-Leak check. An addition ``Require``s compiled stdlib modules (CoqHammer's ``Tactics`` loads
+Leak guard. An addition ``Require``s compiled stdlib modules (CoqHammer's ``Tactics`` loads
 ~200 of them, ``Lists.List`` and ``ZArith`` among them). A stdlib theorem is opened inside its
-own file, replayed up to its statement; if an addition loads that file's compiled ``.vo`` too,
-the theorem and every later lemma of its file are within reach of a tactic. What an addition loads
+own file under the file's module name; if the addition loaded that module's compiled ``.vo``, the
+theorem and every later lemma of its file would be available as premises. What an addition loads
 is asked of Coq itself (``Print Libraries`` after the addition's sentences, once per process), so
-it is exact whatever the Require graph. Where it holds the theorem's own module ``M``, the file is
-replayed under another top name, ``DojoReopened.M`` (:func:`reopen`; coqtop refuses to load a
-library of the name it runs under), in the search and in verification alike, and the context
-records ``M`` as its ``compiled_copy``: :mod:`prover.coq.verify` then reads the proof's term's
-dependencies, transitively, and refuses a proof that depends on any constant of the compiled
-``M`` -- directly, or through a lemma of another module that depends on it. So CoqHammer runs on
-every theorem and what decides is the proof, not the theorem; :func:`reopened` lists the theorems
-concerned, so that a benchmark can say how many.
+it is exact whatever the Require graph; an addition whose loaded set holds the theorem's module
+is not offered for that theorem (:func:`offered`), and :func:`guarded` counts the theorems that
+lose an addition so a benchmark can print how many it affects.
 
 Missing library: an addition whose sentences Coq refuses (CoqHammer not installed) is left out
 with one warning naming the Debian package (:func:`available`); the environment records it.
@@ -44,8 +39,6 @@ from .sandbox import sandbox_dir, sandbox_env
 #: through the shell, so without this on PATH every ATP but E fails with "htimeout: not found".
 HAMMER_LIBEXEC = "/usr/libexec/coq-hammer"
 ANNOTATION = "(* context addition, before the statement: "
-#: The root of the top name a file is replayed under when an addition loads its compiled copy
-REOPENED = "DojoReopened"
 
 
 @dataclass(frozen=True)
@@ -160,30 +153,20 @@ def leaks(name: str, module: str) -> bool:
 
 def offered(names: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
     """The additions among ``names`` that may be loaded for ``theorem``: installed (Coq accepts
-    them), and none in a project compiled without the stdlib's Prelude (``-noinit``), whose own
-    foundations the stdlib's would clash with. A generator asking whether its tactics exist for a
-    theorem gets one answer for all reasons."""
-    if "-noinit" in load_project_ref(CoqFields.of(theorem).project).options:
+    them), not leaking its own module (the leak guard), and none in a project compiled without the
+    stdlib's Prelude (``-noinit``), whose own foundations the stdlib's would clash with. A
+    generator asking whether its tactics exist for a theorem gets one answer for all reasons."""
+    fields = CoqFields.of(theorem)
+    if "-noinit" in load_project_ref(fields.project).options:
         return ()
-    return tuple(n for n in names if not probe(addition(n).sentences).error)
+    module = fields.module or ADHOC_MODULE
+    return tuple(n for n in names if not probe(addition(n).sentences).error and not leaks(n, module))
 
 
-def reopened(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:
-    """The theorems whose own module one of the additions ``names`` loads: opened under another
-    top name, their proofs checked for the compiled copy (module docstring)."""
+def guarded(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:
+    """The theorems that lose at least one of the additions ``names`` to the leak guard."""
     names = tuple(names)
-    return [t for t in theorems
-            if any(leaks(n, CoqFields.of(t).module or ADHOC_MODULE) for n in offered(names, t))]
-
-
-def reopen(context: CoqContext, names: Iterable[str]) -> CoqContext:
-    """``context`` (with the additions ``names`` loaded) under the top name ``DojoReopened.<its
-    module>`` when one of them loads its module's compiled copy, recorded as ``compiled_copy``;
-    unchanged otherwise. Every suffix of the old name is one of the new, so the file's own
-    qualified references (``List.map``) still resolve to its replayed text."""
-    if context.compiled_copy or not any(leaks(n, context.module) for n in names):
-        return context
-    return replace(context, module=f"{REOPENED}.{context.module}", compiled_copy=context.module)
+    return [t for t in theorems if len(offered(names, t)) < len(names)]
 
 
 # The tactics each addition brings, so that a proof is checked first with only the additions its own
@@ -205,8 +188,8 @@ _WORD = re.compile(r"[A-Za-z_][\w']*")
 
 def needed(names: Iterable[str], tactics: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
     """The additions among ``names`` whose tactics occur in ``tactics``; ``hammer``, whose proofs
-    are rewritten to reconstruction tactics, becomes the smaller ``hammer-tactics`` where it is
-    offered for ``theorem``. A guess that verification checks, never trusts."""
+    are rewritten to reconstruction tactics, becomes the smaller ``hammer-tactics`` where the leak
+    guard offers it for ``theorem``. A guess that verification checks, never trusts."""
     words = {w for t in tactics for w in _WORD.findall(t)}
     out: list[str] = []
     for name in names:

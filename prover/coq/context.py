@@ -107,10 +107,6 @@ class CoqContext:
     # sentences added right before the statement (CoqHammer, Lia: :mod:`prover.coq.additions`);
     # already in ``prefix`` and ``source_prefix``, listed here so that the printed proof names them
     additions: tuple[str, ...] = ()
-    # the theorem's own module when an addition loads its compiled copy: ``module`` is then another
-    # top name, so that the replayed file and that copy coexist, and a proof whose term depends on
-    # a constant of the copy is refused (:func:`prover.coq.additions.reopen`, :mod:`prover.coq.verify`)
-    compiled_copy: str = ""
     # the project's -Q/-R/-I flags (for coqtop, coqc and coqchk) and its -arg options (coqtop and
     # coqc only): given when the processes start, since coqtop cannot take load paths later
     load_path: tuple[str, ...] = ()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from prover.defaults import RUN
 from search_tree.protocol import Proof, TacticState, Theorem, Verification, proof_tactics
 
-from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path, reopen,
+from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path,
                         with_additions)
 from .context import CoqContext, adhoc_context, file_context
 from .hammer import HammerSession, RewriteLog
@@ -54,10 +54,9 @@ class CoqEnvironment:
     :data:`prover.defaults.RUN`'s, those of the command line.
 
     ``additions`` names context additions (:data:`prover.coq.additions.ADDITIONS`: ``"hammer"``,
-    ``"hammer-tactics"``, ``"lia"``...) loaded right before each theorem's statement (a stdlib file
-    whose compiled copy they load is replayed under another top name, and a proof that uses that
-    copy is refused: :mod:`prover.coq.additions`); they are part of every proof found (verified and
-    printed with it). One that Coq refuses (library not installed) is left out with a warning, and listed
+    ``"hammer-tactics"``, ``"lia"``...) loaded right before each theorem's statement unless the leak
+    guard refuses them for that theorem; they are part of every proof found (verified and printed
+    with it). One that Coq refuses (library not installed) is left out with a warning, and listed
     in :attr:`missing_additions`.
 
     ``project`` (``coq-stdlib``, ``coq-lib:NAME`` or a project directory, with ``project_flags``
@@ -171,12 +170,7 @@ class CoqEnvironment:
     def context(self, theorem: Theorem) -> CoqContext:
         """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself, with
         the additions offered for it right before the statement."""
-        return self._with(theorem, self._offered(theorem))
-
-    def _with(self, theorem: Theorem, chosen: Sequence[str]) -> CoqContext:
-        """``theorem``'s context with the additions ``chosen``, reopened under another top name
-        where they load its module's compiled copy (:func:`prover.coq.additions.reopen`)."""
-        return reopen(with_additions(self._bare_context(theorem), self._sentences(theorem, chosen)), chosen)
+        return with_additions(self._bare_context(theorem), self._sentences(theorem))
 
     def _bare_context(self, theorem: Theorem) -> CoqContext:
         """``theorem``'s context without any addition."""
@@ -192,11 +186,12 @@ class CoqEnvironment:
         return file_context(theorem, index, self.elide_proofs)
 
     def _offered(self, theorem: Theorem) -> tuple[str, ...]:
-        """The additions loaded for ``theorem``: those offered, none where they broke its statement."""
+        """The additions loaded for ``theorem``: the leak guard's, none where they broke its statement."""
         return () if (theorem.file_path, theorem.full_name) in self._bare else offered(self.additions, theorem)
 
     def _sentences(self, theorem: Theorem, chosen: Sequence[str] | None = None) -> tuple[str, ...]:
-        """The sentences of the additions offered for ``theorem``, or of the ``chosen`` ones."""
+        """The sentences of the additions offered for ``theorem`` (leak guard applied), or of the
+        ``chosen`` ones."""
         out: list[str] = []
         for name in self._offered(theorem) if chosen is None else chosen:
             out.extend(addition(name).sentences)
@@ -258,7 +253,7 @@ class CoqEnvironment:
             return Verification(False, str(exc), render_proof(proof))
         if context.additions:
             chosen = needed(self._offered(theorem), proof_tactics(proof), theorem)
-            smaller = self._with(theorem, chosen)
+            smaller = with_additions(self._bare_context(theorem), self._sentences(theorem, chosen))
             if smaller.additions != context.additions:
                 first = verify_proof(smaller, proof, self.verify_timeout, self.verify_sentence_timeout)
                 if first.ok:

@@ -7,9 +7,10 @@ first ``hammer_states`` distinct states of a theorem it also proposes ``hammer.`
 lowest score: it costs its own time limit (:class:`prover.coq.hammer.HammerSession` runs it at
 most once per state and turns it into its reconstruction tactic for the proof).
 
-It proposes nothing for a theorem CoqHammer is not offered to (:func:`prover.coq.additions.offered`:
-not installed, or a project without the Prelude): there the tactics do not exist. Combine it with
-other generators through :class:`generator.fused.FusedGenerator`; the environment needs ``additions=("hammer",)``.
+It proposes nothing for a theorem that the leak guard refuses CoqHammer to
+(:func:`prover.coq.additions.offered`): there the tactics do not exist, and loading them would
+load the compiled copy of the theorem. Combine it with other generators through
+:class:`generator.fused.FusedGenerator`; the environment needs ``additions=("hammer",)``.
 """
 
 from __future__ import annotations

@@ -37,20 +37,6 @@ A proof counts only when all of this holds:
    ``DojoScratch``, so a prelude's ``classic`` is ``DojoScratch.classic``. Only a stdlib
    theorem's context, which is the stdlib's own text, may declare a trusted axiom.
 
-4. Where a context addition loaded the compiled copy of the theorem's own module ``M`` (the
-   context's ``compiled_copy``; the file is then replayed under another top name, see
-   :mod:`prover.coq.additions`), the proof's term depends on no constant, inductive type or
-   constructor of that copy, directly or through any chain of other constants (a lemma of a
-   module loaded only by the addition that is itself proved from ``M``). The dependencies are
-   read from the compiled term, never from the script: a third process loads the checked ``.vo``
-   and Debian's ``libcoq-dpdgraph`` plugin, writes the transitive dependencies of the proof
-   (``Print DependGraph``) and the objects of the compiled ``M`` (``Print FileDependGraph``), and
-   the two sets, each named as that one process prints them (one name, one object), must be
-   disjoint. The check fails closed: a plugin missing or a graph unreadable refuses the proof.
-   Contexts without a compiled copy skip this step. Once it passes, rule 3 reads coqchk's summary
-   without the copy's axioms (loaded, not used) and with those the replayed file declares under
-   the library's names (:func:`replayed_summary`).
-
 Each sentence from the statement to ``Qed`` runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
 the check run longer than the search that found it allowed.
@@ -76,7 +62,6 @@ from search_tree.protocol import Proof, Verification, proof_tactics
 from .additions import annotate
 from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
 from .context import CoqContext, rename_statement
-from .dependencies import PACKAGE, check_source, located, reaching, read_graph
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded
@@ -85,8 +70,6 @@ from .sandbox import sandbox_env
 from .trusted_axioms import is_trusted
 
 CHECKED = "Modules were successfully checked"
-#: What the message of a proof refused under rule 4 says (module docstring); benchmarks count it
-COMPILED_COPY = "depends on the compiled copy of its own module"
 
 
 class CheckFailed(Exception):
@@ -97,17 +80,14 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
                         sentence_timeout: int | None = None) -> str:
     """The ``.v`` text that :func:`verify_proof` compiles, the theorem named ``name``, its
     assumptions redirected to ``report``, each sentence from the statement to ``Qed`` limited to
-    ``sentence_timeout`` seconds (see the module docstring). With a compiled copy in the context,
-    the theorem's full name is redirected to ``<report>_where`` at the end, once its sections and
-    modules are closed, for the dependency check."""
+    ``sentence_timeout`` seconds (see the module docstring)."""
     body = "\n".join("  " + line for line in script.splitlines())
     limit, unlimit = (f"Set Default Timeout {sentence_timeout}.\n", "Unset Default Timeout.\n") \
         if sentence_timeout else ("", "")
     return (f"{context.source_prefix.rstrip()}\n{limit}{rename_statement(context.statement, name)}\nProof.\n{body}\n"
             f"Qed.\n{unlimit}Set Printing Width 1000000.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n"
-            + "".join(line + "\n" for line in context.closing)
-            + (f"Redirect \"{report}_where\" Locate {name}.\n" if context.compiled_copy else ""))
+            + "".join(line + "\n" for line in context.closing))
 
 
 def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
@@ -135,9 +115,6 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
         try:
             report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
             summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
-            if context.compiled_copy:
-                _check_compiled_copy(context, Path(tmp), nonce, dirpath, deadline)
-                summary = replayed_summary(context, summary)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
     script = annotate(context, script)  # the additions are part of the proof, printed with it
@@ -167,16 +144,6 @@ def refused_axioms(context: CoqContext, summary: list[str], resolution: Resoluti
             continue  # another file's axiom the theorem does not use (resolution refuses look-alikes)
         refused.append(name)
     return refused
-
-
-def replayed_summary(context: CoqContext, summary: list[str]) -> list[str]:
-    """coqchk's axioms for a proof that rule 4 accepted in a context with a compiled copy: those
-    of the copy left out (loaded by an addition, unused by the proof), those the replayed file
-    declares under the names the library gives them (the replay is the library's own text, so
-    ``DojoReopened.Coq.Reals.Raxioms.Rplus_comm`` is the trusted ``Coq.Reals.Raxioms.Rplus_comm``)."""
-    copy, replay = context.compiled_copy + ".", context.module + "."
-    return [copy + name[len(replay):] if name.startswith(replay) else name
-            for name in summary if not name.startswith(copy)]
 
 
 def uses(axioms: Sequence[str]) -> str:
@@ -223,41 +190,6 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> lis
     if unsafe:
         raise CheckFailed("the proof relies on unsafe features: " + "; ".join(unsafe))
     return axioms
-
-
-def _check_compiled_copy(context: CoqContext, tmp: Path, nonce: str, dirpath: str, deadline: float) -> None:
-    """Rule 4 of the module docstring: CheckFailed when the compiled proof ``dojo_<nonce>`` (in
-    ``tmp``) depends on an object of ``context.compiled_copy``, or when that cannot be read."""
-    name, copy = f"dojo_{nonce}", context.compiled_copy
-    work = tmp / "dependencies"
-    work.mkdir()
-    try:
-        constant = located((tmp / f"dojo_assumptions_{nonce}_where.out").read_text(), name)
-    except (OSError, ValueError) as exc:
-        raise CheckFailed(f"the dependency check could not find the proof's constant: {exc}") from None
-    (work / "Deps.v").write_text(check_source(constant, context.module, copy, "proof.dpd", "module.dpd"))
-    done = _run(["coqc", "-q", "-w", "-masking-absolute-name", *context.load_path, *context.options,
-                 "-Q", str(tmp), dirpath, "Deps.v"], work, deadline, "the dependency check")
-    try:
-        if done.returncode != 0:
-            raise ValueError(f"coqc exited {done.returncode}: {_last_error(done.stderr + done.stdout)}")
-        proof = read_graph((work / "proof.dpd").read_text())
-        own = set(read_graph((work / "module.dpd").read_text()).names.values())
-        if not own:
-            raise ValueError(f"no object of {copy} listed")
-        direct, leaked = reaching(proof, proof.node(name), own)
-    except (OSError, ValueError) as exc:
-        raise CheckFailed(f"not proved: the check that the proof does not use the compiled copy of {copy} (which "
-                          f"the context additions load) could not run ({exc}); it needs the Debian package "
-                          f"{PACKAGE}") from None
-    if leaked:
-        raise CheckFailed(f"not proved: the proof {COMPILED_COPY}, {copy}, which the context additions load: it uses "
-                          f"{_some(direct)}, which is or depends on {len(leaked)} object(s) of that copy "
-                          f"({_some(leaked)}); a theorem may not be proved from itself or from the lemmas after it")
-
-
-def _some(names: list[str], shown: int = 4) -> str:
-    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:

@@ -400,7 +400,7 @@ def test_found_proof_is_rechecked_by_coqc(env):
     gen = FixedTacticGenerator(["split.", "exact I.", "intros.", "lia."])  # jumps between branches
     outcomes = []
     result = BestFirstSearchProver(gen, timeout=60, num_sampled_tactics=8).search(
-        env, COMM, on_event=lambda e: outcomes.append(e.get("outcome")))
+        env, COMM, on_event=lambda e: outcomes.append(e.outcome if isinstance(e, TacticRun) else None))
     assert result.status == Status.PROVED and result.stats["verify_time"] > 0
     assert "crash" not in outcomes and "timeout" not in outcomes
     assert "Qed" not in result.script and "lia." in result.script

@@ -8,7 +8,7 @@ import pytest
 
 from prover.coq.hammer_generator import HammerGenerator
 from prover.coq import additions
-from prover.coq.additions import Addition, offered, reopened
+from prover.coq.additions import Addition, guarded, offered
 from prover.coq.context import adhoc_context, adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from prover.coq.verify import verify_proof
@@ -100,27 +100,22 @@ def test_hammer_proof_is_rewritten_atp_free_and_no_atp_survives():
     assert atp_processes() == []
 
 
-def test_hammer_is_offered_where_it_loads_the_theorems_own_module():
-    """Coq.Lists.List is loaded by CoqHammer's Tactics: a theorem of it gets the addition all the
-    same, its file replayed under another top name (coqtop refuses to load a library of the name it
-    runs under) with the compiled copy recorded for verification, and the hammer actions; a
-    theorem of a module Hammer does not load keeps its file's name. Fails if CoqHammer is withheld
-    from the first, or if the second pays for a check it does not need."""
+def test_leak_guard_withholds_hammer_from_modules_it_loads():
+    """Coq.Lists.List is loaded by CoqHammer's Tactics: a theorem of it gets no addition in its
+    context and no hammer actions; a theorem of a module Hammer does not load keeps both. Fails if
+    the guard is skipped (the List theorem would see its own compiled copy)."""
     assert "Coq.Lists.List" in HAMMER_TACTICS.loaded
     with CoqEnvironment(additions=("hammer",)) as env:
         inside = env.theorem("Coq.Lists.List.app_nil_r")
         outside = env.theorem("Coq.Sorting.Permutation.Permutation_app_comm")
-        for theorem, module, copy in ((inside, "DojoReopened.Coq.Lists.List", "Coq.Lists.List"),
-                                      (outside, "Coq.Sorting.Permutation", "")):
-            context = env.context(theorem)
-            assert "From Hammer Require Import Hammer." in context.additions
-            assert (context.module, context.compiled_copy) == (module, copy)
-        assert offered(("hammer",), inside) == offered(("hammer",), outside) == ("hammer",)
-        assert reopened(("hammer",), [inside, outside]) == [inside]
+        assert env.context(inside).additions == ()
+        assert "From Hammer Require Import Hammer." in env.context(outside).additions
+        assert offered(("hammer",), inside) == () and offered(("hammer",), outside) == ("hammer",)
+        assert guarded(("hammer",), [inside, outside]) == [inside]
     generator = HammerGenerator()
     state = type("S", (), {"key": "k", "pp": "", "goals": ()})()
-    for theorem in (inside, outside):
-        assert [t for t, _ in generator.generate(state, theorem, 10)] == ["sauto.", "hauto.", "qauto.", "hammer."]
+    assert generator.generate(state, inside, 10) == []
+    assert [t for t, _ in generator.generate(state, outside, 10)] == ["sauto.", "hauto.", "qauto.", "hammer."]
 
 
 def test_missing_coqhammer_is_left_out_with_one_warning(monkeypatch):
