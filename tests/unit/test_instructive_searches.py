@@ -4,6 +4,7 @@ one with the longest proof, and the unproved ones that came closest to a proof."
 from __future__ import annotations
 
 from prover.views.tree import build_tree, instructive
+from search_tree.events import parse_event
 
 
 def _goals(n: int) -> list[dict]:
@@ -17,7 +18,7 @@ def _tree(root_goals: int, reached: list[int]):
     for i, goals in enumerate(reached, 1):
         events += [{"event": "tactic", "state": 0, "tactic": f"t{i}.", "outcome": "state", "next_state": i},
                    {"event": "state", "state": i, "goals": _goals(goals)}]
-    return build_tree(events)
+    return build_tree([parse_event(e) for e in events])
 
 
 def _record(name: str, status: str, proof: list[str] | None = None, nodes: int = 1) -> dict:
