@@ -57,7 +57,7 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
                                for n in EASY))
     out = tmp_path / "run"
     args = ["learn", "--out", str(out), "--benchmark", str(listing), "--theorems", "3", "--val-benchmark",
-            str(listing), "--val", "1", "--timeout", "3", "--epochs", "1"]
+            str(listing), "--val", "1", "--timeout", "10", "--epochs", "1"]
     assert main(args) == 0
     table = capsys.readouterr().out
     assert table.startswith("Learn run ")  # progress (Lightning's bar too) goes to stderr, not into the table
