@@ -83,7 +83,7 @@ class Prover(ABC):
 
         try:
             with env.open(theorem) as (session, init_state):
-                result = self._search(session, init_state, propose, theorem, on_event, getattr(env, "language", None))
+                result = self._search(session, init_state, propose, theorem, on_event, env.language)
         except EnvironmentFailure as exc:
             return SearchResult.failed(theorem, StopReason(StopKind.ENVIRONMENT_FAILURE, str(exc)), time.monotonic() - t0)
         return verified(env, result, on_event)

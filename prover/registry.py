@@ -274,14 +274,10 @@ def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
                                      for k, v in coerced.items()})
 
 
-def _environment_default(env_name: str, supplier: str, options: dict[str, Any] | None,
-                         theorems: Sequence[Theorem]) -> Any | None:
-    """What environment ``env_name``'s class answers for a run through its static method
-    ``supplier(options, theorems)``, or None when it has no such method (or is not registered)."""
-    if env_name not in ENVIRONMENTS:
-        return None
-    method = getattr(ENVIRONMENTS.load(env_name), supplier, None)
-    return None if method is None else method(dict(options or {}), list(theorems))
+def _environment(env_name: str) -> Any | None:
+    """Environment ``env_name``'s class, whose run hooks (:class:`search_tree.protocol.Environment`)
+    supply defaults; None when the name is not registered."""
+    return ENVIRONMENTS.load(env_name) if env_name in ENVIRONMENTS else None
 
 
 def default_corpus(env_name: str, options: dict[str, Any] | None = None,
@@ -289,7 +285,8 @@ def default_corpus(env_name: str, options: dict[str, Any] | None = None,
     """The corpus path environment ``env_name`` supplies to a retriever given none (its class's
     ``default_corpus_path(options, theorems)``: for Coq, that of the project the environment's
     options or the run's theorems name), or None (LeanDojo: the option is required)."""
-    corpus = _environment_default(env_name, "default_corpus_path", options, theorems)
+    environment = _environment(env_name)
+    corpus = None if environment is None else environment.default_corpus_path(dict(options or {}), list(theorems))
     return None if corpus is None else str(corpus)
 
 
@@ -314,7 +311,8 @@ def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> P
         return config
     if "traces" not in inspect.signature(GENERATORS.load(generator.name)).parameters:
         return config
-    traces = _environment_default(config.env.name, "default_traces", config.env.options, theorems)
+    environment = _environment(config.env.name)
+    traces = None if environment is None else environment.default_traces(dict(config.env.options), list(theorems))
     if traces is None:
         return config
     return dataclasses.replace(config, generator=ComponentSpec(generator.name, {**generator.options, "traces": traces}))

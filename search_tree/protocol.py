@@ -73,9 +73,13 @@ import types
 import typing
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, Union, runtime_checkable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, Union, runtime_checkable
 
 from search_tree.errors import UserError
+
+if TYPE_CHECKING:
+    from search_tree.language import Language
 
 
 @dataclass(frozen=True)
@@ -307,8 +311,31 @@ class FocusingSession(Session, Protocol):
 
 @runtime_checkable
 class Environment(Protocol):
+    """A backend's environment. A class subclasses this protocol to inherit the defaults of its
+    optional members: ``language`` (None: the backend's goals are not read as text), the run hooks
+    :meth:`default_corpus_path`, :meth:`default_traces`, :meth:`run_notes` (nothing to supply or
+    report) and :meth:`close` (no process kept)."""
+
     name: str
-    # optional: ``language``, its :class:`search_tree.language.Language` (MCTS drops its give-ups)
+    #: the backend's :class:`search_tree.language.Language`: MCTS drops its give-ups, retrieval reads its symbols
+    language: ClassVar[Language | None] = None
+
+    @staticmethod
+    def default_corpus_path(options: dict[str, Any], theorems: Sequence[Theorem]) -> Any | None:
+        """The premise corpus (a path) a retriever given none uses in a run of these environment
+        ``options`` on ``theorems``; None: the run must name one."""
+        return None
+
+    @staticmethod
+    def default_traces(options: dict[str, Any], theorems: Sequence[Theorem]) -> list[str] | None:
+        """The traced proofs a learned generator given none learns from in such a run; None: none."""
+        return None
+
+    @staticmethod
+    def run_notes(options: dict[str, Any]) -> dict[str, Any]:
+        """What the environment reports about ``options`` on this machine, recorded with a run
+        (e.g. a context addition left out because its library is not installed)."""
+        return {}
 
     def open(self, theorem: Theorem) -> AbstractContextManager[tuple[Session, TacticState]]:
         """Open ``theorem``; the context yields a session and the initial state."""

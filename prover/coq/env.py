@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from prover.defaults import RUN
-from search_tree.protocol import Proof, TacticState, Theorem, Verification, proof_tactics
+from search_tree.protocol import Environment, Proof, TacticState, Theorem, Verification, proof_tactics
 
 from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path,
                         with_additions)
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from .project import CoqProject
 
 
-class CoqEnvironment:
+class CoqEnvironment(Environment):
     """Coq 8.16 through ``coqtop -emacs``.
 
     ``tactic_timeout`` (seconds) bounds each tactic; ``memory_limit_mb`` caps each coqtop's

@@ -57,6 +57,7 @@ from prover.lean.syntax import TURNSTILE, GoalParseError, has_metavariable, pars
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
 from prover.lean.script import confinement_problem, focus_goal, render_by_block, render_declaration, under_focus
 from search_tree.protocol import (
+    Environment,
     EnvironmentFailure,
     ErrorKind,
     Goal,
@@ -363,7 +364,7 @@ class LeanFields(TheoremFields):
     repo: Any = None
 
 
-class LeanDojoEnvironment:
+class LeanDojoEnvironment(Environment):
     """The protocol's :class:`~search_tree.protocol.Environment` over LeanDojo (Lean 4).
 
     ``url``/``commit`` name the default repository (a theorem's :class:`LeanFields` take

@@ -277,8 +277,7 @@ def _git_commit() -> str | None:
 def environment_notes(config: ProverConfig) -> dict[str, Any]:
     """What the environment reports about its options on this machine (``run_notes(options)`` of
     its class, e.g. Coq's context additions left out because a library is not installed)."""
-    notes = getattr(ENVIRONMENTS.load(config.env.name), "run_notes", None)
-    return {} if notes is None else notes(config.env.options)
+    return ENVIRONMENTS.load(config.env.name).run_notes(config.env.options)
 
 
 def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> dict[str, Any] | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from search_tree import (
+    Environment,
     ErrorKind,
     Goal,
     Proof,
@@ -71,7 +72,7 @@ class _Session:
         return self.state(after) if after else ProofFinished()
 
 
-class ToyEnvironment:
+class ToyEnvironment(Environment):
     name = "toy"
     language = TOY
 
