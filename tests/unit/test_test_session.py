@@ -23,11 +23,14 @@ def test_the_session_caches_in_the_checkout_not_in_the_users_cache():
     assert Path.home() / ".cache" / "dojo-prover" not in (cache_root(), *cache_root().parents)
 
 
-@pytest.mark.parametrize("ci, outcome", [(None, "skipped"), ("", "skipped"), ("false", "skipped"),
-                                         ("true", "errors"), ("1", "errors")])
-def test_absent_shared_data_skips_but_fails_in_ci(pytester, monkeypatch, tmp_path, ci, outcome):
-    """Fails if absent data is skipped in CI (hiding a broken set-up) or fails a developer's run.
-In CI the test errs in its set-up, before any fixture could read the data."""
+@pytest.mark.parametrize("ci, folder, outcome", [(None, True, "skipped"), ("", True, "skipped"),
+                                                 ("false", True, "skipped"), ("true", True, "errors"),
+                                                 ("1", True, "errors"), ("true", False, "skipped")])
+def test_absent_shared_data_skips_but_fails_in_ci(pytester, monkeypatch, tmp_path, ci, folder, outcome):
+    """Fails if a file absent from the shared data folder is skipped in CI (hiding a broken set-up)
+    or fails a developer's run, or if a CI machine without the folder fails. In CI the test errs in
+    its set-up, before any fixture could read the data."""
+    monkeypatch.setenv("DOJO_PROVER_DATA", str(tmp_path if folder else tmp_path / "no-shared-data"))
     if ci is None:
         monkeypatch.delenv("CI", raising=False)
     else:
