@@ -22,9 +22,10 @@ import signal
 import statistics
 
 from prover.benchmarks.results import add_results_flag, write_results
-from prover.coq.automation import baseline_prover
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
+from prover.coq.presets import baseline_config
+from prover.registry import prover_from
 from search_tree import Status
 from search_tree.events import SearchEvent, TacticRun
 
@@ -45,7 +46,7 @@ def measure(env: CoqEnvironment, theorem, kill_after: int) -> dict:
             os.kill(pid, signal.SIGKILL)
             killed_at.append(len(events))
 
-    result = baseline_prover(timeout=60, max_expansions=40).search(env, theorem, on_event=on_event)
+    result = prover_from(baseline_config(None, timeout=60, max_expansions=40)).search(env, theorem, on_event=on_event)
     if not killed_at:
         return {"killed": False}
     kill = events[killed_at[0] - 1]

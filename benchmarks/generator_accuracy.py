@@ -111,13 +111,17 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
 
     from generator.knn import KNNGenerator
-    from generator.template import TemplateGenerator
+    from generator.template import TEMPLATE_SETS, TemplateGenerator
+    from prover.backends import language_of
 
-    backend = "coq" if any(ex.file_path.endswith(".v") for ex in train) else None
-    if backend:
-        rows.append(("template (no retriever)", *accuracy(TemplateGenerator(backend), val, args.k)))
-        rows.append(("template, fitted priors (no retriever)", *accuracy(TemplateGenerator(f"{backend}:FITTED"), val, args.k)))
-    rows.append(("knn (BM25, k=32)", *accuracy(KNNGenerator(train), val, args.k)))
+    language = language_of({ex.file_path for ex in train})
+    if language is None:
+        raise SystemExit(f"{data}: the traced files are not all of one backend's language")
+    if f"{language.name}:FITTED" in TEMPLATE_SETS:  # the backend's stock templates, and their fitted priors
+        rows.append(("template (no retriever)", *accuracy(TemplateGenerator(language.name), val, args.k)))
+        rows.append(("template, fitted priors (no retriever)",
+                     *accuracy(TemplateGenerator(f"{language.name}:FITTED"), val, args.k)))
+    rows.append(("knn (BM25, k=32)", *accuracy(KNNGenerator(train, language), val, args.k)))
 
     value_rows = []
     checkpoint = args.checkpoint

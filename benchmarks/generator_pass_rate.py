@@ -16,7 +16,7 @@ from ``--theorems``, traced data in LeanDojo's format. Generators by registry na
   ``benchmarks/fit_template_priors.py``);
 * ``knn``: BM25 over ``--train-traces`` (default: the Coq tracer's ``train.json``,
   :func:`prover.coq.tracer.traced_data_dir`);
-* ``automation``: the Coq backend's baseline list (:mod:`prover.coq.automation`), for reference;
+* ``automation``: the Coq backend's baseline list (:func:`prover.coq.templates.automation_generator`), for reference;
 * ``hf``: the ``--checkpoint`` policy (beam search);
 * ``fused``: ``template`` and ``hf`` mixed with weights ``--fuse-weights`` (default 1,1).
 
@@ -79,13 +79,14 @@ def default_train_traces() -> Path | None:
     return path if path.exists() else None
 
 
-def make_generator(name: str, args: argparse.Namespace, retriever: Any | None) -> Any:
+def make_generator(name: str, args: argparse.Namespace, retriever: Any | None, language: Any | None) -> Any:
+    """Generator ``name`` for a run whose environment's language is ``language`` (kNN's traces')."""
     if name == "template-fitted":
         return build_generator("template", templates=f"{args.templates.partition(':')[0]}:FITTED", retriever=retriever)
-    return build_generator(name, **generator_options(name, args, retriever))
+    return build_generator(name, **generator_options(name, args, retriever, language))
 
 
-def generator_options(name: str, args: argparse.Namespace, retriever: Any | None) -> dict[str, Any]:
+def generator_options(name: str, args: argparse.Namespace, retriever: Any | None, language: Any | None) -> dict[str, Any]:
     template = {"templates": args.templates, "retriever": retriever}
     hf = {"model": str(args.checkpoint), "retriever": retriever} if args.checkpoint else {}
     if name == "template":
@@ -96,7 +97,14 @@ def generator_options(name: str, args: argparse.Namespace, retriever: Any | None
         args.train_traces = args.train_traces or default_train_traces()
         if not args.train_traces:
             raise SystemExit("knn needs --train-traces (no Coq traces on this machine)")
-        return {"paths": str(args.train_traces)}
+        if language is None:  # an environment that reads no goals (a scripted one): the traces' own language
+            from generator.traced import load_theorems
+            from prover.backends import language_of
+
+            language = language_of({t.get("file_path", "") for t in load_theorems(args.train_traces)})
+        if language is None:
+            raise SystemExit(f"knn: neither --env {args.env} nor the files of {args.train_traces} have a language")
+        return {"paths": str(args.train_traces), "language": language}
     if name in ("hf", "fused") and not hf:
         raise SystemExit(f"{name} needs --checkpoint")
     if name == "hf":
@@ -159,7 +167,8 @@ def main(argv: list[str] | None = None) -> None:
             search_options["value"] = load_value_function(args.checkpoint)
         else:
             search_options["value"] = args.value
-    provers = {name: (lambda name=name: make_prover(args.search, make_generator(name, args, retriever), **search_options))
+    provers = {name: (lambda name=name: make_prover(args.search, make_generator(name, args, retriever, env.language),
+                                                                **search_options))
                for name in args.generators.split(",")}
     out = args.out.open("w") if args.out else None
     try:

@@ -66,8 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     _, train, val = train_val_examples(data, 10.0)
     from generator.knn import KNNGenerator
     from generator.template import TemplateGenerator
+    from prover.coq.language import COQ
 
-    rows = [("template (coq, no retriever)", TemplateGenerator("coq")), ("knn (BM25, k=32)", KNNGenerator(train))]
+    rows = [("template (coq, no retriever)", TemplateGenerator("coq")), ("knn (BM25, k=32)", KNNGenerator(train, COQ))]
     import torch
 
     from generator.hf import HFGenerator

@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from prover.benchmarks.registry import stable_sample
     from prover.coq.env import CoqEnvironment
+    from prover.coq.language import COQ
     from prover.coq.stdlib import load_index
     from prover.proof_search import make_prover
 
@@ -54,9 +55,9 @@ def main(argv: list[str] | None = None) -> None:
     theorems = stable_sample(candidates, args.limit)
     everything = [str(p) for p in splits.values()]
     generators = {
-        "knn offline (train split)": lambda: build_generator("knn", paths=str(splits["train"])),
-        "knn online (all splits, masked)": lambda: build_generator("knn", paths=everything),
-        "knn online + proofs": lambda: build_generator("fused", members=[
+        "knn offline (train split)": lambda: build_generator("knn", paths=str(splits["train"]), language=COQ),
+        "knn online (all splits, masked)": lambda: build_generator("knn", paths=everything, language=COQ),
+        "knn online + proofs": lambda: build_generator("fused", language=COQ, members=[
             {"name": "knn", "paths": everything}, {"name": "proofs", "paths": everything}]),
     }
     provers = {name: (lambda make=make: make_prover("best_first", make(), timeout=args.timeout))

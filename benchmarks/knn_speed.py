@@ -51,10 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no traces at {args.traces}: run `dojo-prover trace --env coq --out DIR`")
 
     from generator.knn import KNNGenerator
+    from prover.coq.language import COQ
     from retrieval.state_index import BM25StateIndex, tokenize
 
     t0 = time.perf_counter()
-    gen = KNNGenerator.from_traced(splits, k=args.k, corpus=args.corpus)
+    gen = KNNGenerator.from_traced(splits, COQ, k=args.k, corpus=args.corpus)
     bm25 = gen.index._bm25 if isinstance(gen.index, BM25StateIndex) else None
     assert bm25 is not None  # the kNN's default index, whose bm25s scoring is timed on its own below
     build = time.perf_counter() - t0

@@ -14,7 +14,7 @@ under 10%).
 trees with splits, evars, detours and simulated latencies; its generator greedy): it measures the search, not a prover.
 ``--env coq`` runs a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of a Coq standard
 library split through ``prover.coq.env.CoqEnvironment`` (which focuses goals for MCTS with ``n: {``)
-with the scored baseline generator of :mod:`prover.coq.automation` (``--generator fixed``: the
+with the scored baseline generator (:func:`prover.coq.templates.automation_generator`) (``--generator fixed``: the
 unscored ``COQ_TACTICS``).
 """
 
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--value", default="constant", choices=("constant", "heuristic"),
                         help="MCTS value function")
     parser.add_argument("--generator", choices=("baseline", "fixed"), default="baseline",
-                        help="--env coq: the scored baseline of prover.coq.automation, or COQ_TACTICS unscored")
+                        help="--env coq: the scored baseline (coq:BASELINE), or COQ_TACTICS unscored")
     parser.add_argument("--tactic-timeout", type=float, default=5.0, help="seconds per Coq tactic (--env coq)")
     parser.add_argument("--seed", type=int, default=0, help="synthetic theorems (--env scripted)")
     parser.add_argument("--env-latency", type=float, default=0.003,

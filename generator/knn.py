@@ -10,7 +10,9 @@ proposes the tactics that were used there. We do the same over traced proofs in 
 3. adapt each neighbour's tactic to the current context: names of the neighbour's hypotheses are
    mapped to the current goal's hypotheses, matching by type first (types renamed through the
    mapping built so far, so ``h : a < b`` matches after ``a`` and ``b`` were mapped), then by
-   position counted from the most recent hypothesis;
+   position counted from the most recent hypothesis; a name is what the traces' language calls
+   one (:meth:`search_tree.language.Language.rename`: Coq's ``p?=q`` mentions ``p``, Lean's
+   ``h?`` is a name of its own);
 4. score: ``p(tactic) ∝ Σ exp(sim_i / τ)`` over the neighbours ``i`` proposing it, with
    ``sim_i = score_i / max_j score_j + locality_i``: similarity in [0, 1] (BM25 scores have no fixed
    scale) plus a bonus for nearer proofs, returned as log-probabilities.
@@ -44,10 +46,11 @@ from typing import Any
 
 from generator.accessible import AccessibleProofs, ProofOwner
 from generator.base import Suggestion, TacticGenerator
-from generator.state_parsing import hypotheses_of, identifiers, rename_identifiers
+from generator.state_parsing import hypotheses_of
 from generator.traced import TacticExample, examples, load_theorems
 from retrieval.corpus import Corpus
 from retrieval.state_index import BM25StateIndex, DenseStateIndex, StateIndex
+from search_tree.language import Language
 from search_tree.protocol import Hypothesis, TacticState, Theorem
 
 _log = logging.getLogger(__name__)
@@ -65,8 +68,9 @@ def sentence_encoder(model: str | None = None) -> Callable[[list[str]], Any]:
     return lambda texts: st.encode(texts, batch_size=64, show_progress_bar=False)
 
 
-def adapt_hypothesis_names(tactic: str, source: Sequence[Hypothesis], target: Sequence[Hypothesis]) -> str:
-    """Rename the hypotheses of ``source`` that ``tactic`` mentions to those of ``target``.
+def adapt_hypothesis_names(tactic: str, source: Sequence[Hypothesis], target: Sequence[Hypothesis],
+                           language: Language) -> str:
+    """Rename the hypotheses of ``source`` that ``tactic`` (in ``language``) mentions to those of ``target``.
 
     Source hypotheses are mapped in order (earlier ones first, since later types mention them):
     to a not yet used target hypothesis of the same (renamed) type, preferring the same name, then
@@ -74,13 +78,13 @@ def adapt_hypothesis_names(tactic: str, source: Sequence[Hypothesis], target: Se
     target hypothesis at its position from the end. Names the tactic does not mention are mapped
     only to make later types comparable.
     """
-    used = set(identifiers(tactic))
+    used = set(language.local_names(tactic))
     target_names = {h.name for h in target}
     mapping: dict[str, str] = {}
     taken: set[str] = set()
     for pos, hyp in enumerate(source):
         from_end = len(source) - pos
-        typ = " ".join(rename_identifiers(hyp.type, mapping).split())
+        typ = " ".join(language.rename(hyp.type, mapping).split())
         same_type = [(i, h) for i, h in enumerate(target) if h.name not in taken and " ".join(h.type.split()) == typ]
         if same_type:
             _, match = min(same_type, key=lambda ih: (ih[1].name != hyp.name, abs((len(target) - ih[0]) - from_end)))
@@ -91,7 +95,7 @@ def adapt_hypothesis_names(tactic: str, source: Sequence[Hypothesis], target: Se
         taken.add(match.name)
         if match.name != hyp.name:
             mapping[hyp.name] = match.name
-    return rename_identifiers(tactic, {k: v for k, v in mapping.items() if k in used})
+    return language.rename(tactic, {k: v for k, v in mapping.items() if k in used})
 
 
 _FOCUSING_MARK = re.compile(r"[-+*]+|[{}]|·")
@@ -100,13 +104,15 @@ _FOCUSING_MARK = re.compile(r"[-+*]+|[{}]|·")
 class KNNGenerator(TacticGenerator):
     """Proposes the tactics of the nearest accessible traced states (see the module docstring).
 
-    ``corpus`` (a :class:`~retrieval.corpus.Corpus` over the traced files) supplies the import
-    closure; without one only the same-file rule masks (:mod:`generator.accessible`).
+    ``language`` is the traces' (the backend's), whose names the renaming replaces; ``corpus`` (a
+    :class:`~retrieval.corpus.Corpus` over the traced files) supplies the import closure; without
+    one only the same-file rule masks (:mod:`generator.accessible`).
     """
 
     def __init__(
         self,
         examples: Sequence[TacticExample],
+        language: Language,
         k: int = 32,
         temperature: float = 0.1,
         index: StateIndex | None = None,
@@ -121,6 +127,7 @@ class KNNGenerator(TacticGenerator):
         if locality < 0 or not 0 < decay <= 1:
             raise ValueError(f"locality must be >= 0 and decay in (0, 1], got locality={locality}, decay={decay}")
         self.examples = usable
+        self.language = language
         self.k = k
         self.temperature: float = temperature
         self.locality = locality
@@ -131,10 +138,12 @@ class KNNGenerator(TacticGenerator):
 
     @classmethod
     def from_traced(
-        cls, paths: str | Path | Sequence[str | Path], similarity: str = "bm25", encoder: str | None = None,
-        retriever: Any | None = None, corpus: str | Path | Corpus | None = None, **options: Any,
+        cls, paths: str | Path | Sequence[str | Path], language: Language, similarity: str = "bm25",
+        encoder: str | None = None, retriever: Any | None = None, corpus: str | Path | Corpus | None = None,
+        **options: Any,
     ) -> KNNGenerator:
-        """Index the traced files (or directories) named; ``similarity``: ``bm25`` or ``dense``.
+        """Index the traced files (or directories) named, whose tactics are in ``language`` (given by
+        the registry: the run's backend's); ``similarity``: ``bm25`` or ``dense``.
 
         ``corpus``: the premise corpus whose imports decide accessibility; by default the
         ``corpus.jsonl`` the tracer writes beside its split files (:func:`traced_corpus`).
@@ -146,7 +155,7 @@ class KNNGenerator(TacticGenerator):
             options["index"] = DenseStateIndex([e.state for e in exs], sentence_encoder(encoder))
         elif similarity != "bm25":
             raise ValueError(f"unknown similarity {similarity!r}: bm25 or dense")
-        return cls(exs, corpus=traced_corpus(paths, corpus), **options)
+        return cls(exs, language, corpus=traced_corpus(paths, corpus), **options)
 
     def _source_hypotheses(self, i: int) -> tuple[Hypothesis, ...]:
         if i not in self._hyps:
@@ -165,7 +174,7 @@ class KNNGenerator(TacticGenerator):
         current = hypotheses_of(state)
         mass: dict[str, float] = {}
         for i, score in neighbours:
-            tactic = adapt_hypothesis_names(self.examples[i].tactic, self._source_hypotheses(i), current)
+            tactic = adapt_hypothesis_names(self.examples[i].tactic, self._source_hypotheses(i), current, self.language)
             sim = score / top + self._bonus(i, context)
             mass[tactic] = mass.get(tactic, 0.0) + math.exp((sim - 1.0) / self.temperature)
         total = sum(mass.values())

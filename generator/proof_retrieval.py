@@ -13,7 +13,8 @@ closing automation. We do the same over traced proofs, without a language model:
    similar theorems *accessible* from the theorem being proved (:mod:`generator.accessible`: its
    file's imports, earlier lemmas of its file, never itself);
 3. adapt each proof to the current names with kNN's hypothesis renaming (the lemma's first-state
-   hypotheses mapped to the current goal's, :func:`generator.knn.adapt_hypothesis_names`);
+   hypotheses mapped to the current goal's, :func:`generator.knn.adapt_hypothesis_names`, in the
+   traces' language);
 4. propose, per retrieved proof, two actions: its **macro** (below) and its **opening tactic**;
    a proof's weight is ``exp((score / top - 1) / τ)``; the opening tactic gets ``opening`` times
    its proof's weight; weights of equal actions add up, and are returned as log-probabilities.
@@ -48,6 +49,7 @@ from generator.state_parsing import hypotheses_of
 from generator.traced import load_theorems
 from retrieval.corpus import Corpus
 from retrieval.state_index import BM25StateIndex, StateIndex
+from search_tree.language import Language
 from search_tree.protocol import Hypothesis, TacticState, Theorem
 
 _FOCUSING = re.compile(r"[-+*]+|[{}]|·|(?:\d+|all|\[\w+\])\s*:.*", re.S)
@@ -116,6 +118,7 @@ class ProofRetrievalGenerator(TacticGenerator):
     def __init__(
         self,
         proofs: Sequence[TracedProof],
+        language: Language,
         k: int = 8,
         temperature: float = 0.1,
         opening: float = 0.5,
@@ -127,6 +130,7 @@ class ProofRetrievalGenerator(TacticGenerator):
         if opening < 0:
             raise ValueError(f"opening weight must be >= 0, got {opening}")
         self.proofs = list(proofs)
+        self.language = language
         self.k = k
         self.temperature: float = temperature
         self.opening = opening
@@ -135,12 +139,13 @@ class ProofRetrievalGenerator(TacticGenerator):
 
     @classmethod
     def from_traced(
-        cls, paths: str | Path | Sequence[str | Path], corpus: str | Path | Corpus | None = None,
-        retriever: Any | None = None, **options: Any,
+        cls, paths: str | Path | Sequence[str | Path], language: Language,
+        corpus: str | Path | Corpus | None = None, retriever: Any | None = None, **options: Any,
     ) -> ProofRetrievalGenerator:
-        """Index the traced files named (``corpus``: as for :meth:`generator.knn.KNNGenerator.from_traced`;
-        ``retriever`` is accepted for registries and unused: proofs, not premises, are retrieved)."""
-        return cls(traced_proofs(load_theorems(paths)), corpus=traced_corpus(paths, corpus), **options)
+        """Index the traced files named (``language`` and ``corpus``: as for
+        :meth:`generator.knn.KNNGenerator.from_traced`; ``retriever`` is accepted for registries and
+        unused: proofs, not premises, are retrieved)."""
+        return cls(traced_proofs(load_theorems(paths)), language, corpus=traced_corpus(paths, corpus), **options)
 
     def retrieve(self, states: list[TacticState], contexts: list[Theorem]) -> list[list[tuple[TracedProof, float]]]:
         """The ``k`` most similar accessible proofs of each state, with their BM25 scores."""
@@ -166,7 +171,7 @@ class ProofRetrievalGenerator(TacticGenerator):
                 weight = math.exp((score / top - 1.0) / self.temperature)
                 for action, share in ((proof.macro, 1.0), (proof.opening, self.opening)):
                     if share:
-                        adapted = adapt_hypothesis_names(action, proof.hypotheses, current)
+                        adapted = adapt_hypothesis_names(action, proof.hypotheses, current, self.language)
                         mass[adapted] = mass.get(adapted, 0.0) + share * weight
             total = sum(mass.values())
             out.append(sorted(((t, math.log(m / total)) for t, m in mass.items()), key=lambda s: -s[1])[:num_samples])

@@ -6,13 +6,15 @@
 =========  ==========================================================================
 ``fixed``     :class:`generator.fixed.FixedTacticGenerator` (``tactics=[...]``)
 ``template``  :class:`generator.template.TemplateGenerator` (``templates="coq"``, ``retriever=``)
-``knn``       :meth:`generator.knn.KNNGenerator.from_traced` (``paths=`` traced JSON files)
-``proofs``    :meth:`generator.proof_retrieval.ProofRetrievalGenerator.from_traced` (``paths=``)
+``knn``       :meth:`generator.knn.KNNGenerator.from_traced` (``paths=`` traced JSON files,
+              ``language=`` theirs)
+``proofs``    :meth:`generator.proof_retrieval.ProofRetrievalGenerator.from_traced` (``paths=``,
+              ``language=``)
 ``hf``        :class:`generator.hf.HFGenerator` (``model=`` a local checkpoint directory)
 ``openai``    :class:`generator.openai_compat.OpenAICompletionGenerator` (``base_url=``, ``model=``)
 ``fused``     :class:`generator.fused.FusedGenerator`; ``members=[{"name": ..., "weight": ...,
-              **options}, ...]`` (or ``(generator, weight)`` pairs); a ``retriever`` given to
-              ``fused`` is passed on to the members that take one
+              **options}, ...]`` (or ``(generator, weight)`` pairs); a ``retriever`` or a
+              ``language`` given to ``fused`` is passed on to the members that take one
 =========  ==========================================================================
 
 A backend's own generators (Coq's ``automation``, ``coq_hammer`` and ``coq_default``, the
@@ -27,7 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 from generator.base import TacticGenerator
-from search_tree.registry import Registry, accepts
+from search_tree.language import Language
+from search_tree.registry import Registry, accepts, parameter
 
 GENERATORS = Registry("generator", import_paths=True, targets={
     "fixed": "generator.fixed:FixedTacticGenerator",
@@ -45,7 +48,7 @@ def build_generator(name: str, **options: Any) -> TacticGenerator:
     return GENERATORS.load(name)(**options)
 
 
-def _build_fused(members: list[Any], retriever: Any | None = None) -> TacticGenerator:
+def _build_fused(members: list[Any], retriever: Any | None = None, language: Language | None = None) -> TacticGenerator:
     from generator.fused import FusedGenerator
 
     built = []
@@ -55,6 +58,8 @@ def _build_fused(members: list[Any], retriever: Any | None = None) -> TacticGene
             member_name, weight = spec.pop("name"), float(spec.pop("weight", 1.0))
             if retriever is not None and accepts(GENERATORS.load(member_name), "retriever"):
                 spec.setdefault("retriever", retriever)
+            if language is not None and parameter(GENERATORS.load(member_name), "language") is not None:
+                spec.setdefault("language", language)
             built.append((build_generator(member_name, **spec), weight))
         else:
             generator, weight = member

@@ -1,9 +1,10 @@
-"""Goals and hypotheses of a proof state, and identifier renaming, as generators need them.
+"""Goals and hypotheses of a proof state as generators need them.
 
 Backends fill :attr:`TacticState.goals`; traced data (LeanDojo-format JSON from Lean or from the Coq
 tracer) only has the printed state, read by :func:`search_tree.syntax.printed.parse_goals`.
 Generators that look at hypotheses (the templates' case analysis, kNN's renaming) get the same view
-of both through :func:`goals_of`.
+of both through :func:`goals_of`; the names in a tactic are the language's
+(:meth:`search_tree.language.Language.rename`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,6 @@ import re
 from search_tree.language import Language
 from search_tree.protocol import Goal, Hypothesis, TacticState
 from search_tree.syntax.printed import parse_goals
-
-_IDENT = re.compile(r"(?<![\w.'])[^\W\d][\w'₀-₉⁰¹²³⁴⁵⁶⁷⁸⁹✝!?]*", re.UNICODE)
-
 
 def goals_of(state: TacticState | str) -> tuple[Goal, ...]:
     """The goals of ``state``: the backend's parse when present, else parsed from the text."""
@@ -28,18 +26,6 @@ def hypotheses_of(state: TacticState | str) -> tuple[Hypothesis, ...]:
     """Hypotheses of the first goal (the one a tactic acts on); empty for a state without goals."""
     goals = goals_of(state)
     return goals[0].hypotheses if goals else ()
-
-
-def identifiers(text: str) -> list[str]:
-    """Identifier tokens of ``text`` that are not a field or a qualified name's tail (``h`` in ``h.1``)."""
-    return _IDENT.findall(text)
-
-
-def rename_identifiers(text: str, mapping: dict[str, str]) -> str:
-    """Replace whole identifiers (not parts of longer names, not after a dot) per ``mapping``."""
-    if not mapping:
-        return text
-    return _IDENT.sub(lambda m: mapping.get(m.group(0), m.group(0)), text)
 
 
 def hypothesis_kind(type_text: str, language: Language) -> str:

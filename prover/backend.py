@@ -14,7 +14,11 @@ object names everything the rest of the library asks a backend for:
 * the benchmark families its theorems come from;
 * the features a command needs (:class:`Feature`), each a ``"module:attribute"`` target of the
   backend's own code with the signature the feature documents; a backend without one is named by
-  the command in a one-line error (:func:`prover.backends.providing`).
+  the command in a one-line error (:func:`prover.backends.providing`);
+* how its proofs read to a user: the lines a script goes between (Coq's ``Proof.``/``Qed.``,
+  :meth:`Backend.render_proof`), a theorem's library-wide name (:meth:`Backend.name_of`) and the
+  words for what a proof assumes (:meth:`Backend.assumes`), so that commands print every
+  backend's proofs without naming one.
 
 Targets are strings imported only when used, so that this object, and the registry of every
 backend, load no prover, torch or Ray.
@@ -22,10 +26,12 @@ backend, load no prover, torch or Ray.
 
 from __future__ import annotations
 
+import argparse
 import enum
-from collections.abc import Mapping
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from search_tree.language import Language
 from search_tree.registry import load_target
@@ -48,18 +54,60 @@ class Feature(enum.Enum):
     #: ``fill_in_copy(...)``: proofs written into a copy of a project (``fill-admitted``, Coq's
     #: :func:`prover.coq.fill.fill_in_copy`)
     FILL = "filling of admitted proofs"
-    #: the function that traces a project into training data (``trace``; the command's
-    #: backend-specific options say how it is called)
+    #: a :class:`Tracer`: ``trace``'s options of this backend and the run that traces a project
+    #: into training data with them
     TRACE = "tracer"
-    #: ``split(split) -> list[Theorem]``: short theorems of a benchmark split for ``demo``
+    #: ``split(split, max_proof_sentences) -> list[Theorem]``: short theorems of a benchmark split
+    #: for ``demo``
     DEMO_THEOREMS = "demo split"
+    #: ``comparison(theorems, timeout) -> Comparison``: the system a user of the backend measures
+    #: its default prover against, which ``demo`` runs beside it on the same theorems
+    COMPARISON = "comparison baseline"
+
+
+class Tracer(Protocol):
+    """A backend's ``trace`` (its :attr:`Feature.TRACE`): the options it adds to the command and
+    the run with them. :meth:`configure` declares the options only this backend reads and returns
+    their argparse actions, so that the command refuses one of another backend's in one line before
+    :meth:`run` is called; two backends may not declare the same option."""
+
+    def configure(self, parser: argparse.ArgumentParser) -> Sequence[argparse.Action]:
+        """Add this backend's options to ``trace``'s parser (an option not given must parse as None
+        or False) and return what ``add_argument`` returned for each."""
+        ...
+
+    def run(self, args: argparse.Namespace, say: Callable[[str], None]) -> int:
+        """Trace what ``args`` names (``args.out``: the output directory, or None), reporting through
+        ``say`` one line at a time (the command makes each safe for a terminal); the exit status.
+        Bad input is a :class:`search_tree.errors.UserError`."""
+        ...
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What a backend's :attr:`Feature.COMPARISON` gives ``demo``: ``name`` as the output calls it
+    (``hammer alone``), the ``config`` (a :class:`prover.registry.ProverConfig`) that runs it, and
+    a ``note`` printed beside its count (empty for none), e.g. on how many of the theorems it is
+    held back and why."""
+
+    name: str
+    config: Any
+    note: str = ""
 
 
 @dataclass(frozen=True)
 class Backend:
     """One backend (module docstring). ``name`` is the ``--env`` name (``aliases`` other accepted
     spellings); ``environment`` the ``"module:Class"`` of its environment; ``checker`` says in
-    words what re-checks a proof (printed beside a found proof)."""
+    words what re-checks a proof (printed beside a found proof) and ``trusted`` what a proof it
+    accepts may assume (empty: it says nothing); ``library`` names the library its default
+    theorems come from, for headings.
+
+    How proofs are shown: ``proof_frame`` is the pair of lines a rendered script goes between in a
+    source file (None when the environment renders the whole proof, as Lean's ``by`` block or
+    declaration); ``qualified_name`` a ``"module:function"`` from a theorem to its name unique
+    across the library (None: its ``full_name`` is); ``axioms`` one from the axioms a check
+    reported (``result.stats["axioms"]``) to words for the reader (None: their names, joined)."""
 
     name: str
     environment: str
@@ -70,6 +118,11 @@ class Backend:
     template_sets: Mapping[str, str] = field(default_factory=dict)
     benchmark_families: tuple[str, ...] = ()
     features: Mapping[Feature, str] = field(default_factory=dict)
+    trusted: str = ""
+    library: str = ""
+    proof_frame: tuple[str, str] | None = None
+    qualified_name: str | None = None
+    axioms: str | None = None
 
     def provides(self, feature: Feature) -> bool:
         return feature in self.features
@@ -80,3 +133,22 @@ class Backend:
 
     def environment_class(self) -> Any:
         return load_target(self.environment)
+
+    def render_proof(self, script: str) -> str:
+        """A found proof's script (``ProofResult.script``) as it reads in a source file."""
+        if self.proof_frame is None:
+            return script
+        opening, closing = self.proof_frame
+        return f"{opening}\n{textwrap.indent(script, '  ')}\n{closing}"
+
+    def name_of(self, theorem: Any) -> str:
+        """``theorem``'s name, unique across its library (Coq's with its module), for listings."""
+        return theorem.full_name if self.qualified_name is None else load_target(self.qualified_name)(theorem)
+
+    def assumes(self, result: Any) -> str:
+        """What a checked proof (a ``ProofResult``) assumes, for its reader: ``uses classic
+        (Coq.Logic.Classical_Prop)``, or ``no axioms`` when its check reported none."""
+        axioms = result.stats.get("axioms")
+        if not axioms:
+            return "no axioms"
+        return "uses " + (", ".join(axioms) if self.axioms is None else load_target(self.axioms)(axioms))

@@ -55,6 +55,7 @@ from search_tree.registry import (
     UnknownName,
     accepts,
     load_target,
+    parameter,
 )
 
 
@@ -179,10 +180,13 @@ def build_retriever(spec: ComponentSpec | Any, language: Language | None = None)
     return load_target("retrieval.base:build_retriever")(spec.name, corpus, **options)
 
 
-def build_generator(spec: ComponentSpec | TacticGenerator, retriever: Any | None = None) -> TacticGenerator:
+def build_generator(spec: ComponentSpec | TacticGenerator, retriever: Any | None = None,
+                    language: Language | None = None) -> TacticGenerator:
     """The generator ``spec`` names, given ``retriever`` if its factory has a ``retriever``
-    parameter (a generator that cannot use one is refused a retriever, in one line); a built
-    generator is returned as it is, and brings its own retriever."""
+    parameter (a generator that cannot use one is refused a retriever, in one line) and the run's
+    ``language`` (its backend's) if it has a ``language`` one (kNN reads the traced tactics' names
+    with it; one that needs it and gets none is refused in one line); a built generator is returned
+    as it is, and brings its own retriever."""
     if not isinstance(spec, ComponentSpec):
         if retriever is not None:
             raise UserError(f"a generator given as an object ({type(spec).__name__}) brings its own retriever: "
@@ -195,6 +199,12 @@ def build_generator(spec: ComponentSpec | TacticGenerator, retriever: Any | None
             raise RegistryError(f"generator {spec.name!r} takes no retriever (its factory has no retriever "
                                 "parameter): give the retriever 'none', or a generator that uses premises")
         options["retriever"] = retriever
+    takes_language = parameter(factory, "language")
+    if takes_language is not None and language is not None:
+        options["language"] = language
+    elif takes_language is not None and takes_language.default is inspect.Parameter.empty:
+        raise RegistryError(f"generator {spec.name!r} reads tactics in its backend's language, and the run's "
+                            "environment has none")
     return factory(**options)
 
 
@@ -202,9 +212,17 @@ def build_run(config: ProverConfig) -> tuple[Environment, Any]:
     """``(env, prover)`` built from ``config`` with its defaults (:func:`with_defaults`) through the
     registries, the way an ``eval`` worker builds them; the caller enters and closes ``env``."""
     config = with_defaults(config)
-    env = build_env(config.env)
-    retriever = build_retriever(config.retriever, language_for(config.env.name))
-    return env, build_prover(config.prover, build_generator(config.generator, retriever))
+    return build_env(config.env), prover_from(config)
+
+
+def prover_from(config: ProverConfig) -> Any:
+    """The prover of ``config`` (its search over its generator and retriever, with its defaults),
+    without the environment: for a caller that searches in an environment it opened itself
+    (``prover_from(baseline_config(None)).search(env, theorem)``)."""
+    config = with_defaults(config)
+    language = language_for(config.env.name)
+    retriever = build_retriever(config.retriever, language)
+    return build_prover(config.prover, build_generator(config.generator, retriever, language))
 
 
 def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
@@ -257,7 +275,7 @@ def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> C
         return spec
     defaults = {}
     for name, param in inspect.signature(factory).parameters.items():
-        if param.default is inspect.Parameter.empty or name == "retriever":
+        if param.default is inspect.Parameter.empty or name in ("retriever", "language"):
             continue
         try:  # as JSON gives it back (a tuple default is a list), so a resumed run's options compare equal
             defaults[name] = json.loads(json.dumps(param.default))

@@ -24,6 +24,9 @@ class Language:
     * ``name``: how results and corpora name the language (``"coq"``, ``"lean"``);
     * ``file_suffix``: of its source files (``".v"``, ``".lean"``);
     * ``identifier``: a regex for a possibly qualified identifier as sources write it;
+    * ``local_name``: a regex for one unqualified name as goals and tactics write it (a hypothesis,
+      a bound variable): what :meth:`rename` replaces, whole, so that a name's characters are the
+      language's (Coq's ``p`` in ``p?=q``, Lean's ``h?`` one name);
     * ``keywords``: words that are never constants (``forall``, ``theorem``);
     * ``declarations``: the keywords that introduce a named declaration (``Lemma``, ``theorem``):
       the name after one is what a premise is, not a symbol it uses;
@@ -45,6 +48,7 @@ class Language:
     name: str
     file_suffix: str
     identifier: str
+    local_name: str
     keywords: frozenset[str]
     declarations: tuple[str, ...]
     notation: Mapping[str, tuple[str, ...]]
@@ -57,11 +61,25 @@ class Language:
     proposition_markers: tuple[str, ...] = ()
     search_tactic: re.Pattern[str] | None = None
     _give_up: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _local_name: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         words = "|".join(re.escape(w) for w in sorted(self.give_up_words))
         pattern = rf"(?<![\w.'])(?:{words})(?![\w'])" if words else r"(?!)"
         object.__setattr__(self, "_give_up", re.compile(pattern))
+        # not after a word character, a prime or a dot: no part of a longer name, no field or
+        # qualified name's tail (``h`` in ``h.1`` is a name, ``1`` and ``x`` in ``M.x`` are not)
+        object.__setattr__(self, "_local_name", re.compile(rf"(?<![\w.'])(?:{self.local_name})"))
+
+    def local_names(self, text: str) -> list[str]:
+        """The unqualified names ``text`` mentions, in order (not a field or a qualified name's tail)."""
+        return self._local_name.findall(text)
+
+    def rename(self, text: str, mapping: Mapping[str, str]) -> str:
+        """``text`` with each whole name of :meth:`local_names` that ``mapping`` has replaced."""
+        if not mapping:
+            return text
+        return self._local_name.sub(lambda m: mapping.get(m.group(0), m.group(0)), text)
 
     def gives_up(self, tactic: str) -> bool:
         """Whether ``tactic`` uses a give-up word (case-sensitive, whole words) or is a search tactic."""

@@ -68,6 +68,15 @@ def accepts(factory: Callable[..., Any], parameter: str) -> bool:
     return parameter in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
+def parameter(factory: Callable[..., Any], name: str) -> inspect.Parameter | None:
+    """``factory``'s parameter called ``name`` (None if it names none, ``**kwargs`` not counted): how
+    a run's fact that only some factories use (the backend's language) is offered to those alone."""
+    try:
+        return inspect.signature(factory).parameters.get(name)
+    except (TypeError, ValueError):  # a builtin without a signature
+        return None
+
+
 def load_target(target: str) -> Any:
     """The object that ``"module:attribute"`` names (the attribute may be dotted: ``Class.factory``).
 

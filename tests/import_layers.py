@@ -44,13 +44,13 @@ LAYERS: tuple[Layer, ...] = (
     # what composes components into provers and runs them. The registry names every backend, so it
     # sits above them; the provers and the registry import each other (``make_prover`` loads from
     # ``SEARCHES``), and ``prover.proof_search`` re-exports the distributed prover, so the three
-    # are one layer. Presets are configured provers (a ``ProverConfig``, the baseline prover), and
+    # are one layer. Presets are configured provers (``ProverConfig``s, the baseline's too), and
     # the benchmark registry names every backend's loaders: both sit here, whichever folder holds them.
     # A backend's ``Backend`` object names its presets, and the backends' registry every backend.
     # ``prover`` itself (its ``__init__`` registers every backend's names in the lower layers' tables)
     # and any module of it that no other row names sit here too.
     Layer("runner", ("prover", "prover.registry", "prover.proof_search", "prover.run", "prover.benchmarks",
-                     "prover.coq.presets", "prover.coq.automation", "prover.coq.backend", "prover.lean.backend",
+                     "prover.coq.presets", "prover.coq.backend", "prover.lean.backend",
                      "prover.synthetic.backend", "prover.backends")),
     # reports, tree pages, the live and interactive views: they read runs, runs never import them
     Layer("views", ("prover.views",)),

@@ -6,7 +6,7 @@
 
 Commands (one a line, from the terminal or a pipe): a suggestion's number, any tactic, ``back``,
 ``search SECS`` (best-first search from the current state), ``help``, ``quit``. The suggestions are
-the backend's (Coq: the baseline, ``prover.coq.automation``). Exit status: 0 when a proof was
+the backend's (Coq: the baseline, ``prover.coq.templates.automation_generator``). Exit status: 0 when a proof was
 found and re-checked (Coq: by coqc and coqchk), 1 when not, 2 for bad input.
 """
 
@@ -58,5 +58,5 @@ def run(args: argparse.Namespace) -> int:
         theorem = statement_theorem(backend, env, args) if args.statement else env.theorem(args.theorem)
         with env.open(theorem) as (session, state):
             propose = lambda s: generator.generate(s, theorem, args.suggestions)  # noqa: E731
-            return interact(Interaction(env, session, state, theorem, propose, lambda text: print(text, flush=True)),
-                            _lines())
+            return interact(Interaction(env, session, state, theorem, propose, lambda text: print(text, flush=True),
+                                        backend.render_proof), _lines())

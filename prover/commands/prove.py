@@ -8,16 +8,17 @@
 Without ``--tactics`` the search is the default Coq prover (``prover.coq.default_generator``: cheap
 automation and decision procedures, online kNN and proof retrieval over the traced library when it
 is traced, CoqHammer's tactics with BM25 premises, ``hammer`` once); with ``--tactics``, best-first
-search over those tactics and the baseline's case analysis (``prover.coq.automation``). A name that is
-not a theorem of the project (``--project``, default the Coq standard library) is reported with
-close matches. Exit status: 0 when
-proved (and re-checked by coqc and coqchk), 1 when not, 2 for bad input.
+search over those tactics and the baseline's case analysis (:func:`prover.coq.presets.baseline_config`).
+A name that is not a theorem of the project (``--project``, default the Coq standard library) is
+reported with close matches. Another backend (``--env``) proves with its own default prover, and a
+found proof is printed as the backend writes it (Coq's between ``Proof.`` and ``Qed.``,
+:meth:`prover.backend.Backend.render_proof`). Exit status: 0 when proved (and re-checked by the
+backend's checker: coqc and coqchk), 1 when not, 2 for bad input.
 """
 
 from __future__ import annotations
 
 import argparse
-import textwrap
 import time
 
 from prover.backend import Backend, Feature
@@ -69,18 +70,10 @@ def run(args: argparse.Namespace) -> int:
           f"{result.env_time:.1f}s; re-check {result.stats.get('verify_time', 0.0):.1f}s), "
           f"{result.num_env_calls} tactics run, {result.num_expansions} states expanded")
     if result.status == Status.PROVED:
-        print(f"proof (checked by {backend.checker}; {assumes(result)}):")
-        print(printable(f"Proof.\n{textwrap.indent(result.script, '  ')}\nQed."))
+        print(f"proof (checked by {backend.checker}; {backend.assumes(result)}):")
+        print(printable(backend.render_proof(result.script)))
         return 0
     return 1
-
-
-def assumes(result) -> str:
-    """What a checked proof assumes, for its reader: ``uses classic (Coq.Logic.Classical_Prop)``."""
-    from prover.coq.verify import uses
-
-    axioms = result.stats.get("axioms")
-    return f"uses {uses(axioms)}" if axioms else "no axioms"
 
 
 def _prover(backend: Backend, args: argparse.Namespace):

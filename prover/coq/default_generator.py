@@ -154,9 +154,10 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
             continue
         from generator.knn import KNNGenerator
         from generator.proof_retrieval import ProofRetrievalGenerator
+        from prover.coq.language import COQ
 
-        members += [(KNNGenerator.from_traced(files), LEARNED_OFFSET, LEARNED_TOP),
-                    (ProofRetrievalGenerator.from_traced(files), LEARNED_OFFSET, LEARNED_TOP)]
+        members += [(KNNGenerator.from_traced(files, COQ), LEARNED_OFFSET, LEARNED_TOP),
+                    (ProofRetrievalGenerator.from_traced(files, COQ), LEARNED_OFFSET, LEARNED_TOP)]
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
     if hammer:
         members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET, 10))

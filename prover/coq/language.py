@@ -14,6 +14,7 @@ COQ = Language(
     name="coq",
     file_suffix=".v",
     identifier=coq.IDENT,
+    local_name=coq.NAME,
     keywords=coq.KEYWORDS,
     declarations=("Theorem", "Lemma", "Definition", "Fixpoint", "Inductive", "Record", "Instance", "Fact", "Remark",
                   "Corollary", "Proposition", "Example"),

@@ -1,10 +1,13 @@
-"""The Coq prover presets: the default prover and the one-step comparison systems.
+"""The Coq prover presets: the default prover, the baseline and the one-step comparison systems.
 
 A preset is a :class:`prover.registry.ProverConfig`, the same value ``eval`` records in a run's
 ``config.json``, so ``prove``, ``demo``, ``eval`` and ``benchmarks/coq_vs_hammer.py`` build the
-default prover one way. The generator it names is :mod:`prover.coq.default_generator`; the presets live
-here, beside the backend whose options (context additions, ``hammer_timeout``) they choose, so
-that the generator package does not depend on the prover's registry.
+default prover one way, and the baseline one way too (a caller that opens theorems in an
+environment of its own takes the prover alone, :func:`prover.registry.prover_from`). The default's
+generator is :mod:`prover.coq.default_generator`; the presets live here, beside the backend whose
+options (context additions, ``hammer_timeout``) they choose, so that the generator package does
+not depend on the prover's registry. :func:`hammer_alone` is the comparison ``demo`` runs beside
+the default (the backend's ``Feature.COMPARISON``).
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from prover.backend import Comparison
 from prover.defaults import DEFAULT_PROVER_WIDTH, RUN, Limits
 from prover.registry import ComponentSpec, ProverConfig
+from search_tree.protocol import Theorem
 
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
@@ -60,9 +65,11 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
 def baseline_config(tactics: Sequence[str] | None, timeout: float = RUN.timeout,
                     tactic_timeout: float = RUN.tactic_timeout, max_expansions: int | None = RUN.max_expansions,
                     project: str | None = None) -> ProverConfig:
-    """The Coq baseline (:mod:`prover.coq.automation`) as a preset: best-first search over
-    ``tactics`` (default its own list) and its case analysis, asking for every suggestion it makes,
-    ``timeout`` seconds per theorem (the final check gets :attr:`prover.defaults.Limits.verify`)."""
+    """The Coq baseline: best-first search over ``tactics`` (default the ``coq:BASELINE`` template
+    set, :func:`prover.coq.templates.automation_generator`, with ssreflect's where a theorem's
+    context loads it) and its case analysis, asking for every suggestion it makes, ``timeout``
+    seconds per theorem (the final check gets :attr:`prover.defaults.Limits.verify`). The search
+    over given tactics of ``prove --tactics``, and the default prover's first member."""
     from prover.coq.templates import automation_generator
 
     tactics = list(tactics or [])
@@ -91,3 +98,14 @@ def alone_config(tactics: Sequence[str], timeout: float, additions: Sequence[str
                                             "num_sampled_tactics": len(tactics)}),
         generator=ComponentSpec("fixed", {"tactics": scored}),
     )
+
+
+def hammer_alone(theorems: Sequence[Theorem], timeout: float) -> Comparison:
+    """What a Coq user compares the default prover with: CoqHammer's ``hammer`` alone on the first
+    state, ``timeout`` seconds per theorem, noting how many of ``theorems`` the leak guard keeps
+    from it (:func:`prover.coq.additions.guarded`): there the comparison is not the tool's own."""
+    from prover.coq.additions import guarded
+
+    withheld = len(guarded(("hammer",), theorems))
+    return Comparison("hammer alone", alone_config(["hammer."], timeout, ["hammer"]),
+                      f"{withheld} of them are withheld from CoqHammer by the leak guard: its imports load their own module")

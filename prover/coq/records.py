@@ -87,6 +87,12 @@ class CoqFields(TheoremFields):
     prelude: tuple[str, ...] | None = None  # the sentences before an ad-hoc statement (adhoc_theorem)
 
 
+
+def qualified_name(theorem: Theorem) -> str:
+    """``theorem``'s name with its module (``Coq.Lists.List.app_nil_r``), unique across the library;
+    its ``full_name`` when it has none (a theorem stated on the command line)."""
+    return CoqFields.of(theorem).qualified_name or theorem.full_name
+
 def to_theorem(f: SourceFile, t: TheoremEntry, project: dict | None = None) -> Theorem:
     """The protocol's :class:`Theorem` for an index entry, with its :class:`CoqFields`, among them
     the project's reference (:meth:`prover.coq.project.CoqProject.ref`) when not the stdlib."""

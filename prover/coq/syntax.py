@@ -15,7 +15,10 @@ from search_tree.protocol import Goal, Hypothesis
 from search_tree.syntax.common import GoalParseError, let_value_then_type
 
 SEPARATOR = "============================"
-_HYP = re.compile(r"([^\W\d][\w']*(?:, [^\W\d][\w']*)*) (:=|:) (.*)$", re.DOTALL)  # Coq identifiers may be Unicode
+# one unqualified name (a hypothesis, a bound variable): a letter or underscore (Unicode ones too), then
+# letters, digits and primes; no `?` or `!` (``p?=q`` is ``p ?= q``)
+NAME = r"[^\W\d][\w']*"
+_HYP = re.compile(rf"({NAME}(?:, {NAME})*) (:=|:) (.*)$", re.DOTALL)
 _EVAR = re.compile(r"(?<![\w'?])\?[^\W\d][\w']*")
 
 # Coq notation in the default scopes -> the constant it denotes (Coq 8.16 standard library).

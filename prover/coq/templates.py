@@ -18,7 +18,7 @@ rate (2 vs 3 of 40 test theorems, ``benchmarks/generator_pass_rate.py``): freque
 The sets: :data:`TEMPLATES` (``templates="coq"``) is :data:`AUTOMATION` and the slot templates,
 normalised per state; :data:`BASELINE` (``templates="coq:BASELINE"``) is the search baseline, the
 default prover's first member and what ``dojo-prover prove --tactics`` and ``interact`` run
-(:mod:`prover.coq.automation`):
+(:func:`prover.coq.presets.baseline_config`):
 :data:`AUTOMATION` used unnormalised as best-first scores, plus case analysis and induction on
 every hypothesis; :data:`HAMMER` and :data:`FITTED` are :data:`TEMPLATES` with more tactics or
 other priors. :func:`automation_generator` is :data:`BASELINE` as a generator.

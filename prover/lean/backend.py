@@ -13,5 +13,5 @@ BACKEND = Backend(
     checker="Lean (LeanDojo's re-run of the proof)",
     template_sets={"lean": "prover.lean.templates:TEMPLATES"},
     benchmark_families=("minif2f", "proofnet", "leandojo-sample", "leandojo"),
-    features={Feature.TRACE: "prover.lean.tracing:trace_repo"},
+    features={Feature.TRACE: "prover.lean.trace_command:TRACER"},
 )

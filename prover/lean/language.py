@@ -15,6 +15,7 @@ LEAN = Language(
     name="lean",
     file_suffix=".lean",
     identifier=lean.IDENT,
+    local_name=lean.NAME,
     keywords=lean.KEYWORDS,
     declarations=("theorem", "lemma", "def", "abbrev", "instance", "class", "structure", "inductive"),
     notation=lean.NOTATION,

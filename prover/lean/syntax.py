@@ -108,6 +108,9 @@ KEYWORDS = frozenset(
 )
 # identifiers: a letter or underscore, then word characters, primes, `!`/`?`, possibly qualified
 IDENT = r"[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*"
+# one unqualified name as goals print it: an identifier's characters, and the `✝` (with its
+# superscript count, word characters) of an inaccessible hypothesis (``h✝``, ``a✝¹``)
+NAME = r"[^\W\d][\w'!?✝]*"
 # tactics that close a goal without proving it (``stop`` closes every goal left with ``sorry``)
 GIVE_UP_WORDS = ("sorry", "admit", "stop")
 # the search tactics (exact?, apply?, rw?, simp?, aesop?, ...): an unqualified name directly

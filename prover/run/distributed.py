@@ -178,9 +178,10 @@ class ProverWorker:
         self.config = config
         self.worker_id = worker_id
         self.record_events = record_events
-        retriever = build_retriever(config.retriever, language_for(config.env.name))
+        language = language_for(config.env.name)
+        retriever = build_retriever(config.retriever, language)
         self.retriever = None if retriever is None else RecordingRetriever(retriever)
-        self.generator = build_generator(config.generator, self.retriever)
+        self.generator = build_generator(config.generator, self.retriever, language)
         self.prover = build_prover(config.prover, self.generator)
         self.env = build_env(config.env)
 

@@ -75,11 +75,15 @@ def _outcome(result: TacticResult, at: TacticState) -> str:
 
 
 class Interaction:
-    """One theorem being proved by hand in an open session; ``say`` prints (a line or a block)."""
+    """One theorem being proved by hand in an open session; ``say`` prints (a line or a block);
+    ``render_proof`` turns the environment's rendering of the finished proof into what is shown
+    (the backend's :meth:`prover.backend.Backend.render_proof`: Coq's between ``Proof.`` and ``Qed.``)."""
 
     def __init__(self, env: Environment, session: Session, init_state: TacticState, theorem: Theorem,
-                 propose: Callable[[TacticState], list[tuple[str, float]]], say: Callable[[str], None] = print):
+                 propose: Callable[[TacticState], list[tuple[str, float]]], say: Callable[[str], None] = print,
+                 render_proof: Callable[[str], str] = lambda script: script):
         self.env, self.session, self.theorem, self.propose, self._say = env, session, theorem, propose, say
+        self.render_proof = render_proof
         self.path: list[tuple[str, TacticState]] = []  # (tactic, the state it was run at)
         self.state: TacticState | ProofFinished = init_state
         self._tried: dict[int, list[Tried]] = {}
@@ -187,8 +191,7 @@ class Interaction:
         if not verdict.ok:
             self.say(f"the backend's re-check rejected the proof: {verdict.message}")
             return False
-        self.say(f"proof ({verdict.message}):\n"
-                 f"Proof.\n{textwrap.indent(self.env.render(self.theorem, proof), '  ')}\nQed.")
+        self.say(f"proof ({verdict.message}):\n{self.render_proof(self.env.render(self.theorem, proof))}")
         return True
 
 

@@ -4,8 +4,9 @@ ssreflect's tactics, which it proposes nowhere else."""
 
 from __future__ import annotations
 
-from prover.coq.automation import baseline_prover
 from prover.coq.env import CoqEnvironment
+from prover.coq.presets import baseline_config
+from prover.registry import prover_from
 
 
 def test_an_ssreflect_lemma_is_marked_and_proved_with_ssreflect_tactics():
@@ -17,5 +18,5 @@ def test_an_ssreflect_lemma_is_marked_and_proved_with_ssreflect_tactics():
         assert theorem.extra.get("ssreflect") is True
         assert "ssreflect" not in env.theorem("Nat.add_0_l").extra
         assert not any(t.extra.get("ssreflect") for t in env.index.theorems(["ssr/ssreflect.v"]))
-        result = baseline_prover(timeout=60).search(env, theorem)
+        result = prover_from(baseline_config(None, timeout=60)).search(env, theorem)
     assert result.status.value == "proved" and result.script == "by case.", (result.stop_reason, result.script)

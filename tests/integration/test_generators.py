@@ -13,6 +13,7 @@ import pytest
 from traced_fixtures import commutation_theorems, tactic, theorem, write
 
 from generator import FixedTacticGenerator
+from prover.coq.language import COQ
 from prover.coq.templates import TEMPLATES
 from generator.formatting import format_input, format_target
 from generator.fused import FusedGenerator
@@ -155,7 +156,7 @@ def _knn_file(tmp_path):
 
 
 def test_knn_proposes_tactic_of_nearest_state_with_renamed_hypotheses(tmp_path):
-    gen = KNNGenerator.from_traced(_knn_file(tmp_path), k=3)
+    gen = KNNGenerator.from_traced(_knn_file(tmp_path), COQ, k=3)
     state = TacticState("  a, b, c : nat\n  H1 : a <= b\n  H2 : b <= c\n  ============================\n  a <= c", 0)
     (best, lp), *rest = gen.generate(state, THM, 3)
     assert best == "apply Nat.le_trans with b; assumption."
@@ -170,25 +171,25 @@ def test_knn_never_proposes_bare_bullets_or_braces():
     state = "  n : nat\n  ============================\n  n + 0 = n"
     def example(tactic):
         return TacticExample("earlier", "F.v", 0, state, tactic, state, (), 1)
-    gen = KNNGenerator([example("-"), example("{"), example("·"), example("lia.")], k=4)
+    gen = KNNGenerator([example("-"), example("{"), example("·"), example("lia.")], COQ, k=4)
     assert [t for t, _ in gen.generate(TacticState(state, 0), THM, 4)] == ["lia."]
     with pytest.raises(ValueError, match="bullets"):
-        KNNGenerator([example("+"), example("}")])
+        KNNGenerator([example("+"), example("}")], COQ)
 
 
 def test_hypothesis_renaming_by_type_then_position():
     src = hypotheses_of("  n : nat\n  Hev : exists k, n = 2 * k\n  ============================\n  even n")
     dst = hypotheses_of("  m : nat\n  Hm : exists k, m = 2 * k\n  H0 : m > 0\n  ============================\n  even m")
-    assert adapt_hypothesis_names("destruct Hev as [k Hk].", src, dst) == "destruct Hm as [k Hk]."
-    assert adapt_hypothesis_names("lia.", src, dst) == "lia."
+    assert adapt_hypothesis_names("destruct Hev as [k Hk].", src, dst, COQ) == "destruct Hm as [k Hk]."
+    assert adapt_hypothesis_names("lia.", src, dst, COQ) == "lia."
     # no hypothesis of the same type: position from the end
     dst2 = hypotheses_of("  x : nat\n  Hx : x < 3\n  ============================\n  even x")
-    assert adapt_hypothesis_names("destruct Hev.", src, dst2) == "destruct Hx."
+    assert adapt_hypothesis_names("destruct Hev.", src, dst2, COQ) == "destruct Hx."
 
 
 @pytest.mark.slow
 def test_knn_dense_similarity(tmp_path):
-    gen = KNNGenerator.from_traced(_knn_file(tmp_path), similarity="dense", k=2)
+    gen = KNNGenerator.from_traced(_knn_file(tmp_path), COQ, similarity="dense", k=2)
     state = TacticState("  C : Type\n  ys : list C\n  ============================\n  ys ++ nil = ys", 0)
     assert gen.generate(state, THM, 1)[0][0] == "induction ys; simpl; auto."
 
@@ -211,7 +212,7 @@ def test_registry_builds_by_name(tmp_path):
     retriever = ListRetriever(["Nat.add_comm"])
     template = build_generator("template", templates="coq", retriever=retriever)
     assert isinstance(template, TemplateGenerator)
-    fused = build_generator("fused", retriever=retriever, members=[
+    fused = build_generator("fused", retriever=retriever, language=COQ, members=[
         {"name": "template", "weight": 1.0, "templates": "coq"},
         {"name": "knn", "weight": 2.0, "paths": str(_knn_file(tmp_path))},
     ])

@@ -8,6 +8,7 @@ file); ``Sets/Constructive_sets.v`` is not imported by either of the first two.
 import pytest
 from traced_fixtures import traced_stdlib
 
+from prover.coq.language import COQ
 from search_tree.protocol import TacticState, Theorem
 
 pytestmark = pytest.mark.coq
@@ -31,7 +32,7 @@ def knn(traced):
 
     _, out = traced
     # every split: the index holds the whole traced library, the test file's proofs included
-    return KNNGenerator.from_traced([out / "train.json", out / "val.json", out / "test.json"], k=64)
+    return KNNGenerator.from_traced([out / "train.json", out / "val.json", out / "test.json"], COQ, k=64)
 
 
 def theorems_of(index, path):

@@ -3,6 +3,7 @@
 
 import pytest
 
+from prover.coq.language import COQ
 from search_tree.protocol import ProofFinished, TacticError, TacticState, Theorem
 from traced_fixtures import tactic, theorem, traced_stdlib
 
@@ -40,7 +41,7 @@ def test_macros_and_openings_adapt_hypothesis_names():
     src = "  R : nat -> Prop\n  HR : forall n, R n\n  ============================\n  R 0"
     proof = [tactic("apply HR.", src, "no goals")]
     lib = dict(theorem("lib", proof), file_path="Lib.v")
-    gen = ProofRetrievalGenerator(traced_proofs([lib]))
+    gen = ProofRetrievalGenerator(traced_proofs([lib]), COQ)
     here = "  S : nat -> Prop\n  HS : forall n, S n\n  ============================\n  S 0"
     assert gen.generate(TacticState(here, 0), Theorem("t", file_path="Here.v"), 4) == [("apply HS.", 0.0)]
     assert gen.generate(TacticState(here, 0), Theorem("lib", file_path="Lib.v"), 4) == []  # its own proof
@@ -92,7 +93,7 @@ def test_retrieves_only_accessible_proofs_and_fuses_with_knn(traced):
 
     index, out = traced
     paths = [out / "train.json", out / "val.json", out / "test.json"]
-    gen = ProofRetrievalGenerator.from_traced(paths, k=50)
+    gen = ProofRetrievalGenerator.from_traced(paths, COQ, k=50)
     theorems = index.theorems([FILES[1]])
     for k, thm in enumerate(theorems):
         first = next(p.first_state for p in gen.proofs if p.theorem == thm.full_name and p.file_path == FILES[1])
@@ -102,7 +103,7 @@ def test_retrieves_only_accessible_proofs_and_fuses_with_knn(traced):
         for proof, _ in found:
             assert proof.file_path in FILES[:2], (thm.full_name, proof.file_path)
             assert not (proof.file_path == FILES[1] and proof.theorem in later), (thm.full_name, proof.theorem)
-    fused = build_generator("fused", members=[{"name": "knn", "paths": [str(p) for p in paths]},
+    fused = build_generator("fused", language=COQ, members=[{"name": "knn", "paths": [str(p) for p in paths]},
                                               {"name": "proofs", "paths": [str(p) for p in paths]}])
     last = theorems[-1]
     first = next(p for p in gen.proofs if p.theorem == theorems[0].full_name and p.file_path == FILES[1])

@@ -10,6 +10,7 @@ BACKEND = Backend(
     environment="toy_backend.env:ToyEnvironment",
     language=TOY,
     checker="a replay of the tactics",
+    proof_frame=("proof", "end"),
     template_sets={"toy": "toy_backend.templates:TEMPLATES"},
-    features={Feature.PRESET: "toy_backend.env:preset"},
+    features={Feature.PRESET: "toy_backend.env:preset", Feature.TRACE: "toy_backend.tracer:TRACER"},
 )

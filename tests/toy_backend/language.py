@@ -8,6 +8,7 @@ TOY = Language(
     name="toy",
     file_suffix=".toy",
     identifier=r"[a-z_][a-z_0-9]*",
+    local_name=r"[a-z_][a-z_0-9]*",
     keywords=frozenset({"lemma"}),
     declarations=("lemma",),
     notation={"&": ("and",), ":": ()},

@@ -3,6 +3,7 @@ examples (no Coq; ``tests/integration/test_knn_online.py`` checks the same on re
 
 import pytest
 
+from prover.coq.language import COQ
 from search_tree.protocol import TacticState, Theorem
 
 
@@ -15,15 +16,15 @@ def test_nearer_lemmas_of_the_file_weigh_more():
     state = "  n : nat\n  ============================\n  n + 0 = n"
     exs = [TacticExample(name, "F.v", 0, state, tac, "no goals", (), 1, start=(line, 1))
            for name, tac, line in [("far", "lia.", 10), ("near", "auto.", 20)]]
-    gen = KNNGenerator(exs, k=4)
+    gen = KNNGenerator(exs, COQ, k=4)
     here = Theorem("t", file_path="F.v", position=(30, 1))
     (best, p_best), (other, p_other) = gen.generate(TacticState(state, 0), here, 4)
     assert (best, other) == ("auto.", "lia.") and p_best > p_other
-    flat = KNNGenerator(exs, k=4, locality=0.0)
+    flat = KNNGenerator(exs, COQ, k=4, locality=0.0)
     scores = dict(flat.generate(TacticState(state, 0), here, 4))
     assert scores["auto."] == pytest.approx(scores["lia."])
     with pytest.raises(ValueError, match="decay in"):
-        KNNGenerator(exs, decay=0.0)
+        KNNGenerator(exs, COQ, decay=0.0)
 
 
 def test_own_proof_hidden_even_where_positions_disagree():

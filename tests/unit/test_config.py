@@ -11,9 +11,8 @@ from custom_components import MARK, PremiseGenerator
 from generator import FixedTacticGenerator
 from generator.registry import build_generator as build_named
 from prover.cli import build_parser
-from prover.coq.automation import baseline_prover
 from prover.coq.env import CoqEnvironment
-from prover.coq.presets import default_config
+from prover.coq.presets import baseline_config, default_config
 from prover.defaults import DEFAULT_PROVER_WIDTH, DEMO, LEARN, RUN, SEARCH_WIDTH, Limits
 from prover.lean.env import LeanDojoEnvironment
 from prover.proof_search import (
@@ -28,6 +27,7 @@ from prover.registry import (
     ProverConfig,
     build_generator,
     check_names,
+    prover_from,
     with_defaults,
 )
 from prover.run.evaluation import EvalConfig, run_evaluation
@@ -81,7 +81,7 @@ def test_the_python_api_searches_under_the_same_limits_as_the_command_line():
     for prover in (BestFirstSearchProver(gen), MCTSProver(gen)):
         assert (prover.budget.timeout, prover.budget.max_expansions) == (RUN.timeout, RUN.max_expansions) == (60.0, None)
         assert prover.num_sampled_tactics == SEARCH_WIDTH
-    assert baseline_prover().budget.timeout == RUN.timeout
+    assert prover_from(baseline_config(None)).budget.timeout == RUN.timeout
     coq = _defaults(CoqEnvironment)
     assert (coq["tactic_timeout"], coq["hammer_timeout"], coq["verify_timeout"]) == (5.0, 20.0, 60.0)
     preset = default_config()

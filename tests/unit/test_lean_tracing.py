@@ -63,8 +63,8 @@ def test_trace_lean_reports_a_bad_repository_clearly(tmp_path, capsys):
     (["--env", "lean", "u", "c"], "--env lean needs --out DIR"),
     (["--env", "lean", "u", "c", "--out", "x", "--files", "A/*.v"], "--files is for --env coq, not --env lean"),
     (["--env", "lean", "u", "c", "--out", "x", "--workers", "2"], "--workers is for --env coq, not --env lean"),
-    (["--env", "coq", "u", "c"], "URL is for --env lean, not --env coq"),
-    (["--with-dependencies"], "--with-dependencies is for --env lean, not --env coq"),
+    (["--env", "coq", "u", "c"], "URL is for --env leandojo, not --env coq"),
+    (["--with-dependencies"], "--with-dependencies is for --env leandojo, not --env coq"),
 ])
 def test_trace_refuses_the_other_backends_options(capsys, argv, message):
     """Fails if ``trace`` silently ignores an option of the other backend (a Lean URL given to the Coq

@@ -9,8 +9,9 @@ import pytest
 
 from prover.benchmarks.registry import stable_sample
 from prover.coq.templates import SSREFLECT, automation_generator
-from prover.coq.automation import baseline_prover
+from prover.coq.presets import baseline_config
 from prover.proof_search import make_prover
+from prover.registry import prover_from
 from generator.fixed import FixedTacticGenerator
 from generator.template import load_templates
 from search_tree import Goal, Hypothesis, TacticState, Theorem, make_value
@@ -69,7 +70,7 @@ def test_the_baseline_is_a_template_set_with_its_old_scores():
     assert [s for s in got if "{" not in s[0] and (" H;" in s[0] or " n;" in s[0])] == [
         ("destruct H; simpl; auto.", -2.45), ("induction H; simpl; auto.", -2.5),
         ("destruct n; simpl; auto.", -2.45 - 0.1), ("induction n; simpl; auto.", -2.5 - 0.1)]
-    assert len(got) == 32 and baseline_prover().num_sampled_tactics == 36 + len(SSREFLECT) + 4 * 4
+    assert len(got) == 32 and prover_from(baseline_config(None)).num_sampled_tactics == 36 + len(SSREFLECT) + 4 * 4
     assert load_templates("coq:BASELINE").normalise is False
 
 
@@ -94,7 +95,7 @@ def test_the_baseline_proposes_ssreflect_tactics_only_where_ssreflect_is_loaded(
     assert not {t for t, _ in plain} & {t for t, _ in SSREFLECT}
     assert set(plain) < set(ssr) and len(ssr) == len(plain) + len(SSREFLECT) + 4 * 2
     assert ("done.", -0.95) in ssr and ("case: H.", -2.45) in ssr and ("elim: n.", -2.55 - 0.1) in ssr
-    assert len(ssr) <= baseline_prover().num_sampled_tactics
+    assert len(ssr) <= prover_from(baseline_config(None)).num_sampled_tactics
     assert automation_generator(["auto."]).generate(STATE, Theorem("t", extra={"ssreflect": True}), 100) == \
         automation_generator(["auto."]).generate(STATE, Theorem("t"), 100)
 

@@ -7,6 +7,7 @@ the library would, so the registration does not leak into other tests.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -35,16 +36,18 @@ def _cli(*argv: str) -> subprocess.CompletedProcess:
 
 
 def test_prove_runs_the_toy_backends_default_prover():
-    """Fails if ``prove`` accepts only Coq again, or if a registered backend's environment, template
-    set, language (MePo over its corpus reads symbols with it) or preset does not reach the search."""
+    """Fails if ``prove`` accepts only Coq again, if a registered backend's environment, template
+    set, language (MePo over its corpus reads symbols with it) or preset does not reach the search,
+    or if the proof is printed in another backend's frame (Coq's ``Proof.``/``Qed.``) than the
+    toy's own ``proof``/``end``."""
     done = _cli("prove", "--env", "toy", "--timeout", "20", "both")
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0] == "proving both from (statement given) ..."
     assert "status: proved (proved)" in lines
     assert "proof (checked by a replay of the tactics; no axioms):" in lines
-    assert [line.strip() for line in lines[lines.index("Proof.") + 1:lines.index("Qed.")]] == [
-        "split", "apply rain_wet", "apply snow_cold"]
+    assert lines[lines.index("proof (checked by a replay of the tactics; no axioms):") + 1:] == [
+        "proof", "  split", "  apply rain_wet", "  apply snow_cold", "end"]
 
 
 def test_a_theorem_the_library_cannot_prove_is_not_proved():
@@ -61,6 +64,22 @@ def test_a_command_says_which_backends_have_what_it_needs():
     assert done.stderr.strip().splitlines()[-1] == (
         "dojo-prover interact: error: interact --env toy: the toy backend has no generator of suggestions; "
         "backends that have one: coq")
+
+
+
+def test_trace_takes_a_registered_backends_tracer_and_refuses_other_backends_options(tmp_path):
+    """Fails if ``trace`` runs only the tracers it names (the toy's options must reach its parser
+    and its run), or if an option of one backend given to another is not refused in one line
+    naming the backend it is for, either way."""
+    done = _cli("trace", "--env", "toy", "--lemma-prefix", "rain", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [f"traced 1 lemmas -> {tmp_path}"]
+    assert [p["full_name"] for p in json.loads((tmp_path / "corpus.jsonl").read_text())["premises"]] == ["rain_wet"]
+    for argv, message in ((["--env", "coq", "--lemma-prefix", "rain"], "--lemma-prefix is for --env toy, not --env coq"),
+                          (["--env", "toy", "--files", "A/*.v"], "--files is for --env coq, not --env toy"),
+                          (["--env", "toy", "u"], "URL is for --env leandojo, not --env toy")):
+        done = _cli("trace", *argv, "--out", str(tmp_path))
+        assert done.returncode == 2 and done.stderr.strip().splitlines()[-1] == f"dojo-prover trace: error: {message}"
 
 
 def test_mcts_and_symbol_retrieval_through_the_registries():
