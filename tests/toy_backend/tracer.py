@@ -12,6 +12,8 @@ from toy_backend.env import CORPUS
 
 
 class ToyTracer:
+    """What a backend's tracer is (``prover.backend.Tracer``), at its smallest: one option, one run."""
+
     def configure(self, parser: argparse.ArgumentParser) -> list[argparse.Action]:
         return [parser.add_argument("--lemma-prefix", help="toy: copy only the lemmas whose names start so")]
 
