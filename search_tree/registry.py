@@ -61,20 +61,22 @@ def accepts(factory: Callable[..., Any], parameter: str) -> bool:
     """Whether ``factory`` can be called with the keyword ``parameter`` (it names it, or takes
     ``**kwargs``): how a nested component (a generator's ``retriever``) is offered only to the
     factories whose signature asks for it."""
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):  # a builtin without a signature: offer nothing
-        return False
+    params = _parameters(factory)
     return parameter in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def parameter(factory: Callable[..., Any], name: str) -> inspect.Parameter | None:
     """``factory``'s parameter called ``name`` (None if it names none, ``**kwargs`` not counted): how
     a run's fact that only some factories use (the backend's language) is offered to those alone."""
+    return _parameters(factory).get(name)
+
+
+def _parameters(factory: Callable[..., Any]) -> Mapping[str, inspect.Parameter]:
+    """``factory``'s parameters by name; none for a builtin without a signature (offered nothing)."""
     try:
-        return inspect.signature(factory).parameters.get(name)
-    except (TypeError, ValueError):  # a builtin without a signature
-        return None
+        return inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
 
 
 def load_target(target: str) -> Any:
