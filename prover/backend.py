@@ -31,9 +31,11 @@ import enum
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from search_tree.language import Language
+from search_tree.protocol import Theorem
 from search_tree.registry import load_target
 
 
@@ -51,8 +53,8 @@ class Feature(enum.Enum):
     STATEMENT = "reader of stated theorems"
     #: ``suggest() -> TacticGenerator``: the generator whose suggestions ``interact`` shows
     SUGGEST = "generator of suggestions"
-    #: ``fill_in_copy(...)``: proofs written into a copy of a project (``fill-admitted``, Coq's
-    #: :func:`prover.coq.fill.fill_in_copy`)
+    #: a :class:`Filler`: ``fill-admitted``'s opening of a project and writing of found proofs
+    #: into its admitted lemmas
     FILL = "filling of admitted proofs"
     #: a :class:`Tracer`: ``trace``'s options of this backend and the run that traces a project
     #: into training data with them
@@ -95,6 +97,57 @@ class Comparison:
     note: str = ""
 
 
+# --- fill-admitted (Feature.FILL): a project's admitted lemmas, and found proofs written into them ---
+
+class Filled(Protocol):
+    """What :meth:`AdmittedProject.fill` did: each proof given as it was written (``written``) or
+    why it was not (``refused``: it did not check again, or its edit broke the project); ``patch``,
+    a unified diff of every change for ``patch -p1`` from the project root (empty for none); the
+    files replaced when a backup was given (``files``), and ``problem``, a line saying why they
+    could not be (empty when they were, or none was asked for)."""
+
+    written: Mapping[Theorem, str]
+    refused: Mapping[Theorem, str]
+    patch: str
+    files: Sequence[str]
+    problem: str
+
+
+class AdmittedProject(Protocol):
+    """A project opened by a :class:`Filler`: ``name`` for headings, ``spec`` as the user named it
+    (recorded as the run's benchmark), and ``failed``, each file that did not build with why (its
+    lemmas are left out)."""
+
+    name: str
+    spec: str
+    failed: Mapping[str, str]
+
+    def admitted(self, files: Sequence[str] | None, names: Sequence[str] | None) -> list[Theorem]:
+        """The admitted lemmas of the files the globs ``files`` match (None: every file), only those
+        called ``names`` when given; a :class:`search_tree.errors.UserError` for a name that is not
+        one."""
+        ...
+
+    def fill(self, proofs: Mapping[Theorem, object], env_options: Mapping[str, Any], backup: Path | None,
+             progress: bool) -> Filled:
+        """Write ``proofs`` (scripts read back from a run directory, so untrusted: each is checked
+        again in an environment with ``env_options``) into a copy of the project, keeping the
+        project's meaning; with ``backup``, replace the project's changed files too, the originals
+        first copied under it."""
+        ...
+
+
+class Filler(Protocol):
+    """A backend's ``fill-admitted`` (its :attr:`Feature.FILL`; Coq's is
+    ``prover/coq/fill_command.py``): the command runs the searches and prints the table, the
+    backend opens the project and writes the proofs."""
+
+    def open(self, project: str, flags: str | None, jobs: int, progress: bool) -> AdmittedProject:
+        """The project ``project`` names (``flags``: the backend's load-path flags, for a project
+        that does not say its own), built with ``jobs`` processes; bad input is a ``UserError``."""
+        ...
+
+
 @dataclass(frozen=True)
 class Backend:
     """One backend (module docstring). ``name`` is the ``--env`` name (``aliases`` other accepted
@@ -123,6 +176,20 @@ class Backend:
     proof_frame: tuple[str, str] | None = None
     qualified_name: str | None = None
     axioms: str | None = None
+    # --- learning from the searches' own action logs (``learn``) ---------------------------------
+    #: ``"module:function"`` ``() -> str``: the version of the prover the backend drives, recorded
+    #: with search data (``generator.action_data.Provenance``) so that data of another version is
+    #: refused; None: ``learn`` does not take this backend
+    prover_version: str | None = None
+    #: ``"module:function"`` ``(timeout, policy=...) -> ProverConfig``: the default prover whose
+    #: candidates and queue a learned checkpoint (``policy``, a path; None: none) orders, which
+    #: ``learn`` searches with round after round; None: ``learn`` does not take this backend
+    learned_preset: str | None = None
+
+    def learns(self) -> bool:
+        """Whether ``learn`` takes this backend: its default prover can be ordered by a learned
+        policy, and its searches say which prover made them."""
+        return self.prover_version is not None and self.learned_preset is not None
 
     def provides(self, feature: Feature) -> bool:
         return feature in self.features

@@ -72,15 +72,21 @@ def language_for(env_name: str) -> Language | None:
     return None if found is None else found.language
 
 
+def owner(benchmark: str) -> Backend | None:
+    """The backend whose benchmark families include the family of ``benchmark`` (``family:split``),
+    or None when none claims it."""
+    family = benchmark.partition(":")[0]
+    return next((b for b in BACKENDS.values() if family in b.benchmark_families), None)
+
+
 def check_benchmark(env_name: str, benchmark: str) -> None:
     """A :class:`UserError` when the family of ``benchmark`` (``family:split``) belongs to a backend
     other than ``env_name``'s: its theorems would not open there. An unknown ``env_name`` is left
     to the environment table to name."""
-    family = benchmark.partition(":")[0]
-    owners = [b for b in BACKENDS.values() if family in b.benchmark_families]
-    if owners and env_name in names() and backend(env_name) not in owners:
-        raise UserError(f"--benchmark {benchmark}: a benchmark of the {owners[0].name} backend, "
-                        f"not of --env {env_name} (use --env {owners[0].name})")
+    found = owner(benchmark)
+    if found is not None and env_name in names() and backend(env_name) is not found:
+        raise UserError(f"--benchmark {benchmark}: a benchmark of the {found.name} backend, "
+                        f"not of --env {env_name} (use --env {found.name})")
 
 
 def providing(feature: Feature) -> list[str]:

@@ -1,5 +1,8 @@
-"""Expert iteration: search with the default Coq prover, learn a policy and value from its action logs, search again.
+"""Expert iteration: search with a backend's default prover, learn a policy and value from its action logs, search again.
 
+The backend is the one whose benchmark ``--benchmark`` is (Coq's for ``coq-stdlib:train``); it must
+say how its default prover takes a learned policy and which version of its prover made the data
+(:attr:`prover.backend.Backend.learned_preset`, :attr:`~prover.backend.Backend.prover_version`).
 Round k searches a stable sample of the training split with the default prover and the policy of
 round k (none in round 0), reads back every tactic it tried (:mod:`generator.action_data`), and
 round k+1's policy (:mod:`generator.learned_policy`) is trained on the data of every round before
@@ -19,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from prover.backend import Backend
 from prover.benchmarks.results import add_results_flag, write_results
 from prover.defaults import LEARN, add_limit_flags
 from search_tree.cache import cache_root
@@ -62,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--{name} {getattr(args, name)}: must be positive")
     if args.val < 0:
         raise UserError(f"--val {args.val}: must be at least 0")
+    backend = learner_backend(args.benchmark, "--benchmark")
+    if args.val:
+        learner_backend(args.val_benchmark, "--val-benchmark", backend)
     settings = LearnSettings(args.benchmark, args.theorems, args.val_benchmark, args.val, args.timeout,
                              args.epochs, args.seed)
     learn = Learner(Path(args.out), settings, args.workers, [Path(p) for p in args.add_run])
@@ -70,6 +77,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nMembers of the default that proposed the tactics of round 0: {', '.join(learn.members(0))} "
           f"(kNN and proof retrieval need the traced stdlib in the cache, {cache_root()}).")
     return write_results(0)
+
+
+def learner_backend(benchmark: str, flag: str, same_as: Backend | None = None) -> Backend:
+    """The backend whose benchmark ``benchmark`` is, when ``learn`` takes it (and it is
+    ``same_as``, when given); else a one-line :class:`UserError` naming the flag."""
+    from prover.backends import BACKENDS, owner
+
+    found = owner(benchmark)
+    if found is None or not found.learns():
+        takes = ", ".join(f"{b.name} ({'/'.join(b.benchmark_families)})" for b in BACKENDS.values() if b.learns())
+        whose = "no backend's" if found is None else f"the {found.name} backend's"
+        raise UserError(f"{flag} {benchmark}: a benchmark of {whose}, which learn does not take; "
+                        f"it takes benchmarks of {takes or '(none)'}")
+    if same_as is not None and found is not same_as:
+        raise UserError(f"{flag} {benchmark}: a benchmark of the {found.name} backend, not of "
+                        f"--benchmark's ({same_as.name})")
+    return found
 
 
 def _cpu_seconds() -> float:
@@ -92,13 +116,15 @@ class Learner:
 
     def __init__(self, out: Path, settings: LearnSettings, workers: int, added: list[Path]) -> None:
         from generator.action_data import Provenance
-        from prover.coq.install import coq_version
+        from search_tree.registry import load_target
 
         self.out = out
         self.settings = settings
         self.workers = workers
         self.added = added
-        self.provenance = Provenance(coq_version(), library_of(settings.benchmark))
+        self.backend = learner_backend(settings.benchmark, "--benchmark")
+        assert self.backend.prover_version is not None  # learner_backend took only one that learns
+        self.provenance = Provenance(load_target(self.backend.prover_version)(), library_of(settings.benchmark))
         self._check_identity()
 
     def _check_identity(self) -> None:
@@ -141,8 +167,8 @@ class Learner:
     def _search(self, k: int, name: str, benchmark: str, limit: int) -> Path:
         """Evaluate round ``k``'s prover on ``benchmark`` into ``round-k/NAME`` (resumed if begun)."""
         from prover.benchmarks.registry import load_benchmark
-        from prover.coq.presets import default_config
         from prover.run.evaluation import EvalConfig, run_evaluation
+        from search_tree.registry import load_target
 
         directory = self.round_dir(k) / name
         stage = directory / "stage.json"
@@ -151,7 +177,9 @@ class Learner:
         checkpoint = self.checkpoint(k)
         _status(f"round {k}: searching {limit} theorems of {benchmark} "
                 f"{'with ' + str(checkpoint) if checkpoint else 'without a learned policy'}")
-        config = EvalConfig(default_config(self.settings.timeout, policy=None if checkpoint is None else str(checkpoint)),
+        assert self.backend.learned_preset is not None  # learner_backend took only one that learns
+        preset = load_target(self.backend.learned_preset)
+        config = EvalConfig(preset(self.settings.timeout, policy=None if checkpoint is None else str(checkpoint)),
                             benchmark, limit=limit, workers=self.workers)
         started, cpu = time.monotonic(), _cpu_seconds()
         run_evaluation(config, load_benchmark(benchmark, limit), directory)
@@ -181,11 +209,11 @@ class Learner:
             if not config.exists():
                 raise UserError(f"--add-run {run_dir}: not an evaluation run directory (no config.json)")
             run = json.loads(config.read_text())["run"]
-            if run["components"]["env"]["name"] != "coq":
+            if run["components"]["env"]["name"] != self.backend.name:
                 raise UserError(f"--add-run {run_dir}: a run of the {run['components']['env']['name']!r} "
-                                "environment, not Coq; refusing to mix it in")
-            # an eval run does not record its Coq: one made here ran on this machine's. Its library
-            # may differ (the user's project is why the flag exists); its Coq may not.
+                                f"environment, not {self.backend.name}; refusing to mix it in")
+            # an eval run does not record its prover's version: one made here ran on this machine's.
+            # Its library may differ (the user's project is why the flag exists); its prover may not.
             found = found or Provenance(self.provenance.coq_version, library_of(run["benchmark"]))
             if found.coq_version != self.provenance.coq_version:
                 check_compatible(self.provenance, found, run_dir)

@@ -111,7 +111,7 @@ def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_pa
                                      ComponentSpec("synthetic")), "synthetic:30", limit=2)
     run_evaluation(config, load_benchmark("synthetic:30", 2), synthetic, progress=False)
     settings = LearnSettings("coq-stdlib:train", 1, "coq-stdlib:val", 0, 1.0, 1, 0)
-    with pytest.raises(UserError, match=r"synthetic: a run of the 'synthetic' environment, not Coq"):
+    with pytest.raises(UserError, match=r"synthetic: a run of the 'synthetic' environment, not coq"):
         Learner(tmp_path / "a", settings, 1, [synthetic])._data(0)
 
     config_json = json.loads((synthetic / "config.json").read_text())  # the same logs, as a Coq project's run
