@@ -71,7 +71,8 @@ class _File:
 
 class Corpus:
     """All premises of a corpus, in file order, with lookups by name and accessibility masks;
-    ``language`` is needed only for :attr:`symbols` (MePo, SInE)."""
+    ``language`` is needed only for :attr:`symbols` (MePo, SInE) and for reading the names a
+    proof mentions (:func:`retrieval.training_data.pairs_from_proofs`)."""
 
     def __init__(self, files: Iterable[tuple[str, list[str], list[Premise]]], source: str = "<memory>",
                  language: Language | None = None) -> None:
@@ -148,7 +149,8 @@ class Corpus:
         """The language the corpus was built with (a :class:`UserError` if none was given)."""
         if self._language is None:
             raise UserError(f"corpus {self.source} was loaded without its language, which symbol-based "
-                            "retrieval (mepo, sine) needs: give the backend (--env) it belongs to")
+                            "retrieval (mepo, sine) and the names read in proofs need: give the backend "
+                            "(--env) or the language (--language) it belongs to")
         return self._language
 
     @cached_property

@@ -50,7 +50,9 @@ from retrieval.bm25 import BM25Retriever
 from retrieval.corpus import Corpus
 from retrieval.dense import PASSAGE_PREFIX, QUERY_PREFIX, default_model_path, fit_queries, load_encoder
 from retrieval.training_data import TrainingPair, evaluation_theorem_names, load_pairs
-from search_tree.errors import UserError, one_line
+from search_tree.errors import UserError, about, one_line
+from search_tree.language import Language
+from search_tree.registry import load_target
 
 
 class PremiseDataset(torch.utils.data.Dataset):
@@ -284,11 +286,27 @@ def train_dense(corpus: Corpus, pairs: Sequence[TrainingPair], out_dir: str | Pa
     return out / "final"
 
 
+def _language(target: str) -> Language:
+    """The :class:`Language` that ``--language`` names by import path; a one-line error when it
+    names nothing or something else."""
+    with about(f"--language {target}"):
+        try:
+            found = load_target(target)
+        except (AttributeError, ImportError) as exc:
+            raise UserError(str(exc)) from exc
+        if not isinstance(found, Language):
+            raise UserError(f"not a search_tree.language.Language but a {type(found).__name__}")
+        return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Train the PS-2 dense retriever with Lightning.")
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--traced", nargs="*", default=[], help="traced JSON files (LeanDojo format)")
-    parser.add_argument("--proofs", nargs="*", default=[], help="proofs.jsonl files")
+    parser.add_argument("--proofs", nargs="*", default=[], help="proofs.jsonl files (need --language)")
+    parser.add_argument("--language", metavar="MODULE:ATTRIBUTE",
+                        help="the corpus's search_tree.language.Language, by import path (Lean's: LEAN of "
+                             "prover.lean.language), which reads the names the --proofs mention")
     parser.add_argument("--exclude", nargs="*", default=[], help="evaluation files whose theorems are never trained on")
     parser.add_argument("--out", required=True)
     parser.add_argument("--model", default=None)
@@ -308,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.traced and not args.proofs:
         parser.error("no training data: give --traced and/or --proofs files")
     try:  # the files are untrusted input: a bad one is a usage error naming it (exit 2), not a traceback
-        corpus = Corpus.from_jsonl(args.corpus)
+        corpus = Corpus.from_jsonl(args.corpus, None if args.language is None else _language(args.language))
         exclude = evaluation_theorem_names(args.exclude)
         pairs = [pair for path in [*args.traced, *args.proofs] for pair in load_pairs(path, corpus, exclude)]
     except (UserError, ValueError, FileNotFoundError) as exc:

@@ -10,7 +10,8 @@ Two sources, one shape:
   the proof mentions that resolve in the corpus are positives (weak supervision: a name in a proof is a
   premise of its statement). A short name is resolved as Lean would, by trying the namespaces of
   the theorem from the innermost out (``Set.foo`` mentioning ``Ioc_subset`` may mean
-  ``Set.Ioc_subset``).
+  ``Set.Ioc_subset``). The names are read with the corpus's language
+  (:attr:`search_tree.language.Language.identifier`), as its sources write them.
 
 Theorems of evaluation splits must never be trained on: every source takes an ``exclude`` set of
 theorem names (see :func:`evaluation_theorem_names`).
@@ -27,8 +28,6 @@ from typing import AbstractSet, Iterable
 from retrieval.corpus import Corpus
 from retrieval.evaluation import annotated_premises, load_traced
 from retrieval.statement_state import statement_as_state
-
-_IDENT = re.compile(r"[^\W\d][\w'!?₀-₉]*(?:\.[^\W\d][\w'!?₀-₉]*)*")
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,9 @@ def _proof_record(line: str, where: str) -> dict:
 
 def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str] = frozenset(),
                       max_positives: int = 32) -> list[TrainingPair]:
-    """Pairs (statement as a state -> premises named in the proof) from a ``proofs.jsonl`` file."""
+    """Pairs (statement as a state -> premises named in the proof) from a ``proofs.jsonl`` file; the
+    corpus must have been loaded with its language, which reads the names."""
+    identifier = re.compile(corpus.language.identifier)
     pairs = []
     with Path(path).open(encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -105,7 +106,7 @@ def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str
                 continue
             namespace = name.rsplit(".", 1)[0] if "." in name else ""
             pos: dict[int, None] = {}
-            for ident in _IDENT.findall(item.get("proof", "")):
+            for ident in identifier.findall(item.get("proof", "")):
                 i = resolve_name(ident, namespace, corpus)
                 if i is not None and corpus.premises[i].full_name != name:
                     pos[i] = None
@@ -139,7 +140,7 @@ def load_pairs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str] = fro
         if traced:
             named = [n for r in kept for t in r.get("traced_tactics", []) for n in annotated_premises(t)]
         else:
-            named = [n for r in kept for n in _IDENT.findall(r.get("proof", ""))]
+            named = [n for r in kept for n in re.findall(corpus.language.identifier, r.get("proof", ""))]
         why = (f"no tactic or proof of its {len(kept)} non-excluded theorems names a premise" if not named else
                f"none of the {len(named)} premise names used by its {len(kept)} non-excluded theorems "
                f"resolves in the corpus {corpus.source}")

@@ -13,6 +13,9 @@ from retrieval.training import DenseRetrieverModule, HardNegativeMiner, main, tr
 from retrieval.training_data import TrainingPair, load_pairs  # noqa: E402
 from retrieval_fixtures import small_corpus, write_corpus  # noqa: E402
 
+#: the corpus's language by import path, as ``--language`` takes it
+LEAN_TARGET = "prover.lean.language:LEAN"
+
 
 @pytest.fixture
 def corpus(tmp_path):
@@ -100,7 +103,8 @@ def test_command_line_max_time_is_one_budget_across_resumes(tmp_path, monkeypatc
         {"full_name": f"Foo.x{i}", "statement": f"⊢ Foo.frob (x{i} + y) = Foo.frob x{i} + Foo.frob y", "proof": "frob"}
         for i in range(6)])
     out = tmp_path / "run"
-    argv = ["--corpus", str(write_corpus(tmp_path)), "--proofs", str(proofs), "--out", str(out), "--max-steps", "12",
+    argv = ["--corpus", str(write_corpus(tmp_path)), "--proofs", str(proofs), "--language", LEAN_TARGET,
+            "--out", str(out), "--max-steps", "12",
             "--max-time", "00:00:00:02", "--checkpoint-every", "1", "--batch-size", "3", "--mining-pool", "0",
             "--accelerator", "cpu"]
     assert main(argv) == 0
@@ -149,13 +153,19 @@ def test_command_line_names_a_bad_training_file_and_exits_2(tmp_path, capsys):
     """Fails if a malformed proofs.jsonl or a missing corpus ends in a traceback, not a usage error."""
     corpus = str(write_corpus(tmp_path))
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"full_name": "Foo.x", "statement": 5, "proof": "frob"}])
-    for argv in (["--corpus", corpus, "--proofs", str(bad)],
-                 ["--corpus", str(tmp_path / "nosuch.jsonl"), "--proofs", str(bad)]):
+    for argv in (["--corpus", corpus, "--proofs", str(bad), "--language", LEAN_TARGET],
+                 ["--corpus", str(tmp_path / "nosuch.jsonl"), "--proofs", str(bad)],
+                 ["--corpus", corpus, "--proofs", str(bad)],
+                 ["--corpus", corpus, "--proofs", str(bad), "--language", "prover.lean.language:NOSUCH"],
+                 ["--corpus", corpus, "--proofs", str(bad), "--language", "prover.lean.language:Language"]):
         with pytest.raises(SystemExit) as exit_:
             main([*argv, "--out", str(tmp_path / "run")])
         assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"{bad}: line 1: 'statement' must be a string" in err and "nosuch.jsonl" in err
+    assert f"corpus {corpus} was loaded without its language" in err  # the names in proofs are read with it
+    assert "--language prover.lean.language:NOSUCH: " in err
+    assert "--language prover.lean.language:Language: not a search_tree.language.Language but a type" in err
     assert not (tmp_path / "run").exists()
 
 
