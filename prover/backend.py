@@ -11,7 +11,7 @@ object names everything the rest of the library asks a backend for:
 * the generators and template sets it brings (added to ``generator.registry.GENERATORS`` and
   ``generator.template.TEMPLATE_SETS`` by :mod:`prover.backends`, so that the generator package
   names no backend);
-* the benchmark families its theorems come from;
+* the benchmark families its theorems come from, each with its loader;
 * the features a command needs (:class:`Feature`), each a ``"module:attribute"`` target of the
   backend's own code with the signature the feature documents; a backend without one is named by
   the command in a one-line error (:func:`prover.backends.providing`);
@@ -154,7 +154,11 @@ class Backend:
     spellings); ``environment`` the ``"module:Class"`` of its environment; ``checker`` says in
     words what re-checks a proof (printed beside a found proof) and ``trusted`` what a proof it
     accepts may assume (empty: it says nothing); ``library`` names the library its default
-    theorems come from, for headings.
+    theorems come from, for headings; ``benchmark_families`` maps each benchmark family of its
+    theorems (``coq-stdlib`` of ``coq-stdlib:test``) to the ``"module:function"`` that loads a
+    split of it (called with the text after the family's colon, returning ``Theorem``s), and
+    ``theorem_lists`` is the ``"module:function"`` that reads a benchmark given as a JSON or JSONL
+    file naming theorems (a path -> ``Theorem``s; None: it reads none).
 
     How proofs are shown: ``proof_frame`` is the pair of lines a rendered script goes between in a
     source file (None when the environment renders the whole proof, as Lean's ``by`` block or
@@ -169,7 +173,8 @@ class Backend:
     aliases: tuple[str, ...] = ()
     generators: Mapping[str, str] = field(default_factory=dict)
     template_sets: Mapping[str, str] = field(default_factory=dict)
-    benchmark_families: tuple[str, ...] = ()
+    benchmark_families: Mapping[str, str] = field(default_factory=dict)
+    theorem_lists: str | None = None
     features: Mapping[Feature, str] = field(default_factory=dict)
     trusted: str = ""
     library: str = ""

@@ -2,8 +2,9 @@
 
 Adding a backend is a folder with a ``backend.py`` defining a :class:`prover.backend.Backend` and
 one line in :data:`BACKEND_MODULES` (or, from outside the package, one :func:`register` call). A
-registered backend's environment joins :data:`ENVIRONMENTS` (under its name) and its generators and
-template sets join ``generator.registry.GENERATORS`` and ``generator.template.TEMPLATE_SETS``:
+registered backend's environment joins :data:`ENVIRONMENTS` (under its name), its benchmark
+families ``prover.benchmarks.registry.BENCHMARKS``, and its generators and template sets
+``generator.registry.GENERATORS`` and ``generator.template.TEMPLATE_SETS``:
 the lower packages name no backend, the backends add themselves here. ``import prover`` imports
 this module, so every process that builds a run (the command line, a Ray worker unpickling a
 prover) sees the same tables; a backend registered from outside the package must be registered
@@ -18,6 +19,7 @@ from collections.abc import Iterable
 from generator.registry import GENERATORS
 from generator.template import TEMPLATE_SETS
 from prover.backend import Backend, Feature
+from prover.benchmarks.registry import BENCHMARKS, THEOREM_LISTS, is_theorem_list
 from search_tree.errors import UserError
 from search_tree.language import Language
 from search_tree.registry import Registry, UnknownName
@@ -42,6 +44,10 @@ def register(backend: Backend) -> None:
         GENERATORS.register(name, target)
     for name, target in backend.template_sets.items():
         TEMPLATE_SETS.register(name, target)
+    for family, target in backend.benchmark_families.items():
+        BENCHMARKS.register(family, target)
+    if backend.theorem_lists is not None:
+        THEOREM_LISTS.register(backend.name, backend.theorem_lists)
 
 
 def backend(name: str) -> Backend:
@@ -74,7 +80,10 @@ def language_for(env_name: str) -> Language | None:
 
 def owner(benchmark: str) -> Backend | None:
     """The backend whose benchmark families include the family of ``benchmark`` (``family:split``),
-    or None when none claims it."""
+    or, for a file naming theorems, the one backend that reads such files; None when none claims it."""
+    if is_theorem_list(benchmark):
+        readers = [b for b in BACKENDS.values() if b.theorem_lists is not None]
+        return readers[0] if len(readers) == 1 else None
     family = benchmark.partition(":")[0]
     return next((b for b in BACKENDS.values() if family in b.benchmark_families), None)
 

@@ -8,10 +8,9 @@ results stay valid when it is extended).
 
 Families are a :class:`~search_tree.registry.Registry` of ``"module:function"`` strings called with
 the split name, so a family whose backend is not installed costs nothing until it is asked for.
-Plug in with :func:`register_benchmark` (the Coq backend: ``coq-stdlib`` -> a loader of its splits).
-
-The Lean families are the loaders of :mod:`prover.benchmarks.datasets` (data under
-``$DOJO_PROVER_DATA``); ``coq-stdlib`` is :func:`prover.coq.stdlib.stdlib_theorems`.
+Each backend names its own (``Backend.benchmark_families``) and :func:`prover.backends.register`
+adds them here: ``coq-stdlib`` is :func:`prover.coq.stdlib.stdlib_theorems`, the Lean families
+are the loaders of :mod:`prover.benchmarks.datasets` (data under ``$DOJO_PROVER_DATA``).
 """
 
 from __future__ import annotations
@@ -20,28 +19,18 @@ import hashlib
 from collections.abc import Callable, Sequence
 
 from search_tree import Theorem
-from search_tree.registry import NotInstalled, Registry, RegistryError, load_target
+from search_tree.registry import NotInstalled, Registry, RegistryError
 
-BENCHMARKS = Registry("benchmark family", {
-    "minif2f": "prover.benchmarks.datasets:load_minif2f",  # minif2f:valid, minif2f:test
-    "proofnet": "prover.benchmarks.datasets:load_proofnet",  # proofnet:valid, proofnet:test
-    "leandojo-sample": "prover.benchmarks.datasets:load_leandojo_sample",  # leandojo-sample:val
-    "leandojo": "prover.benchmarks.datasets:load_leandojo_benchmark",  # leandojo:random/test, ...
-    "coq-stdlib": "prover.coq.stdlib:stdlib_theorems",  # coq-stdlib:train|val|test
-    "coq-project": "prover.coq.split:coq_project_benchmark",  # coq-project:PATH[:train|val|test]
-    "coq-lib": "prover.coq.split:coq_lib_benchmark",  # coq-lib:NAME[:train|val|test]
-    "synthetic": "prover.benchmarks.registry:load_synthetic",  # synthetic:N
-})
+#: every backend's families, added by :func:`prover.backends.register`
+BENCHMARKS = Registry("benchmark family")
+#: the reader of a benchmark given as a JSON or JSONL file naming theorems, by the name of the
+#: backend that reads such files (``Backend.theorem_lists``), added by :func:`prover.backends.register`
+THEOREM_LISTS = Registry("reader of theorem lists")
 
 
 class UnknownBenchmark(RegistryError):
     """The benchmark's split or its data files cannot be found (an unknown family is
     :class:`~search_tree.registry.UnknownName`; both are a :class:`RegistryError`)."""
-
-
-def register_benchmark(family: str, target: str) -> None:
-    """Register ``"module:function"``; the function takes the split name and returns theorems."""
-    BENCHMARKS.register(family, target)
 
 
 def _digest(theorem: Theorem) -> str:
@@ -57,14 +46,23 @@ def stable_sample(theorems: Sequence[Theorem], limit: int | None = None) -> list
     return [t for t in theorems if id(t) in chosen]
 
 
+def is_theorem_list(name: str) -> bool:
+    """Whether the benchmark ``name`` is a file naming theorems rather than ``family:split``."""
+    return name.endswith((".json", ".jsonl"))
+
+
 def load_benchmark(name: str, limit: int | None = None) -> list[Theorem]:
-    """The theorems of ``family:split``, or of a JSON/JSONL file listing Coq theorems (project,
-    file, name: :func:`prover.coq.split.listed_theorems`); ``limit`` takes a stable sample (see
-    the module docstring)."""
+    """The theorems of ``family:split``, or of a JSON/JSONL file naming theorems, read by the one
+    backend that reads such files (:data:`THEOREM_LISTS`; Coq's:
+    :func:`prover.coq.split.listed_theorems`, objects of project, file and name); ``limit`` takes a
+    stable sample (see the module docstring)."""
     from prover.benchmarks.datasets import DatasetError
 
-    if name.endswith((".json", ".jsonl")):
-        return stable_sample(load_target("prover.coq.split:listed_theorems")(name), limit)
+    if is_theorem_list(name):
+        if len(THEOREM_LISTS) != 1:
+            raise UnknownBenchmark(f"benchmark file {name}: {len(THEOREM_LISTS)} backends read lists of theorems "
+                                   f"({', '.join(THEOREM_LISTS) or 'none'}), so the file does not say whose it is")
+        return stable_sample(THEOREM_LISTS.load(next(iter(THEOREM_LISTS)))(name), limit)
     family, _, split = name.partition(":")
     try:
         loader: Callable[[str], list[Theorem]] = BENCHMARKS.load(family)

@@ -84,7 +84,8 @@ def _preset(args: argparse.Namespace) -> ProverConfig | None:
     backend = BACKENDS.get(args.env)
     if args.generator is not None or backend is None or not backend.provides(Feature.PRESET):
         return None
-    return backend.load(Feature.PRESET)(args.timeout)
+    return backend.load(Feature.PRESET)(args.timeout, RUN.tactic_timeout, RUN.hammer_timeout, args.max_expansions,
+                                        None)
 
 
 def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts: dict[str, Any]):

@@ -26,7 +26,12 @@ BACKEND = Backend(
         "coq:HAMMER": "prover.coq.templates:HAMMER",
         "coq:FITTED": "prover.coq.templates:FITTED",
     },
-    benchmark_families=("coq-stdlib", "coq-project", "coq-lib"),
+    benchmark_families={
+        "coq-stdlib": "prover.coq.stdlib:stdlib_theorems",  # coq-stdlib:train|val|test
+        "coq-project": "prover.coq.split:coq_project_benchmark",  # coq-project:PATH[:train|val|test]
+        "coq-lib": "prover.coq.split:coq_lib_benchmark",  # coq-lib:NAME[:train|val|test]
+    },
+    theorem_lists="prover.coq.split:listed_theorems",
     prover_version="prover.coq.install:coq_version",
     learned_preset="prover.coq.presets:default_config",
     features={

@@ -12,6 +12,11 @@ BACKEND = Backend(
     language=LEAN,
     checker="Lean (LeanDojo's re-run of the proof)",
     template_sets={"lean": "prover.lean.templates:TEMPLATES"},
-    benchmark_families=("minif2f", "proofnet", "leandojo-sample", "leandojo"),
+    benchmark_families={
+        "minif2f": "prover.benchmarks.datasets:load_minif2f",  # minif2f:valid, minif2f:test
+        "proofnet": "prover.benchmarks.datasets:load_proofnet",  # proofnet:valid, proofnet:test
+        "leandojo-sample": "prover.benchmarks.datasets:load_leandojo_sample",  # leandojo-sample:val
+        "leandojo": "prover.benchmarks.datasets:load_leandojo_benchmark",  # leandojo:random/test, ...
+    },
     features={Feature.TRACE: "prover.lean.trace_command:TRACER"},
 )

@@ -14,5 +14,5 @@ BACKEND = Backend(
     language=None,
     checker="a replay against the puzzle's hidden proof tree",
     generators={"synthetic": "prover.synthetic.env:SyntheticGenerator"},
-    benchmark_families=("synthetic",),
+    benchmark_families={"synthetic": "prover.benchmarks.registry:load_synthetic"},  # synthetic:N
 )

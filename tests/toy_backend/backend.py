@@ -12,5 +12,6 @@ BACKEND = Backend(
     checker="a replay of the tactics",
     proof_frame=("proof", "end"),
     template_sets={"toy": "toy_backend.templates:TEMPLATES"},
+    benchmark_families={"toy": "toy_backend.env:benchmark"},
     features={Feature.PRESET: "toy_backend.env:preset", Feature.TRACE: "toy_backend.tracer:TRACER"},
 )

@@ -112,6 +112,13 @@ class ToyEnvironment(Environment):
         return CORPUS
 
 
+def benchmark(split: str) -> list[Theorem]:
+    """The ``toy`` benchmark family: ``toy:all``, every theorem of the toy library."""
+    if split != "all":
+        raise ValueError(f"the toy benchmark has one split, toy:all, not toy:{split}")
+    return [ToyEnvironment().theorem(name) for name in THEOREMS]
+
+
 def preset(timeout: float, tactic_timeout: float, hammer_timeout: float | None, max_expansions: int | None,
            project: str | None) -> Any:
     """The toy backend's default prover: its templates with MePo's premises, best-first search."""

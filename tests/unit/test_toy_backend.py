@@ -111,6 +111,22 @@ print(result.script)
     assert done.stdout.split() == ["split", "apply", "snow_cold", "split", "apply", "rain_wet", "apply", "rain_wet"]
 
 
+def test_eval_runs_the_toy_benchmark_family_with_its_default_prover(tmp_path):
+    """Fails if a benchmark family named in the backend's folder is not known to ``eval``, if eval
+    cannot build a third backend's default prover, or if ``learn`` takes a backend that says
+    nothing of learned policies."""
+    done = _cli("eval", "--env", "toy", "--benchmark", "toy:all", "--timeout", "20", "--out", str(tmp_path / "run"),
+                "--no-progress")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "pass@1 = 0.667 over 3 theorems" in done.stdout.splitlines()
+    config = json.loads((tmp_path / "run" / "config.json").read_text())["run"]["components"]
+    assert (config["generator"]["name"], config["retriever"]["name"]) == ("template", "mepo")
+    done = _cli("learn", "--benchmark", "toy:all", "--out", str(tmp_path / "learn"))
+    assert done.returncode == 2 and done.stderr.strip().splitlines()[-1] == (
+        "dojo-prover learn: error: --benchmark toy:all: a benchmark of the toy backend's, which learn does not "
+        "take; it takes benchmarks of coq (coq-stdlib/coq-project/coq-lib)")
+
+
 def test_a_benchmark_of_another_backend_is_refused_in_one_line():
     """Fails if ``eval`` starts a run whose benchmark belongs to another backend than ``--env``'s
     (every theorem would fail to open), or blames the benchmark for an unknown ``--env``."""
@@ -122,4 +138,7 @@ def test_a_benchmark_of_another_backend_is_refused_in_one_line():
     check_benchmark("coq", "coq-lib:Foo:test")
     check_benchmark("lean", "minif2f:test")
     check_benchmark("nosuch", "coq-stdlib:test")
-    check_benchmark("synthetic", "my-list.jsonl")
+    check_benchmark("coq", "my-list.jsonl")
+    with pytest.raises(UserError, match=r"^--benchmark my-list.jsonl: a benchmark of the coq backend, "
+                                        r"not of --env synthetic \(use --env coq\)$"):
+        check_benchmark("synthetic", "my-list.jsonl")  # the one reader of theorem lists is Coq's
