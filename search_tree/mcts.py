@@ -248,7 +248,7 @@ class MCTSSearch:
             self.meter.emit(Merged(state=node.state.id, tactic=edge.tactic, into=sibling.tactic))
             self._kill(node, edge, "merged")
             return
-        if self.can_focus and result.num_goals > 1 and not result.has_evars:
+        if self.can_focus and result.num_goals > 1 and not result.has_metavariables:
             if not self.meter.affords(result.num_goals):
                 # a split is not started unless all its focus calls fit: the search stops OPEN here
                 self.stopped = StopReason(StopKind.MAX_ENV_CALLS)

@@ -28,8 +28,8 @@ HTPS, Lample et al. 2022). The contract:
   0-based index ``i < state.num_goals``, and returns a new :class:`TacticState` whose ``goals`` is
   exactly ``(state.goals[i],)`` (the same goal, printed the same way) and whose ``key`` depends on
   that goal only, so that equal goals reached from different states merge. ``state`` itself is
-  unchanged and stays usable. A search only focuses states without evars (``not
-  state.has_evars``): goals that share an existential variable are not independent.
+  unchanged and stays usable. A search only focuses states without metavariables (``not
+  state.has_metavariables``): goals that share an existential variable are not independent.
 * ``run_tac`` on a focused state, or on any state reached from it, sees only the focused goal and
   the goals that tactics create from it; the other goals of ``state`` are invisible to it. Its
   ``goals`` list only those visible goals.
@@ -93,15 +93,17 @@ class Hypothesis:
 
 @dataclass(frozen=True)
 class Goal:
-    """One open goal: its hypotheses, its target and whether an unresolved evar occurs in it.
+    """One open goal: its hypotheses, its target and whether an unresolved metavariable (Coq's
+    existential variable, Lean's ``?m``) occurs in it, as the backend's
+    ``Language.has_metavariable`` reads it.
 
-    ``has_evar`` matters to AND-OR search: goals that share an existential variable cannot be
+    ``has_metavariable`` matters to AND-OR search: goals that share a metavariable cannot be
     proved independently, so a state with such goals is never split.
     """
 
     hypotheses: tuple[Hypothesis, ...]
     target: str
-    has_evar: bool = False
+    has_metavariable: bool = False
     name: str | None = None  # Lean case tag or Coq goal name, when the backend prints one
 
 
@@ -133,8 +135,8 @@ class TacticState:
         return len(self.goals)
 
     @property
-    def has_evars(self) -> bool:
-        return any(g.has_evar for g in self.goals)
+    def has_metavariables(self) -> bool:
+        return any(g.has_metavariable for g in self.goals)
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ class ScriptedSession:
 
     def state(self, name: str) -> TacticState:
         targets = self.env.goals.get(name, [name])
-        goals = tuple(Goal((), t, has_evar="?" in t) for t in targets)
+        goals = tuple(Goal((), t, has_metavariable="?" in t) for t in targets)
         state_id = self.ids.setdefault(name, len(self.ids))
         self.names[state_id] = name
         return TacticState(pp="\n\n".join(targets), id=state_id, goals=goals, key=name)

@@ -141,7 +141,7 @@ def parse_view(output: str) -> ProofView | None:
     focused, unfocused = rest[:unfocused_at], rest[unfocused_at + 1:]
     first_end = next((i for i, line in enumerate(focused) if _LISTED.match(line)), len(focused))
     goals = [parse_goal_block(focused[:first_end])]
-    goals += [Goal((), t, has_evar=has_metavariable(t)) for t in _listed_targets(focused[first_end:])]
+    goals += [Goal((), t, has_metavariable=has_metavariable(t)) for t in _listed_targets(focused[first_end:])]
     if len(goals) != count:
         raise GoalParseError(f"coqtop announced {count} goals but printed {len(goals)}: {output[:300]!r}")
     ids = [int(first_id.group(1)) if first_id else None]
@@ -174,7 +174,7 @@ def inherited_goals(parent: ProofView | None) -> dict[int, Goal]:
     """
     if parent is None or not parent.complete_goals:
         return {}
-    return {i: g for i, g in zip(parent.ids, parent.goals) if i is not None and not g.has_evar}
+    return {i: g for i, g in zip(parent.ids, parent.goals) if i is not None and not g.has_metavariable}
 
 
 def _listed_targets(lines: list[str]) -> list[str]:

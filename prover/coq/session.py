@@ -247,7 +247,7 @@ class CoqSession:
     @staticmethod
     def _tactic_state(node_id: int, view: ProofView, focused: bool = False) -> TacticState:
         if view.outcome == Outcome.SHELVED:  # the shelved goals are the evars still to be found
-            goals = tuple(Goal((), target, has_evar=True, name="shelved") for target in view.others)
+            goals = tuple(Goal((), target, has_metavariable=True, name="shelved") for target in view.others)
         else:  # GOALS, or SUBPROOF_DONE with no focused goal until the next bullet
             goals = view.goals
         if focused and view.outcome == Outcome.GOALS:

@@ -99,7 +99,7 @@ def parse_goal_block(lines: list[str]) -> Goal:
         hyps.extend(parse_hypothesis("\n".join(pending)))
     target = "\n".join(line[2:] for line in lines[sep + 1:]).strip("\n")
     evar = has_metavariable(target) or any(has_metavariable(h.type + (h.value or "")) for h in hyps)
-    return Goal(tuple(hyps), target, has_evar=evar)
+    return Goal(tuple(hyps), target, has_metavariable=evar)
 
 
 def parse_hypothesis(text: str) -> list[Hypothesis]:

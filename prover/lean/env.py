@@ -226,7 +226,7 @@ class LeanDojoSession:
         try:
             goals = parse_goals(pp)
         except GoalParseError:
-            goals = (Goal((), pp, has_evar=has_metavariable(pp)),)
+            goals = (Goal((), pp, has_metavariable=has_metavariable(pp)),)
         return TacticState(pp=pp, id=state_id, goals=goals)
 
     def _record(self, node: _Node, lean_state: Any | None) -> TacticState:

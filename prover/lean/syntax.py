@@ -182,7 +182,7 @@ def parse_goal(block: str) -> Goal:
     for entry in entries[:-1]:
         hypotheses.extend(parse_hypotheses(entry))
     target = normalise(target_entry[len(TURNSTILE):])
-    return Goal(tuple(hypotheses), target, has_evar=has_metavariable(block), name=name)
+    return Goal(tuple(hypotheses), target, has_metavariable=has_metavariable(block), name=name)
 
 
 def parse_goals(pp: str) -> tuple[Goal, ...]:

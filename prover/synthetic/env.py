@@ -187,7 +187,7 @@ class _Session:
     def state(self, paths: tuple[str, ...]) -> TacticState:
         state_id = self.ids.setdefault(paths, len(self.ids))
         self.goal_lists[state_id] = paths
-        goals = tuple(Goal((), _goal_text(self.theorem, p), has_evar=p.rsplit(".", 1)[-1].endswith("?"))
+        goals = tuple(Goal((), _goal_text(self.theorem, p), has_metavariable=p.rsplit(".", 1)[-1].endswith("?"))
                       for p in paths)
         pp = "\n\n".join(g.target for g in goals)
         return TacticState(pp, state_id, goals, key=pp)

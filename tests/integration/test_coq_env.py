@@ -125,7 +125,7 @@ def test_unicode_hypothesis_names(env):
     with env.open(th) as (session, init):
         state = run(session, init, "intros.", "eexists.")
         assert [h.name for h in state.goals[0].hypotheses] == ["α", "β", "H"]
-        assert state.goals[0].has_evar and state.goals[0].target == "?k = α"
+        assert state.goals[0].has_metavariable and state.goals[0].target == "?k = α"
 
 
 def test_let_hypothesis_and_unchanged_state(env):
@@ -168,16 +168,16 @@ def test_untagged_traces_before_a_state_are_skipped():
 def test_evars_and_shelved_goals_are_detected(env):
     th = adhoc_theorem("Lemma ex : exists n : nat, n = n /\\ True.", ARITH)
     with env.open(th) as (session, init):
-        assert not init.has_evars
+        assert not init.has_metavariables
         state = session.run_tac(init, "eexists.")
-        assert isinstance(state, TacticState) and state.has_evars
+        assert isinstance(state, TacticState) and state.has_metavariables
         assert "?n" in state.goals[0].target and "(shelved: 1)" in state.pp
         split = session.run_tac(state, "split.")
-        assert split.num_goals == 2 and split.goals[0].has_evar and not split.goals[1].has_evar
+        assert split.num_goals == 2 and split.goals[0].has_metavariable and not split.goals[1].has_metavariable
         # solving the goals but leaving the witness shelved is not a finished proof
         shelved = run(session, state, "split.", "reflexivity.", "exact I.")
         assert isinstance(shelved, TacticState) and "All the remaining goals are on the shelf." in shelved.pp
-        assert shelved.goals[0].target == "nat" and shelved.goals[0].has_evar
+        assert shelved.goals[0].target == "nat" and shelved.goals[0].has_metavariable
         done = run(session, shelved, "Unshelve.", "exact 0.")
         assert isinstance(done, ProofFinished)
 

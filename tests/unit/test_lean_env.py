@@ -133,11 +133,11 @@ def test_mapping_of_real_leandojo_results():
         assert err == TacticError("unknown identifier 'bad'", ErrorKind.ERROR)
         assert isinstance(session.run_tac(init, "exact gives_up"), ProofGivenUp)
         two = session.run_tac(init, "constructor")
-        assert [g.name for g in two.goals] == ["left", "right"] and not two.has_evars
+        assert [g.name for g in two.goals] == ["left", "right"] and not two.has_metavariables
         evar = session.run_tac(init, "refine Eq.trans ?_ ?_")
-        assert evar.num_goals == 2 and evar.has_evars
+        assert evar.num_goals == 2 and evar.has_metavariables
         odd = session.run_tac(init, "exact odd")  # a layout the goal parser rejects: one opaque goal
-        assert odd.num_goals == 1 and odd.goals[0].target == odd.pp and odd.has_evars
+        assert odd.num_goals == 1 and odd.goals[0].target == odd.pp and odd.has_metavariables
     lean_thm = world.theorems[0]
     assert isinstance(lean_thm, ld.Theorem)
     assert lean_thm.full_name == "hello_world" and str(lean_thm.file_path) == "Lean4Example.lean"

@@ -48,9 +48,9 @@ def test_counts_agree_with_leandojo_parser_on_real_states(real_states):
 def test_case_tags_and_metavariables_on_real_states(real_states):
     tagged = [pp for pp in real_states if pp.startswith("case ")]
     assert tagged and all(parse_goals(pp)[0].name for pp in tagged)
-    evars = [pp for pp in real_states if any(g.has_evar for g in parse_goals(pp))]
+    evars = [pp for pp in real_states if any(g.has_metavariable for g in parse_goals(pp))]
     assert evars and all("?" in pp for pp in evars)
-    assert not any(g.has_evar for pp in real_states if "?" not in pp for g in parse_goals(pp))
+    assert not any(g.has_metavariable for pp in real_states if "?" not in pp for g in parse_goals(pp))
 
 
 def test_hand_written_layouts():
@@ -59,10 +59,10 @@ def test_hand_written_layouts():
     goals = parse_goals(pp)
     assert len(goals) == 3
     first = goals[0]
-    assert first.name == "h.e" and first.target == "x ≤ y" and not first.has_evar
+    assert first.name == "h.e" and first.target == "x ≤ y" and not first.has_metavariable
     assert first.hypotheses == (
         Hypothesis("x", "ℕ"), Hypothesis("y", "ℕ"), Hypothesis("h", "x + y = y + x"), Hypothesis("n", "ℕ", "3"))
-    assert goals[1].name == "mpr" and goals[1].has_evar and goals[1].hypotheses[0].type == "Type ?u.21872"
+    assert goals[1].name == "mpr" and goals[1].has_metavariable and goals[1].hypotheses[0].type == "Type ?u.21872"
     assert goals[2] == parse_goal("⊢ True")
     assert parse_goals("no goals") == ()
     # an empty context prints the case tag, a blank line, then the target
