@@ -7,8 +7,10 @@ families ``prover.benchmarks.registry.BENCHMARKS``, and its generators and templ
 ``generator.registry.GENERATORS`` and ``generator.template.TEMPLATE_SETS``:
 the lower packages name no backend, the backends add themselves here. ``import prover`` imports
 this module, so every process that builds a run (the command line, a Ray worker unpickling a
-prover) sees the same tables; a backend registered from outside the package must be registered
-in the worker too (by the module that defines it, imported there).
+prover) sees the same tables. A backend registered from outside the package
+(:func:`registered_outside`) reaches Ray workers with the run: ``prover.run.distributed`` sends
+the object to each worker, which registers it before building anything, and ships the code its
+targets name (:func:`modules_of`) the way it ships a component named by import path.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ BACKEND_MODULES = (
 )
 
 BACKENDS: dict[str, Backend] = {}
+#: the backends of :data:`BACKEND_MODULES`, by name: any other in :data:`BACKENDS` was registered
+#: by a program using the library
+_PACKAGED: dict[str, Backend] = {}
 #: each backend's environment class by the backend's name (``prover.registry`` builds from it)
 ENVIRONMENTS = Registry("environment", import_paths=True)
 
@@ -48,6 +53,25 @@ def register(backend: Backend) -> None:
         BENCHMARKS.register(family, target)
     if backend.theorem_lists is not None:
         THEOREM_LISTS.register(backend.name, backend.theorem_lists)
+
+
+def registered_outside() -> list[Backend]:
+    """The backends registered by a program using the library (not of :data:`BACKEND_MODULES`, or
+    replacing one of them): a worker in another process knows them only if it is sent them."""
+    return [b for b in BACKENDS.values() if _PACKAGED.get(b.name) is not b]
+
+
+def modules_of(backend: Backend) -> list[str]:
+    """The top-level modules holding what ``backend`` names: its targets and its language's
+    readers (a worker must be able to import them to use it)."""
+    targets = [backend.environment, *backend.generators.values(), *backend.template_sets.values(),
+               *backend.benchmark_families.values(), *backend.features.values(),
+               *(t for t in (backend.theorem_lists, backend.qualified_name, backend.axioms, backend.prover_version,
+                             backend.learned_preset) if t is not None)]
+    modules = [t.partition(":")[0] for t in targets]
+    if backend.language is not None:
+        modules += [backend.language.has_metavariable.__module__, backend.language.split_let.__module__]
+    return list(dict.fromkeys(m.split(".")[0] for m in modules))
 
 
 def backend(name: str) -> Backend:
@@ -114,4 +138,6 @@ def require(name: str, feature: Feature, command: str) -> Backend:
 
 
 for _module in BACKEND_MODULES:
-    register(importlib.import_module(_module).BACKEND)
+    _packaged: Backend = importlib.import_module(_module).BACKEND
+    _PACKAGED[_packaged.name] = _packaged
+    register(_packaged)

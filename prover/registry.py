@@ -44,7 +44,7 @@ from typing import Any
 
 from generator.base import TacticGenerator
 from generator.registry import GENERATORS
-from prover.backends import ENVIRONMENTS, language_for, language_of
+from prover.backends import ENVIRONMENTS, language_for, language_of, modules_of, registered_outside
 from search_tree import Environment, Theorem
 from search_tree.errors import UserError
 from search_tree.language import Language
@@ -112,8 +112,10 @@ def require_specs(config: ProverConfig, where: str) -> None:
 
 def outside_modules(config: ProverConfig) -> list[str]:
     """The top-level modules of every component ``config`` names by import path, nested specs
-    (fused ``members``) included: what a worker must import besides the package's own."""
-    found: list[str] = []
+    (fused ``members``) included, and of every backend registered outside the package (it is sent
+    to the workers, :func:`prover.backends.registered_outside`): what a worker must import besides
+    the package's own."""
+    found = [m for b in registered_outside() for m in modules_of(b)]
 
     def walk(value: Any) -> None:
         if isinstance(value, dict):

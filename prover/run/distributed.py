@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.base import TacticGenerator
-from prover.backends import language_for
+from prover.backend import Backend
+from prover.backends import language_for, register, registered_outside
 from prover.run.nodes import NodeCheck, NodeRequirements
 from prover.registry import (
     ProverConfig,
@@ -174,7 +175,10 @@ def apply_sampling(generator: TacticGenerator, task: Task) -> None:
 class ProverWorker:
     """Owns one environment, retriever, generator and prover; runs as a Ray actor or in-process."""
 
-    def __init__(self, config: ProverConfig, worker_id: int = 0, record_events: bool = True) -> None:
+    def __init__(self, config: ProverConfig, worker_id: int = 0, record_events: bool = True,
+                 backends: Sequence[Backend] = ()) -> None:
+        for backend in backends:  # registered by the driver's program: known here before anything is built
+            register(backend)
         self.config = config
         self.worker_id = worker_id
         self.record_events = record_events
@@ -491,7 +495,7 @@ class DistributedProver:
             runtime_env=task_runtime_env(self._shipped, outside_modules(self.config)),
             scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
         )
-        return actor_cls.remote(self.config, slot, self.record_events)
+        return actor_cls.remote(self.config, slot, self.record_events, registered_outside())
 
     def _failure_reason(self, slot: int, exc: BaseException) -> StopReason:
         """Why the worker in ``slot`` died: the watchdog killed it, its node left the cluster (the

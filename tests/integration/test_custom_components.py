@@ -30,3 +30,38 @@ def test_a_generator_named_by_import_path_runs_on_ray_workers():
         tried = [e.tactic for e in outcome.events if isinstance(e, TacticRun)]
         assert tried[0] == MARK, tried  # the custom generator's first proposal, tried first at the root
     assert {o.worker for o in outcomes} == {0, 1}
+
+
+def test_a_backend_registered_by_the_program_runs_on_ray_workers():
+    """Fails if a backend registered in the driver (``prover.backends.register``) is unknown to
+    the Ray workers, or if its code does not reach them: the program finds the toy backend on a
+    ``sys.path`` entry of its own, which no worker shares unless the run ships it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parents[1]
+    code = f"""
+import sys
+sys.path.insert(0, {str(tests)!r})
+from prover.backends import register
+from toy_backend.backend import BACKEND
+from toy_backend.env import benchmark
+register(BACKEND)
+from prover.proof_search import DistributedProver, Task
+from prover.registry import ComponentSpec, ProverConfig
+config = ProverConfig(ComponentSpec("toy"), ComponentSpec("best_first", {{"timeout": 20}}),
+                      ComponentSpec("template", {{"templates": "toy"}}), ComponentSpec("mepo"))
+with DistributedProver(config, num_workers=2) as prover:
+    outcomes = list(prover.iter_results([Task(t) for t in benchmark("all")]))
+    assert not prover.in_process
+print(sorted((o.task.theorem.full_name, o.result.status.name, o.worker) for o in outcomes))
+"""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tests.parent, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 - the list this test's own program printed
+    assert [(name, status) for name, status, _ in found] == [("both", "PROVED"), ("lost", "FAILED"), ("three", "PROVED")]
+    assert {worker for _, _, worker in found} <= {0, 1}
