@@ -11,7 +11,7 @@ Two source formats:
   ``{name, split, informal_prefix, formal_statement, goal, header}``.
 
 Every theorem carries what the LeanDojo backend needs to open it (``file_path``, ``position`` and
-``extra["url"]``/``extra["commit"]``) where the source says; retrievers use ``file_path`` and
+its ``prover.lean.env.LeanFields``) where the source says; retrievers use ``file_path`` and
 ``position`` for premise accessibility. ``load_lean_benchmark("minif2f:test")`` and friends resolve
 names against a data directory: ``$DOJO_PROVER_DATA`` or the ``shared/data`` folder beside the
 repository; the full LeanDojo Benchmark 4 is found under ``$LEANDOJO_BENCHMARK_4`` (the folder
@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from search_tree.errors import UserError
-from search_tree.protocol import Theorem
+from prover.lean.env import LeanFields
+from search_tree.protocol import Theorem, TheoremFields
 
 # The Lean 4 port of miniF2F that LeanDojo traced (shared/data/leandojo-b4-sample/metadata.json);
 # its theorems of the valid and test splits live in these files, under the benchmark's names.
@@ -68,13 +69,9 @@ class TracedTheorem:
 
     def theorem(self) -> Theorem:
         """The protocol theorem: what a prover opens and a retriever restricts premises by."""
-        return Theorem(
-            full_name=self.full_name,
-            file_path=self.file_path,
-            position=self.start,
-            extra={"url": self.url, "commit": self.commit, "end": self.end,
-                   "num_traced_tactics": len(self.traced_tactics)},
-        )
+        return LeanFields(url=self.url, commit=self.commit, end=self.end,
+                          num_traced_tactics=len(self.traced_tactics)).on(
+            Theorem(full_name=self.full_name, file_path=self.file_path, position=self.start))
 
 
 def default_data_dir() -> Path:
@@ -153,6 +150,21 @@ def leandojo_benchmark_file(root: str | Path, split: str, part: str) -> Path:
     return Path(root) / split / f"{part}.json"
 
 
+@dataclass(frozen=True)
+class StatementFields(TheoremFields):
+    """What a statement benchmark (miniF2F, ProofNet) says of a theorem besides its statement, kept
+    in :attr:`Theorem.extra` for the record: the file it comes from (``benchmark``), its split, the
+    ``header`` of imports and options it is stated under, the initial ``goal``, the informal text
+    before it and the line of the file."""
+
+    benchmark: str = ""
+    split: str = ""
+    header: str = ""
+    goal: str = ""
+    informal_prefix: str = ""
+    line: int = 0
+
+
 def load_statement_benchmark(
     path: str | Path,
     split: str | None = None,
@@ -180,17 +192,15 @@ def load_statement_benchmark(
             raise DatasetError(f"{path}:{lineno}: not a benchmark statement ({exc!r})") from exc
         if split is not None and row_split != split:
             continue
-        extra = {"benchmark": path.stem, "split": row_split, "header": raw.get("header", ""),
-                 "goal": raw.get("goal", ""), "informal_prefix": raw.get("informal_prefix", ""),
-                 "line": lineno}
-        file_path = ""
+        fields = StatementFields(path.stem, row_split, raw.get("header", ""), raw.get("goal", ""),
+                                 raw.get("informal_prefix", ""), lineno)
+        file_path, lean = "", LeanFields()
         if repo is not None:
             url, commit, files = repo
             if row_split not in files:
                 raise DatasetError(f"{path}:{lineno}: no file of {url} for split {row_split!r}")
-            extra.update(url=url, commit=commit)
-            file_path = files[row_split]
-        theorems.append(Theorem(full_name=name, file_path=file_path, statement=statement, extra=extra))
+            file_path, lean = files[row_split], LeanFields(url=url, commit=commit)
+        theorems.append(lean.on(fields.on(Theorem(full_name=name, file_path=file_path, statement=statement))))
     if split is not None and not theorems:
         raise DatasetError(f"{path}: no theorem in split {split!r}")
     return theorems

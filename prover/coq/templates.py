@@ -39,6 +39,7 @@ from pathlib import Path
 from generator.base import Suggestion, TacticGenerator
 from generator.template import Template, TemplateGenerator, TemplateSet
 from prover.coq.language import COQ
+from prover.coq.records import CoqFields
 from search_tree.protocol import TacticState, Theorem
 
 #: log-priors fitted on the traced Coq stdlib training split (benchmarks/fit_template_priors.py)
@@ -127,7 +128,7 @@ BASELINE = baseline_templates()
 
 #: ssreflect's own closing and structural tactics (Gonthier, Mahboubi and Tassi's tactic language,
 #: which Mathematical Components is written in), proposed by the baseline only where the theorem's
-#: context loads ssreflect (``extra["ssreflect"]``, set by the index): elsewhere ``move=>``,
+#: context loads ssreflect (:attr:`prover.coq.records.CoqFields.ssreflect`, set by the index): elsewhere ``move=>``,
 #: ``case:`` or ``apply/`` do not parse. Scored among the baseline's: ``done`` (ssreflect's
 #: closing tactic, what ``by []`` runs) with the cheapest finishers, ``case``/``elim`` on the first
 #: quantified variable (the ssreflect way to destruct and induct on it) and ``rewrite /=`` among the
@@ -154,13 +155,13 @@ BASELINE_RANK_PENALTY = 0.1
 
 class AutomationGenerator(TacticGenerator):
     """The baseline: its templates, joined by :data:`SSREFLECT`'s where the theorem's context loads
-    ssreflect (``extra["ssreflect"]``)."""
+    ssreflect (:attr:`prover.coq.records.CoqFields.ssreflect`)."""
 
     def __init__(self, plain: TemplateGenerator, ssreflect: TemplateGenerator) -> None:
         self.plain, self.ssreflect = plain, ssreflect
 
     def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
-        chosen = self.ssreflect if context.extra.get("ssreflect") else self.plain
+        chosen = self.ssreflect if CoqFields.of(context).ssreflect else self.plain
         return chosen.generate(state, context, num_samples)
 
     @property

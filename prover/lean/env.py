@@ -357,11 +357,15 @@ class LeanDojoSession:
 class LeanFields(TheoremFields):
     """What the LeanDojo backend reads with a theorem (in :attr:`Theorem.extra`, see
     :class:`~search_tree.protocol.TheoremFields`): the repository it lives in, as the dataset
-    loaders set it, and the ``LeanGitRepo`` a ReProver caller hands over (``repo``)."""
+    loaders set it, and the ``LeanGitRepo`` a ReProver caller hands over (``repo``); a traced
+    benchmark's theorem also says where its declaration ends (``end``, line and column) and how
+    many tactics its traced proof has (``num_traced_tactics``)."""
 
     url: str | None = None
     commit: str | None = None
     repo: Any = None
+    end: tuple[int, int] | None = None
+    num_traced_tactics: int | None = None
 
 
 class LeanDojoEnvironment(Environment):

@@ -8,6 +8,7 @@ import pytest
 
 from prover.benchmarks.datasets import (
     MINIF2F_LEAN4_COMMIT,
+    StatementFields,
     DatasetError,
     default_data_dir,
     leandojo_benchmark_file,
@@ -15,6 +16,7 @@ from prover.benchmarks.datasets import (
     load_statement_benchmark,
     load_traced_theorems,
 )
+from prover.lean.env import LeanFields
 from prover.lean.syntax import parse_goals
 
 DATA = default_data_dir()
@@ -43,7 +45,7 @@ def test_minif2f_and_proofnet_counts():
     assert all(t.extra["commit"] == MINIF2F_LEAN4_COMMIT for t in test)
     assert (len(load_lean_benchmark("proofnet:valid")), len(load_lean_benchmark("proofnet:test"))) == (185, 186)
     for t in valid + test:
-        assert t.statement.startswith("theorem " + t.full_name) and t.extra["header"].startswith("import Mathlib")
+        assert t.statement.startswith("theorem " + t.full_name) and StatementFields.of(t).header.startswith("import Mathlib")
         assert len(parse_goals(t.extra["goal"])) == 1  # the initial goal parses as one goal
 
 
@@ -75,4 +77,6 @@ def test_full_benchmark_layout(tmp_path, monkeypatch):
     (root / "test.json").write_text(json.dumps([record]))
     monkeypatch.setenv("LEANDOJO_BENCHMARK_4", str(tmp_path / "leandojo_benchmark_4"))
     [thm] = load_lean_benchmark("leandojo:novel_premises/test")
-    assert (thm.full_name, thm.position, thm.extra["num_traced_tactics"]) == ("foo", (3, 1), 1)
+    fields = LeanFields.of(thm)
+    assert (thm.full_name, thm.position) == ("foo", (3, 1))
+    assert (fields.num_traced_tactics, fields.end, fields.commit) == (1, (4, 9), "abc")
