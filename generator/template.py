@@ -102,7 +102,8 @@ class TemplateSet:
 
 
 #: Template sets by name, each added by its backend (:mod:`prover.backends`); ``"coq:HAMMER"``
-#: names a variant of the ``coq`` set.
+#: names a variant of the ``coq`` set. The set named like a language (``coq``, ``lean``) is that
+#: language's default, the one a :class:`TemplateGenerator` given no ``templates`` uses.
 TEMPLATE_SETS = Registry("template set")
 
 
@@ -174,17 +175,26 @@ class TemplateGenerator(TacticGenerator):
     premise has ``full_name`` (``retrieval.base.Retriever``); ``None`` leaves premise slots empty.
     Hypothesis names with characters the backend cannot parse as an identifier (Lean's
     inaccessible ``h✝``) are skipped.
+
+    ``templates`` names a set of :data:`TEMPLATE_SETS` (or is one); None: the default set of
+    ``language``, the run's backend's, which the registry hands a generator built by name.
     """
 
     def __init__(
         self,
-        templates: TemplateSet | str = "coq",
+        templates: TemplateSet | str | None = None,
         retriever: Any | None = None,
         num_premises: int = 8,
         max_variables: int = 4,
         max_hypotheses: int = 4,
         rank_penalty: float = 0.5,
+        language: Language | None = None,
     ) -> None:
+        if templates is None:
+            if language is None:
+                raise ValueError("the template generator needs templates=NAME (one of "
+                                 f"{', '.join(TEMPLATE_SETS)}) when the run's backend has no language")
+            templates = language.name
         self.templates = load_templates(templates) if isinstance(templates, str) else templates
         self.retriever = retriever
         self.num_premises = num_premises

@@ -29,9 +29,8 @@ at least one in all, and the tactic sentence passes the rules below. Everything 
   unless it is exactly ``Unshelve.`` (the only way back to shelved goals), a qualified name
   (``Z.order``: no command accepts a field token after its keyword) or one of the few
   capitalised Ltac names of the stdlib (:data:`CAPITALISED_TACTICS`); no list of command names
-  has to be complete. Of the 78,415 proof sentences of the Coq 8.16 stdlib, this rule refuses
-  none that the former list of command names accepted (without the Ltac names it refused 56);
-  all it refuses are commands (``Open Scope``, ``Variable``...) written inside proofs.
+  has to be complete. Of the 78,415 proof sentences of the Coq 8.16 stdlib, all this rule refuses
+  are commands (``Open Scope``, ``Variable``...) written inside proofs.
 * Giving up: the identifiers ``admit``, ``give_up`` anywhere in the tactic (outside strings and
   comments). They are refused rather than run and answered ``ProofGivenUp`` because a partial
   ``admit`` would leave a search state that looks like progress but can never become a proof. (An

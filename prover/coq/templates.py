@@ -1,8 +1,8 @@
 """Coq tactic templates for :class:`generator.template.TemplateGenerator`: every Coq template set.
 
 All sets share one list of automation tactics, :data:`AUTOMATION`, with one log-prior (nats) per
-tactic, so a tactic is ranked the same way wherever it is proposed. The priors are the former
-baseline's hand-set best-first scores (cheap closing tactics first, structural steps next,
+tactic, so a tactic is ranked the same way wherever it is proposed. The priors are hand-set
+best-first scores (cheap closing tactics first, structural steps next,
 expensive automation last), kept because a measurement on the training split does not favour
 another order: ``python benchmarks/automation_closing.py`` counts how often each tactic closes a
 short training-split goal alone, and at its sample size those counts are too small to rank the
@@ -48,8 +48,7 @@ PRIORS_PATH = Path(__file__).resolve().parent / "data" / "coq_template_priors.js
 #: The Coq automation tactics, one list for every Coq template set, with one log-prior each (nats),
 #: in decreasing order: cheap closing tactics first, then structural steps, then the expensive
 #: automation, so that best-first search tries a state's likely finishers before it branches;
-#: ``intro x; ...`` acts on the first quantified variable or premise. The first 20 and their
-#: priors are the former baseline's, the rest come from the former template list, after them.
+#: ``intro x; ...`` acts on the first quantified variable or premise.
 AUTOMATION: tuple[tuple[str, float], ...] = (
     ("intros.", -0.5),
     ("reflexivity.", -1.0),

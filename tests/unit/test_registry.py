@@ -115,3 +115,17 @@ def test_backends_bring_their_generators_and_template_sets():
             "assert sorted(prover.registry.ENVIRONMENTS) == ['coq', 'leandojo', 'synthetic']\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_template_generator_takes_the_run_backends_set_by_default():
+    """Fails if a ``template`` generator named without ``templates`` proposes another backend's
+    tactics (Coq's on a Lean run), or runs on a backend that has no language instead of saying
+    that it needs a set."""
+    from generator.template import load_templates
+    from prover.backends import language_for
+    from prover.registry import ComponentSpec, build_generator
+
+    for env, templates in (("coq", "coq"), ("leandojo", "lean")):
+        assert build_generator(ComponentSpec("template"), None, language_for(env)).templates is load_templates(templates)
+    with pytest.raises(ValueError, match=r"^the template generator needs templates=NAME \(one of coq, "):
+        build_generator(ComponentSpec("template"), None, language_for("synthetic"))
