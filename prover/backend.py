@@ -148,6 +148,34 @@ class Filler(Protocol):
         ...
 
 
+# --- what a cluster node needs to run a backend (``Backend.node_needs``) ----------------------
+
+class NodeNeeds(Protocol):
+    """What ``prover.run.nodes`` asks a backend before a Ray node gets tasks: the node must have
+    the programs (at the driver's ``--version``; one given by path only exists), the libraries
+    (the driver's file lists), the context additions the driver's prover accepts, and the data a
+    component given no path reads by default (the driver's content). Coq's:
+    ``prover/coq/nodes.py``."""
+
+    def additions(self, env_options: Mapping[str, Any]) -> tuple[str, ...]:
+        """The context additions ``env_options`` asks for that this machine's prover accepts (run
+        on the driver, then on each node, whose answer must be the same)."""
+        ...
+
+    def programs(self, additions: tuple[str, ...]) -> list[str]:
+        """The programs a worker runs with these ``additions``: names on PATH, or paths."""
+        ...
+
+    def libraries(self, additions: tuple[str, ...]) -> list[str]:
+        """The library directories a worker reads with these ``additions``."""
+        ...
+
+    def default_data(self, generator_options: Mapping[str, Any] | None) -> list[tuple[str, str, str]]:
+        """``(path, option, remedy)`` of each file or directory the generator with these options
+        (None: given as an object) reads by default, that exists here."""
+        ...
+
+
 @dataclass(frozen=True)
 class Backend:
     """One backend (module docstring). ``name`` is the ``--env`` name (``aliases`` other accepted
@@ -190,6 +218,10 @@ class Backend:
     #: candidates and queue a learned checkpoint (``policy``, a path; None: none) orders, which
     #: ``learn`` searches with round after round; None: ``learn`` does not take this backend
     learned_preset: str | None = None
+
+    # --- running on a cluster's nodes --------------------------------------------------------------
+    #: ``"module:attribute"`` of its :class:`NodeNeeds` (None: a node needs only the package)
+    node_needs: str | None = None
 
     def learns(self) -> bool:
         """Whether ``learn`` takes this backend: its default prover can be ordered by a learned

@@ -67,7 +67,7 @@ def modules_of(backend: Backend) -> list[str]:
     targets = [backend.environment, *backend.generators.values(), *backend.template_sets.values(),
                *backend.benchmark_families.values(), *backend.features.values(),
                *(t for t in (backend.theorem_lists, backend.qualified_name, backend.axioms, backend.prover_version,
-                             backend.learned_preset) if t is not None)]
+                             backend.learned_preset, backend.node_needs) if t is not None)]
     modules = [t.partition(":")[0] for t in targets]
     if backend.language is not None:
         modules += [backend.language.has_metavariable.__module__, backend.language.split_let.__module__]

@@ -34,6 +34,7 @@ BACKEND = Backend(
     theorem_lists="prover.coq.split:listed_theorems",
     prover_version="prover.coq.install:coq_version",
     learned_preset="prover.coq.presets:default_config",
+    node_needs="prover.coq.nodes:NODE_NEEDS",
     features={
         Feature.PRESET: "prover.coq.presets:default_config",
         Feature.BASELINE: "prover.coq.presets:baseline_config",

@@ -7,7 +7,9 @@ library and the ATPs it calls), the context additions the driver's Coq accepts, 
 package dependencies at the driver's versions, and every file the configuration names (a premise
 corpus, traced data, a model) with the driver's content. A node that differs in any of these would
 produce results that are not those of the configuration, or fail theorem after theorem, so it gets
-no tasks and is reported in one line.
+no tasks and is reported in one line. What a backend's workers need beyond the package is the
+backend's to say (``Backend.node_needs``, a :class:`prover.backend.NodeNeeds`; Coq's in
+:mod:`prover.coq.nodes`).
 
 The package's own code is not checked: the workers run the driver's copy, shipped to every node
 through Ray's runtime environment (:func:`job_runtime_env`). A file the configuration names that a
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from prover.registry import ComponentSpec, ProverConfig
+from search_tree.registry import load_target
 
 #: seconds a node has to answer the check (including setting up the runtime environment and
 #: rebuilding a corpus); a node that does not answer in time gets no tasks
@@ -43,9 +46,6 @@ CHECK_TIMEOUT = 600.0
 #: the directories shipped to every worker: the package's top-level packages
 PACKAGES = ("search_tree", "retrieval", "generator", "prover", "benchmarks")
 
-#: the ATPs CoqHammer calls as the Coq backend configures it (Z3 and Vampire are unset, additions.py)
-HAMMER_ATPS = ("eprover", "cvc4")
-_COQ_TOOLS = ("coqtop", "coqc", "coqchk")
 _DISTRIBUTION = "dojo-prover"
 
 
@@ -67,7 +67,7 @@ class NodeRequirements:
     python: str
     distributions: tuple[tuple[str, str], ...] = ()
     tools: tuple[tuple[str, str], ...] = ()  # (program, the first line of its ``--version``)
-    coq_additions: tuple[str, ...] = ()
+    additions: tuple[str, ...] = ()  # the context additions the driver's prover accepts
     libraries: tuple[tuple[str, str], ...] = ()  # (directory, fingerprint of its file list)
     data: tuple[DataFile, ...] = ()
     env: str = ""  # the environment registry name and options, for rebuilding its default corpus
@@ -81,7 +81,7 @@ class NodeFacts:
     python: str
     distributions: dict[str, str | None] = field(default_factory=dict)
     tools: dict[str, str | None] = field(default_factory=dict)
-    coq_additions: tuple[str, ...] = ()
+    additions: tuple[str, ...] = ()
     libraries: dict[str, str | None] = field(default_factory=dict)
     data: dict[str, str | None] = field(default_factory=dict)
     rebuilt: tuple[str, ...] = ()
@@ -111,42 +111,33 @@ class NodeCheck:
 
 # -- on the driver ------------------------------------------------------------------------------
 
+def node_needs(env_name: str) -> Any | None:
+    """The :class:`prover.backend.NodeNeeds` of the backend of environment ``env_name`` (None when
+    it says none, or is not a registered backend here)."""
+    from prover.backends import BACKENDS
+
+    found = BACKENDS.get(env_name)
+    return None if found is None or found.node_needs is None else load_target(found.node_needs)
+
+
 def requirements(config: ProverConfig) -> NodeRequirements:
     """What a node needs for ``config`` (a configuration with its defaults made explicit)."""
-    tools: list[tuple[str, str]] = []
-    libraries: list[tuple[str, str]] = []
-    additions: tuple[str, ...] = ()
-    if config.env.name == "coq":
-        from prover.coq.additions import HAMMER_LIBEXEC, available, names
-
-        tools += [(tool, version_line(tool)) for tool in _COQ_TOOLS]
-        additions = available(names(config.env.options.get("additions")))[0]
-        if any(name.startswith("hammer") for name in additions):
-            tools += [(atp, version_line(atp)) for atp in HAMMER_ATPS]
-            tools += [(str(Path(HAMMER_LIBEXEC) / helper), "") for helper in ("htimeout", "predict")]
-            hammer = coq_library("Hammer")
-            libraries.append((hammer, tree_fingerprint(hammer, contents=False)))
+    needs = node_needs(config.env.name)
+    if needs is None:
+        tools: list[tuple[str, str]] = []
+        libraries: list[tuple[str, str]] = []
+        additions: tuple[str, ...] = ()
+        data: list[DataFile] = []
+    else:
+        additions = needs.additions(config.env.options)
+        tools = [(p, "" if os.sep in p else version_line(p)) for p in needs.programs(additions)]
+        libraries = [(lib, tree_fingerprint(lib, contents=False)) for lib in needs.libraries(additions)]
+        generator = config.generator.options if isinstance(config.generator, ComponentSpec) else None
+        data = [DataFile(path, tree_fingerprint(path), option, remedy=remedy)
+                for path, option, remedy in needs.default_data(generator)]
     return NodeRequirements(python=python_version(), distributions=dependency_versions(), tools=tuple(tools),
-                            coq_additions=additions, libraries=tuple(libraries),
-                            data=(*named_data(config), *default_traces(config)),
+                            additions=additions, libraries=tuple(libraries), data=(*named_data(config), *data),
                             env=config.env.name, env_options=dict(config.env.options))
-
-
-def default_traces(config: ProverConfig) -> list[DataFile]:
-    """The traced stdlib a Coq generator learns from when its ``traces`` option is None (it then
-    reads the tracer's output directory, :func:`prover.coq.tracer.traced_data_dir`, when there is
-    one): a node must hold the same, or its workers would search without what the driver's learn."""
-    generator = config.generator
-    if (config.env.name != "coq" or not isinstance(generator, ComponentSpec) or "traces" not in generator.options
-            or generator.options["traces"]):
-        return []
-    from prover.coq.tracer import traced_data_dir
-
-    traced = traced_data_dir()
-    if not traced.exists():
-        return []
-    return [DataFile(str(traced), tree_fingerprint(str(traced)), "generator.traces (default)",
-                     remedy="copy it from the driver, or run `dojo-prover trace --env coq` there")]
 
 
 def named_data(config: ProverConfig) -> Iterator[DataFile]:
@@ -257,12 +248,6 @@ def version_line(program: str) -> str:
     return lines[0] if lines else ""
 
 
-def coq_library(name: str) -> str:
-    """The directory of an installed Coq library (``user-contrib/NAME`` under ``coqc -where``)."""
-    where = subprocess.run(["coqc", "-where"], capture_output=True, text=True, timeout=60, check=False).stdout.strip()
-    return str(Path(where) / "user-contrib" / name)
-
-
 def tree_fingerprint(path: str, contents: bool = True) -> str:
     """A digest of a file, or of a directory's files (relative names, sizes and, with ``contents``,
     their bytes): equal on two machines when they hold the same data. "" when ``path`` is absent."""
@@ -293,16 +278,15 @@ def survey(req: NodeRequirements) -> NodeFacts:
         found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
         tools[program] = None if found is None else version_line(program) if wanted else ""
     additions: tuple[str, ...] = ()
-    if req.coq_additions and tools.get("coqc"):
-        from prover.coq.additions import available
-
-        additions = available(req.coq_additions)[0]
+    needs = node_needs(req.env) if req.additions and all(v is not None for v in tools.values()) else None
+    if needs is not None:
+        additions = needs.additions({**req.env_options, "additions": list(req.additions)})
     rebuilt = tuple(_rebuild(req, d) for d in req.data if d.rebuildable and not os.path.exists(d.path))
     return NodeFacts(
         python=python_version(),
         distributions={name: version(name) for name, _ in req.distributions},
         tools=tools,
-        coq_additions=additions,
+        additions=additions,
         libraries={lib: tree_fingerprint(lib, contents=False) or None for lib, _ in req.libraries},
         data={d.path: tree_fingerprint(d.path) or None for d in req.data},
         rebuilt=tuple(r for r in rebuilt if r),
@@ -397,13 +381,13 @@ def shortfalls(req: NodeRequirements, facts: NodeFacts) -> list[str]:
             out.append(f"{program} not found" + ("" if os.sep in program else " on PATH"))
         elif have != wanted:
             out.append(f"{program} is {have!r} (the driver's is {wanted!r})")
-    refused = [a for a in req.coq_additions if a not in facts.coq_additions]
-    if refused and all(facts.tools.get(tool) is not None for tool, _ in req.tools if tool in _COQ_TOOLS):
-        out.append(f"Coq refuses the context additions {', '.join(refused)}")
+    refused = [a for a in req.additions if a not in facts.additions]
+    if refused and all(facts.tools.get(tool) is not None for tool, _ in req.tools):  # else the tool is the news
+        out.append(f"the prover refuses the context additions {', '.join(refused)}")
     for library, wanted in req.libraries:
         have = facts.libraries.get(library)
         if have != wanted:
-            out.append(f"Coq library {library} " + ("not installed" if have is None else "differs from the driver's"))
+            out.append(f"library {library} " + ("not installed" if have is None else "differs from the driver's"))
     for data in req.data:
         have = facts.data.get(data.path)
         if have != data.fingerprint:

@@ -30,7 +30,7 @@ REQ = NodeRequirements(
     python="3.11",
     distributions=(("numpy", "2.0.1"), ("torch", "2.13.0")),
     tools=(("coqtop", "The Coq Proof Assistant, version 8.16.1"), ("/usr/libexec/coq-hammer/htimeout", "")),
-    coq_additions=("hammer", "lia"),
+    additions=("hammer", "lia"),
     libraries=(("/usr/lib/coq/user-contrib/Hammer", "abc"),),
     data=(DataFile("/data/corpus.jsonl", "f1", "retriever.corpus"),),
 )
@@ -38,7 +38,7 @@ FACTS = NodeFacts(
     python="3.11",
     distributions={"numpy": "2.0.1", "torch": "2.13.0"},
     tools={"coqtop": "The Coq Proof Assistant, version 8.16.1", "/usr/libexec/coq-hammer/htimeout": ""},
-    coq_additions=("hammer", "lia"),
+    additions=("hammer", "lia"),
     libraries={"/usr/lib/coq/user-contrib/Hammer": "abc"},
     data={"/data/corpus.jsonl": "f1"},
 )
@@ -57,10 +57,10 @@ def test_a_node_with_everything_lacks_nothing():
     ({"tools": {**FACTS.tools, "coqtop": "The Coq Proof Assistant, version 8.18.0"}},
      "coqtop is 'The Coq Proof Assistant, version 8.18.0' (the driver's is "
      "'The Coq Proof Assistant, version 8.16.1')"),
-    ({"coq_additions": ("lia",)}, "Coq refuses the context additions hammer"),
-    ({"libraries": {"/usr/lib/coq/user-contrib/Hammer": None}}, "Coq library /usr/lib/coq/user-contrib/Hammer not installed"),
+    ({"additions": ("lia",)}, "the prover refuses the context additions hammer"),
+    ({"libraries": {"/usr/lib/coq/user-contrib/Hammer": None}}, "library /usr/lib/coq/user-contrib/Hammer not installed"),
     ({"libraries": {"/usr/lib/coq/user-contrib/Hammer": "xyz"}},
-     "Coq library /usr/lib/coq/user-contrib/Hammer differs from the driver's"),
+     "library /usr/lib/coq/user-contrib/Hammer differs from the driver's"),
     ({"data": {"/data/corpus.jsonl": None}}, "retriever.corpus /data/corpus.jsonl absent (copy it from the driver)"),
     ({"data": {"/data/corpus.jsonl": "f2"}},
      "retriever.corpus /data/corpus.jsonl differs from the driver's copy (copy it from the driver)"),
@@ -70,7 +70,7 @@ def test_each_shortfall_is_named(change, expected):
 
 
 def test_a_node_without_coq_is_not_also_blamed_for_refusing_additions():
-    facts = dataclasses.replace(FACTS, tools={**FACTS.tools, "coqtop": None}, coq_additions=())
+    facts = dataclasses.replace(FACTS, tools={**FACTS.tools, "coqtop": None}, additions=())
     assert shortfalls(dataclasses.replace(REQ, tools=REQ.tools[:1]), facts) == ["coqtop not found on PATH"]
 
 
