@@ -18,7 +18,9 @@ object names everything the rest of the library asks a backend for:
 * how its proofs read to a user: the lines a script goes between (Coq's ``Proof.``/``Qed.``,
   :meth:`Backend.render_proof`), a theorem's library-wide name (:meth:`Backend.name_of`) and the
   words for what a proof assumes (:meth:`Backend.assumes`), so that commands print every
-  backend's proofs without naming one.
+  backend's proofs without naming one;
+* what ``learn`` needs of it (:attr:`Backend.learned_preset`, :attr:`Backend.prover_version`) and
+  what a cluster node needs to run its workers (:attr:`Backend.node_needs`, a :class:`NodeNeeds`).
 
 Targets are strings imported only when used, so that this object, and the registry of every
 backend, load no prover, torch or Ray.
