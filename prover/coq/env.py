@@ -15,6 +15,7 @@ context manager) to kill them.
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from collections.abc import Iterator, Sequence
@@ -31,9 +32,9 @@ from .hammer import HammerSession, RewriteLog
 from .language import COQ
 from .records import CoqFields
 from .render import render_proof
-from .reopened import reopen
+from .reopened import compiled_module, reopen
 from .session import CoqSession
-from .verify import verify_proof
+from .verify import LEAK_REFUSED, verify_proof
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -226,6 +227,8 @@ class CoqEnvironment(Environment):
             session: CoqSession = hammer
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
+        if compiled_module(context) is not None:
+            session.finish_check = functools.partial(self._leak_refusal, context)
         try:
             return session, worker, session.start()
         except BaseException as exc:
@@ -242,6 +245,12 @@ class CoqEnvironment(Environment):
         warnings.warn(f"{theorem.full_name}: coqtop rejects its statement after the context additions {dropped}; "
                       "opened without them", RuntimeWarning, stacklevel=4)
         return started
+
+    def _leak_refusal(self, context: CoqContext, proof: Proof) -> str | None:
+        """The leak check's refusal of a proof found in a reopened ``context`` (a full
+        verification, whose other verdicts are left to the final one), or None."""
+        verdict = verify_proof(context, proof, self.verify_timeout, self.verify_sentence_timeout)
+        return verdict.message if not verdict.ok and verdict.message.startswith(LEAK_REFUSED) else None
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))
