@@ -37,6 +37,11 @@ A proof counts only when all of this holds:
    ``DojoScratch``, so a prelude's ``classic`` is ``DojoScratch.classic``. Only a stdlib
    theorem's context, which is the stdlib's own text, may declare a trusted axiom.
 
+4. For a reopened context (:mod:`prover.coq.reopened`: a context addition loads the compiled
+   copy of the theorem's own module), the proof's term depends on no object of that compiled
+   module (:mod:`prover.coq.dependencies`): the file prints both dependency graphs once the
+   theorem's sections are closed, and a graph missing or unreadable fails the check.
+
 Each sentence from the statement to ``Qed`` runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
 the check run longer than the search that found it allowed.
