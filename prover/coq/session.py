@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 from search_tree.protocol import (
     EnvironmentFailure,
-    Proof,
     ErrorKind,
     Goal,
+    Proof,
     ProofFinished,
     ProofGivenUp,
     TacticError,
