@@ -54,6 +54,18 @@ def test_the_final_check_refuses_the_leaking_proof_and_accepts_the_honest_one(en
     assert "From Hammer Require Import Tactics." in honest.script
 
 
+def test_a_proof_reaching_the_compiled_module_through_another_module_is_refused(env):
+    """``Coq.setoid_ring.BinList`` is loaded only through CoqHammer and is stated with the compiled
+    ``List.tl``: a proof that mentions one of its lemmas depends on the compiled module through it,
+    although the script names nothing of ``Coq.Lists``. Fails if dependencies are read from the
+    script's names or only one level deep."""
+    theorem = env.theorem("Coq.Lists.List.app_nil_r")
+    verdict = env.verify(theorem, linear_proof(["pose proof Coq.setoid_ring.BinList.jump_tl as H.", "intros.",
+                                                HONEST]))
+    assert not verdict.ok and verdict.message.startswith(LEAK_REFUSED), verdict.message
+    assert "tl" in verdict.message, verdict.message
+
+
 def test_the_search_goes_on_past_a_refused_proof(env):
     """The leaking tactic is proposed first on every state; the search still finds the honest proof.
     Fails if a refused proof ends the search or is reported as the proof."""
