@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prover.backend import Comparison
-from prover.defaults import DEFAULT_PROVER_WIDTH, RUN, Limits
+from prover.defaults import RUN, Limits
 from prover.registry import ComponentSpec, ProverConfig
 from search_tree.protocol import Theorem
 
@@ -44,10 +44,12 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     the stdlib. ``policy``: the learned checkpoint that orders candidates and values states
     (:data:`SHIPPED`: the one in the package, if any; None: none); the search takes its value from
     the generator."""
+    from prover.coq.default_generator import default_width
+
     limits = Limits(timeout, tactic_timeout, hammer_timeout, max_expansions)
     if policy == SHIPPED:
         policy = str(SHIPPED_POLICY) if SHIPPED_POLICY.exists() else None
-    search = {"timeout": timeout, "num_sampled_tactics": DEFAULT_PROVER_WIDTH, "value": "generator"}
+    search = {"timeout": timeout, "num_sampled_tactics": default_width(), "value": "generator"}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
     env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": limits.hammer,
