@@ -144,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.workers} workers; run directories: {run_dir}\n")
     print("Commits the run directories were started at (a resumed run keeps its first), and when they ran: "
           + ", ".join(f"{name} {commit}" for name, commit in commits.items()) + "\n")
+    from prover.coq.presets import TUNED_ON
+
+    tuned = benchmark in TUNED_ON or benchmark.rsplit(":", 1)[0] in TUNED_ON
+    print(f"The default's choices were made on {', '.join(TUNED_ON)} only; `{benchmark}` is "
+          f"{'among them' if tuned else 'evaluation data: no choice was made on it'}.\n")
     print(f"Leak guard: CoqHammer is withheld from {len(withheld)} of the {n} theorems (their module is among "
           f"those its imports load); `hammer` and `sauto` cannot prove those here.\n")
     print("| system | proved | pass rate | median s to proof |\n|---|---|---|---|")

@@ -23,6 +23,11 @@ from search_tree.protocol import Theorem
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
 
+#: the benchmarks the default's choices (its tactics, their priors, its tiers, its width) were made
+#: on: the stdlib's train and val splits and AAC_tactics; every other library and the stdlib's test
+#: split are evaluation data, which ``benchmarks/coq_vs_hammer.py`` says beside its figures
+TUNED_ON = ("coq-stdlib:train", "coq-stdlib:val", "coq-lib:AAC_tactics")
+
 #: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
 #: docs/learning.md); the default uses it when it is there
 SHIPPED_POLICY = Path(__file__).resolve().parents[2] / "generator" / "data" / "learned_policy.pt"
