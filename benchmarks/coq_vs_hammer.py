@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from prover.benchmarks.results import add_results_flag, write_results  # noqa: E402
 from prover.commands.eval import add_ray_address_argument  # noqa: E402
+from prover.coq.presets import TUNED_ON  # noqa: E402
 from prover.defaults import RUN  # noqa: E402
 
 STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", "tauto.")
@@ -178,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.workers} workers; run directories: {run_dir}\n")
     print("Commits the run directories were started at (a resumed run keeps its first), and when they ran: "
           + ", ".join(f"{name} {commit}" for name, commit in commits.items()) + "\n")
+    tuned = benchmark in TUNED_ON or benchmark.rsplit(":", 1)[0] in TUNED_ON
+    print(f"The default's choices were made on {', '.join(TUNED_ON)} only; `{benchmark}` is "
+          f"{'among them' if tuned else 'evaluation data: no choice was made on it'}.\n")
     print(f"Leak check: CoqHammer runs on every theorem. It gives back {len(given_back)} of the {n} theorems to "
           f"CoqHammer (their module is among those its imports load: they are reopened under another module path, "
           f"and a proof whose term depends on the compiled copy of their module is refused).\n")

@@ -20,10 +20,6 @@ from typing import Any
 #: the search's width when nothing else is said: the generator's 32 best suggestions per expansion
 SEARCH_WIDTH = 32
 
-#: the default Coq prover's width: every member's suggestions (the baseline's ~36 with its
-#: per-hypothesis templates, the decision procedures, 2 x the learned policy's top, CoqHammer's 6)
-DEFAULT_PROVER_WIDTH = 80
-
 #: the least time the final check (coqc, then coqchk) gets, whatever the search's: coqc recompiles
 #: the theorem's file up to it; a median check takes 0.4 s (benchmarks/results/verify_time.md)
 VERIFY_FLOOR = 60.0

@@ -172,8 +172,11 @@ def adhoc_theorem(statement: str, prelude: tuple[str, ...] | list[str] = (), nam
     _check_reach(parts[0].code, f"theorem statement {statement[:200]!r}")
     _check_attributes(parts[0].code, f"theorem statement {statement[:200]!r}")
     check_prelude(sentences)
+    from .index import requires_ssreflect
+
+    ssreflect = any(requires_ssreflect(strip_comments(text).strip()) for text in sentences)
     return Theorem(full_name=name or declared, statement=parts[0].text,
-                   extra=CoqFields(prelude=tuple(sentences)).stored())
+                   extra=CoqFields(prelude=tuple(sentences), ssreflect=ssreflect).stored())
 
 
 def check_prelude(sentences: tuple[str, ...] | list[str]) -> None:

@@ -65,7 +65,21 @@ LEARNED_OFFSET = -0.5
 HAMMER_OFFSET = -1.5
 #: suggestions taken from each learned member per state
 LEARNED_TOP = 12
+#: suggestions taken from CoqHammer's member per state (its plain and premise tactics, ``hammer``)
+HAMMER_TOP = 10
 TRACE_SPLITS = ("train", "val", "test")
+
+
+def default_width(trace_directories: int = 2) -> int:
+    """The most suggestions :func:`coq_default` makes on one state, learning from
+    ``trace_directories`` traced directories (a project's own beside the stdlib's: two): every
+    member's cap, with the baseline's ssreflect templates. The default's search asks for this many,
+    so that no tier is cut: a narrower width drops the lowest-scored suggestions first, which are
+    CoqHammer's, ``hammer`` itself last (it is scored to run last, not never), on exactly the
+    theorems with the most hypotheses or a project's traces."""
+    from prover.coq.templates import automation_generator
+
+    return automation_generator().width + len(DECISION) + 2 * trace_directories * LEARNED_TOP + HAMMER_TOP
 
 
 class CoqDefaultGenerator(TacticGenerator):
@@ -161,7 +175,8 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
                     (ProofRetrievalGenerator.from_traced(files, COQ), LEARNED_OFFSET, LEARNED_TOP)]
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
     if hammer:
-        members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET, 10))
+        members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET,
+                        HAMMER_TOP))
         names.append("hammer")
     return CoqDefaultGenerator(members, names, _load_policy(policy))
 

@@ -120,6 +120,16 @@ _SSREFLECT_MODULE = re.compile(r"(?:^|\.)(?:ssreflect|ssrbool|ssrfun|ssrnat|all_
 _SSREFLECT_FILE = re.compile(r"^ssr/(?:ssreflect|ssrbool|ssrfun)\.v$")
 
 
+def requires_ssreflect(code: str) -> bool:
+    """Whether the sentence ``code`` (comments stripped) requires a module that loads ssreflect's
+    tactic language: what marks an ad-hoc statement whose prelude loads it, as a file's requires
+    mark its theorems."""
+    from .vernacular import REQUIRE
+
+    m = REQUIRE.match(code)
+    return m is not None and any(_SSREFLECT_MODULE.search(name) for name in m.group("mods").split())
+
+
 def _loading_ssreflect(files: dict[str, SourceFile]) -> set[str]:
     """The files (paths, ``files`` in dependency order) whose context loads ssreflect: they require
     it, or a file of the project (or the stdlib's ``ssr/``) that does; a ``Require`` is enough,

@@ -20,12 +20,16 @@ COQ = Language(
                   "Corollary", "Proposition", "Example"),
     notation=coq.NOTATION,
     numeral=(),  # a numeral the table does not list is a nat literal, no constant of its own
-    logical_constants=frozenset({"eq", "not", "and", "or", "iff", "le", "lt", "ge", "gt", "ex", "True", "False"}),
+    # (ssreflect's boolean equality and connectives are as common in its libraries)
+    logical_constants=frozenset({"eq", "not", "and", "or", "iff", "le", "lt", "ge", "gt", "ex", "True", "False",
+                                "eq_op", "negb", "andb", "orb"}),
     give_up_words=coq.GIVE_UP_WORDS,
     has_metavariable=coq.has_metavariable,
     split_let=let_value_then_type,
     quantifiers=("forall",),
-    # ASCII notation, and Coq.Unicode.Utf8's (→, ∀, ∧, ...) where a library loads it
+    # ASCII notation, Coq.Unicode.Utf8's (→, ∀, ∧, ...) where a library loads it, and ssreflect's boolean
+    # statements, which coqtop prints without their ``is_true`` coercion (``x \in A``, ``a && b``, ``m %| n``)
     proposition_markers=("->", "→", "=", "<", ">", "≤", "≥", "≠", "/\\", "\\/", "∧", "∨", "↔", "~", "¬", " forall ", "∀",
-                         " exists ", "∃", " True ", " False ", " In ", "∈", "∣"),
+                         " exists ", "∃", " True ", " False ", " In ", "∈", "∣", "\\in ", "\\notin ", "&&", "||",
+                         "%|", "\\subset ", "\\proper ", " is_true "),
 )

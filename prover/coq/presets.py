@@ -16,12 +16,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prover.backend import Comparison
-from prover.defaults import DEFAULT_PROVER_WIDTH, RUN, Limits
+from prover.defaults import RUN, Limits
 from prover.registry import ComponentSpec, ProverConfig
 from search_tree.protocol import Theorem
 
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
+
+#: the benchmarks the default's choices (its tactics, their priors, its tiers, its width) were made
+#: on: the stdlib's train and val splits and AAC_tactics; every other library and the stdlib's test
+#: split are evaluation data, which ``benchmarks/coq_vs_hammer.py`` says beside its figures
+TUNED_ON = ("coq-stdlib:train", "coq-stdlib:val", "coq-lib:AAC_tactics")
 
 #: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
 #: docs/learning.md); the default uses it when it is there
@@ -44,10 +49,12 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     the stdlib. ``policy``: the learned checkpoint that orders candidates and values states
     (:data:`SHIPPED`: the one in the package, if any; None: none); the search takes its value from
     the generator."""
+    from prover.coq.default_generator import default_width
+
     limits = Limits(timeout, tactic_timeout, hammer_timeout, max_expansions)
     if policy == SHIPPED:
         policy = str(SHIPPED_POLICY) if SHIPPED_POLICY.exists() else None
-    search = {"timeout": timeout, "num_sampled_tactics": DEFAULT_PROVER_WIDTH, "value": "generator"}
+    search = {"timeout": timeout, "num_sampled_tactics": default_width(), "value": "generator"}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
     env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": limits.hammer,

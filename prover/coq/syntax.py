@@ -1,4 +1,4 @@
-"""Coq syntax (8.16): printed goals, notation in the default scopes, keywords and give-up tactics.
+"""Coq syntax (8.16): printed goals, notation in the default scopes and ssreflect's, keywords and give-up tactics.
 
 A goal as coqtop prints it (``-emacs``) is its hypotheses, one a line with a two-space indent,
 the separator and the target; a long hypothesis continues on further lines. ``n, m : nat``
@@ -25,7 +25,8 @@ _EVAR = re.compile(r"(?<![\w'?])\?[^\W\d][\w']*")
 # Read in the scopes open by default in the standard library (``nat_scope`` for arithmetic and
 # order, ``type_scope`` for connectives, ``list_scope`` for ``++``/``::``), the choice most
 # statements of ``Arith`` and ``Lists`` need; ``Z``/``R`` statements then share the ``Nat``
-# constants, which costs precision but not recall.
+# constants, which costs precision but not recall. Then ssreflect's and Mathematical Components'
+# notation (:data:`SSREFLECT_NOTATION`), whose symbols the stdlib's scopes do not use.
 NOTATION: dict[str, tuple[str, ...]] = {
     "+": ("Nat.add",),
     "-": ("Nat.sub",),
@@ -52,6 +53,43 @@ NOTATION: dict[str, tuple[str, ...]] = {
     "->": (),
     "<-": (),
 }
+# ssreflect's boolean notation (``ssrbool``, also the stdlib's ``bool_scope`` for ``&&``/``||``)
+# and Mathematical Components' (``eqtype``, ``ssrnat``, ``div``, ``finset``, ``bigop``), as coqtop
+# prints their goals: ``x == y`` is ``eq_op``, ``n.+1`` is ``S n``, ``x \in A`` is ``in_mem``,
+# ``m %| n`` is ``dvdn``. ``==`` is also the stdlib's setoid equivalence and ``Qeq``; read as
+# ``eq_op``, which costs those statements precision, as ``+`` does for ``Z``.
+SSREFLECT_NOTATION: dict[str, tuple[str, ...]] = {
+    "==": ("eq_op",),
+    "!=": ("negb", "eq_op"),
+    "~~": ("negb",),
+    "&&": ("andb",),
+    "||": ("orb",),
+    "==>": ("implb",),
+    "(+)": ("addb",),
+    "\\in": ("in_mem",),
+    "\\notin": ("negb", "in_mem"),
+    "\\subset": ("subset",),
+    "\\proper": ("proper",),
+    "=1": ("eqfun",),
+    ".+1": ("S",),
+    ".+2": ("S",),
+    ".-1": ("predn",),
+    ".-": (),  # ``n.-tuple T``: the type constant follows
+    ".*2": ("double",),
+    "./2": ("half",),
+    "%|": ("dvdn",),
+    "%/": ("divn",),
+    "%%": ("modn",),
+    "`!": ("factorial",),
+    ":|:": ("setU",),
+    ":&:": ("setI",),
+    ":\\:": ("setD",),
+    "\\sum": ("bigop", "addn"),
+    "\\prod": ("bigop", "muln"),
+    "\\max": ("bigop", "maxn"),
+    "\\big": ("bigop",),
+}
+NOTATION.update(SSREFLECT_NOTATION)
 KEYWORDS = frozenset(
     """Theorem Lemma Definition Fixpoint CoFixpoint Inductive CoInductive Record Structure Class
     Instance Fact Remark Corollary Proposition Example Let Axiom Parameter Hypothesis Variable

@@ -129,24 +129,39 @@ BASELINE = baseline_templates()
 #: which Mathematical Components is written in), proposed by the baseline only where the theorem's
 #: context loads ssreflect (:attr:`prover.coq.records.CoqFields.ssreflect`, set by the index): elsewhere ``move=>``,
 #: ``case:`` or ``apply/`` do not parse. Scored among the baseline's: ``done`` (ssreflect's
-#: closing tactic, what ``by []`` runs) with the cheapest finishers, ``case``/``elim`` on the first
-#: quantified variable (the ssreflect way to destruct and induct on it) and ``rewrite /=`` among the
-#: structural steps, the reflection views of boolean equality and conjunction after them.
+#: closing tactic, what ``by []`` runs) with the cheapest finishers; ``case``/``elim`` on the first
+#: quantified variable (the ssreflect way to destruct and induct on it), ``do 2!case`` and
+#: ``do 3!case`` (case analysis on the first two or three booleans or pairs, the most frequent
+#: closing step of the stdlib's ``ssrbool.v`` after ``by []``) and ``rewrite /=`` among the
+#: structural steps; the reflection views (``apply/eqP``, ``apply/andP``, ``apply/orP``,
+#: ``apply/negP``: from a boolean goal to its propositional form) and ``move=> /eqP ->`` (an
+#: equality test assumed true, rewritten with) after them.
 SSREFLECT: tuple[tuple[str, float], ...] = (
     ("done.", -0.95),
     ("move=> /=.", -1.7),
     ("rewrite /=.", -1.85),
     ("by case.", -2.05),
     ("by elim.", -2.15),
+    ("by do 2!case.", -2.25),
+    ("by do 3!case.", -2.32),
     ("case.", -2.35),
     ("elim.", -2.4),
     ("apply/eqP.", -2.6),
+    ("by move=> /eqP ->.", -2.65),
     ("apply/andP; split.", -2.7),
+    ("apply/orP.", -2.85),
+    ("apply/negP.", -2.9),
 )
 
-#: ssreflect's case analysis, induction and rewriting on each hypothesis (most recent first)
-_SSREFLECT_ON_LOCAL = (Template("by case: {local}.", -2.2), Template("by rewrite {local}.", -2.3),
-                       Template("case: {local}.", -2.45), Template("elim: {local}.", -2.55))
+#: ssreflect's case analysis and induction on each data variable (``case: n``: the quantified
+#: variables of the target first, then the hypotheses that are data), and its rewriting with,
+#: case analysis on and application of each propositional hypothesis (``H : a = b``,
+#: ``H : x \in A``), most recent first; ``case:`` on a proposition splits a conjunction or an
+#: existential, ``rewrite`` with a non-equation fails at once
+_SSREFLECT_ON_LOCAL = (Template("by case: {var}.", -2.2), Template("by rewrite {hyp}.", -2.3),
+                       Template("by apply: {hyp}.", -2.35), Template("by case: {hyp}.", -2.4),
+                       Template("case: {var}.", -2.45), Template("elim: {var}.", -2.55),
+                       Template("rewrite {hyp}.", -2.6), Template("by rewrite -{hyp}.", -2.7))
 
 #: The baseline's scores fall by this much per hypothesis rank (most recent hypothesis first).
 BASELINE_RANK_PENALTY = 0.1
@@ -166,25 +181,26 @@ class AutomationGenerator(TacticGenerator):
     @property
     def width(self) -> int:
         """The most suggestions it makes on one state (every template, each slot filled to the cap)."""
-        templates = self.ssreflect.templates.templates
-        local = sum(t.slot is not None for t in templates)
-        return len(templates) - local + local * self.ssreflect.max_hypotheses
+        chosen = self.ssreflect
+        caps = {None: 1, "{var}": chosen.max_variables, "{hyp}": chosen.max_hypotheses, "{local}": chosen.max_hypotheses}
+        return sum(caps[t.slot] for t in chosen.templates.templates)
 
 
 def automation_generator(tactics: list[str] | None = None, per_hypothesis: int = 4) -> AutomationGenerator:
     """The baseline as a generator (``automation`` in ``generator.registry.GENERATORS``): the
-    template generator on :func:`baseline_templates` (and :data:`SSREFLECT` for ssreflect
-    theorems) with no premises and :data:`BASELINE_RANK_PENALTY`, so that the generator
+    template generator on :func:`baseline_templates` (and :data:`SSREFLECT` and its steps on
+    variables and hypotheses for ssreflect theorems) with no premises and :data:`BASELINE_RANK_PENALTY`, so that the generator
     benchmarks can put it beside the others under the same search and budget.
 
     ``tactics`` replaces the fixed list (ssreflect's tactics are then left out too);
-    ``per_hypothesis`` caps how many hypotheses get their own case analysis and induction (the
-    most recent ones, usually what the goal is about)."""
+    ``per_hypothesis`` caps how many hypotheses (and, for ssreflect, data variables) get their own
+    case analysis and induction (the most recent ones, usually what the goal is about)."""
     plain = baseline_templates(tactics)
     ssreflect = plain if tactics else replace(plain, templates=plain.templates + tuple(
         Template(t, p) for t, p in SSREFLECT) + _SSREFLECT_ON_LOCAL)
-    return AutomationGenerator(*(TemplateGenerator(t, num_premises=0, max_hypotheses=per_hypothesis,
-                                                   rank_penalty=BASELINE_RANK_PENALTY) for t in (plain, ssreflect)))
+    return AutomationGenerator(*(TemplateGenerator(t, num_premises=0, max_variables=per_hypothesis,
+                                                   max_hypotheses=per_hypothesis, rank_penalty=BASELINE_RANK_PENALTY)
+                                 for t in (plain, ssreflect)))
 
 
 def with_fitted_priors(templates: TemplateSet, path: str | Path = PRIORS_PATH) -> TemplateSet:

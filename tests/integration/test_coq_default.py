@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from prover.coq.default_generator import CoqDefaultGenerator, coq_default
+from prover.coq.default_generator import CoqDefaultGenerator, coq_default, default_width
 from prover.coq.presets import ADDITIONS, default_config
 from prover.registry import build_run
 from generator.fixed import FixedTacticGenerator
@@ -59,6 +59,24 @@ def test_traced_splits_add_online_knn_and_proof_retrieval(tmp_path):
     other = adhoc_theorem("Lemma c : forall n : nat, n + 9 = 9 + n.", [])
     knn = dict(generator.members[2][0].generate(state, other, 5))
     assert dict(generator.generate(state, other, 200))["lia."] >= knn["lia."] - 0.5
+
+
+def test_the_default_width_keeps_hammer_on_an_ssreflect_state_with_a_projects_traces(tmp_path):
+    """On an ssreflect theorem's first state with eight hypotheses, learning from two traced
+    directories (the stdlib's and a project's), the default makes more suggestions than the former
+    fixed width of 80. Fails if the width its preset asks for is narrower than what it makes, or
+    cuts ``hammer.``, which comes last."""
+    for name in ("stdlib", "project"):
+        (tmp_path / name).mkdir()
+        write(tmp_path / name / "train.json", commutation_theorems(4))
+    generator = coq_default(traces=[str(tmp_path / "stdlib"), str(tmp_path / "project")])
+    hypotheses = "".join(f"  {v} : nat\n  H{v} : {v} <= 3\n" for v in "abcd")
+    state = TacticState(f"{hypotheses}  ============================\n  a + b = c + d", id=0)
+    theorem = adhoc_theorem("Lemma t (a b c d : nat) : a <= 3 -> b <= 3 -> c <= 3 -> d <= 3 -> a + b = c + d.",
+                            ["From Coq Require Import ssreflect."])
+    everything = generator.generate(state, theorem, 10_000)
+    assert 80 < len(everything) <= default_config().prover.options["num_sampled_tactics"] == default_width()
+    assert generator.generate(state, theorem, default_width())[-1] == ("hammer.", -4.5)
 
 
 def _eval_args(*flags: str) -> argparse.Namespace:

@@ -12,8 +12,9 @@ from generator import FixedTacticGenerator
 from generator.registry import build_generator as build_named
 from prover.cli import build_parser
 from prover.coq.env import CoqEnvironment
+from prover.coq.default_generator import default_width
 from prover.coq.presets import baseline_config, default_config
-from prover.defaults import DEFAULT_PROVER_WIDTH, DEMO, LEARN, RUN, SEARCH_WIDTH, Limits
+from prover.defaults import DEMO, LEARN, RUN, SEARCH_WIDTH, Limits
 from prover.lean.env import LeanDojoEnvironment
 from prover.proof_search import (
     BestFirstSearchProver,
@@ -85,7 +86,7 @@ def test_the_python_api_searches_under_the_same_limits_as_the_command_line():
     coq = _defaults(CoqEnvironment)
     assert (coq["tactic_timeout"], coq["hammer_timeout"], coq["verify_timeout"]) == (5.0, 20.0, 60.0)
     preset = default_config()
-    assert preset.prover.options == {"timeout": 60.0, "num_sampled_tactics": DEFAULT_PROVER_WIDTH, "value": "generator"}
+    assert preset.prover.options == {"timeout": 60.0, "num_sampled_tactics": default_width(), "value": "generator"}
     assert {k: preset.env.options[k] for k in ("tactic_timeout", "hammer_timeout", "verify_timeout")} == {
         "tactic_timeout": coq["tactic_timeout"], "hammer_timeout": coq["hammer_timeout"],
         "verify_timeout": coq["verify_timeout"]}

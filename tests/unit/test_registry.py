@@ -70,7 +70,7 @@ def test_the_baseline_is_a_template_set_with_its_old_scores():
     assert [s for s in got if "{" not in s[0] and (" H;" in s[0] or " n;" in s[0])] == [
         ("destruct H; simpl; auto.", -2.45), ("induction H; simpl; auto.", -2.5),
         ("destruct n; simpl; auto.", -2.45 - 0.1), ("induction n; simpl; auto.", -2.5 - 0.1)]
-    assert len(got) == 32 and prover_from(baseline_config(None)).num_sampled_tactics == 36 + len(SSREFLECT) + 4 * 4
+    assert len(got) == 32 and prover_from(baseline_config(None)).num_sampled_tactics == 36 + len(SSREFLECT) + 8 * 4
     assert load_templates("coq:BASELINE").normalise is False
 
 
@@ -88,13 +88,16 @@ def test_every_coq_template_set_takes_the_one_automation_list_with_its_priors():
 
 def test_the_baseline_proposes_ssreflect_tactics_only_where_ssreflect_is_loaded():
     """Fails if ssreflect's tactics are proposed for a theorem whose context does not load
-    ssreflect (they do not parse there), or are missing, ranked as set and on each hypothesis,
-    where it does; or if the baseline can be asked for fewer suggestions than it makes."""
+    ssreflect (they do not parse there), or are missing or ranked otherwise than set where it does;
+    if ``case:``/``elim:`` are proposed on a propositional hypothesis or ``rewrite``/``apply:`` on
+    a data variable; or if the baseline can be asked for fewer suggestions than it makes."""
     plain = automation_generator().generate(STATE, Theorem("t"), 100)
     ssr = automation_generator().generate(STATE, Theorem("t", extra={"ssreflect": True}), 100)
     assert not {t for t, _ in plain} & {t for t, _ in SSREFLECT}
-    assert set(plain) < set(ssr) and len(ssr) == len(plain) + len(SSREFLECT) + 4 * 2
-    assert ("done.", -0.95) in ssr and ("case: H.", -2.45) in ssr and ("elim: n.", -2.55 - 0.1) in ssr
+    assert set(plain) < set(ssr) and len(ssr) == len(plain) + len(SSREFLECT) + 8
+    assert ("done.", -0.95) in ssr and ("case: n.", -2.45) in ssr and ("elim: n.", -2.55) in ssr
+    assert ("by rewrite H.", -2.3) in ssr and ("by case: H.", -2.4) in ssr
+    assert not {"case: H.", "elim: H.", "rewrite n.", "by apply: n."} & {t for t, _ in ssr}
     assert len(ssr) <= prover_from(baseline_config(None)).num_sampled_tactics
     assert automation_generator(["auto."]).generate(STATE, Theorem("t", extra={"ssreflect": True}), 100) == \
         automation_generator(["auto."]).generate(STATE, Theorem("t"), 100)
