@@ -307,20 +307,27 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
             admitted_after.add(entry.offset)
     prefix: list[str] = []
     blocks: list[tuple[str, tuple[str, ...]]] = []
-    checked: list[str] = []  # the text verify compiles: the file's, module signatures dropped
-    done = 0
+    # the modules opened and not yet closed: (depth in ``blocks``, start, end, sentence); only
+    # their signatures are dropped for the check (a closed module keeps its seal, see _unsealed)
+    unclosed: list[tuple[int, int, int, str]] = []
     for start, end in source.sentences:
         if end > offset:
             break
         code = strip_comments(text[start:end]).strip()
         if _track_block(code, blocks):
-            checked.append(text[done:start] + _unsealed(code))
-            done = end
+            unclosed.append((len(blocks), start, end, code))
+        while unclosed and unclosed[-1][0] > len(blocks):
+            unclosed.pop()
         if start in skipped:
             continue
         prefix.append(text[start:end])
         if start in admitted_after:
             prefix.append("Admitted.")
+    checked: list[str] = []  # the text verify compiles: the file's, the open modules' signatures dropped
+    done = 0
+    for _, start, end, code in unclosed:
+        checked.append(text[done:start] + _unsealed(code))
+        done = end
     stop = next(e for s, e in source.sentences if s == offset)
     project = index.project
     return CoqContext(
@@ -350,7 +357,10 @@ def _unsealed(code: str) -> str:
     Closing a module checks it against its signature, whose fields after the theorem are, by
     construction, missing from the checked file. Inside the module nothing depends on the
     signature (it only restricts the view from outside), so the theorem is checked exactly as in
-    the library, and coqc can be required to accept the whole file.
+    the library, and coqc can be required to accept the whole file. A module closed before the
+    theorem keeps its signature: there the seal is what the later text sees (mathcomp's
+    ``Module SetDef : SetDefSig`` hides that ``pred_of_set`` is a function, which its
+    ``Coercion ... >-> fin_pred_sort`` needs).
     """
     at = _signature(code)
     return code if at is None else code[:at[0]].rstrip() + "."

@@ -10,9 +10,13 @@ import pytest
 
 import prover.coq.project as project_module
 from prover.coq.additions import offered
+from prover.coq.context import file_context
+from prover.coq.index import CoqIndex
 from prover.coq.install import debian_package, installed_libraries, user_contrib
 from prover.coq.project import ProjectError, load_project
-from search_tree.protocol import Theorem
+from prover.coq.scanner import logical_modules, scan_file
+from prover.coq.verify import verify_proof
+from search_tree.protocol import Theorem, linear_proof
 
 
 def test_an_installed_library_is_bound_with_minus_r_under_its_name():
@@ -91,3 +95,20 @@ def test_a_library_compiled_without_the_prelude_is_opened_without_it_and_without
         assert offered(("lia",), Theorem("x", extra={"module": "Bare.Use"})) == ("lia",)
     finally:
         project_module.load_project.cache_clear()  # it holds coq-lib:Bare of this test's user-contrib
+
+
+def test_a_module_sealed_before_the_theorem_stays_sealed_in_the_check():
+    """mathcomp's finset.v seals ``Module SetDef : SetDefSig.`` and then declares ``Coercion
+    pred_of_set: set_type >-> fin_pred_sort``, which only the sealed type allows. Fails if the
+    check drops the signature of a module closed before the theorem (coqc then refuses the
+    coercion: "Found target class fin_pred_sort instead of Funclass", so no theorem of finset.v
+    after it can be proved), or if the honest proof of ``in_setT`` (mathcomp's own) is refused.
+    Only finset.v is indexed, so the test does not need the traced library."""
+    project = load_project("coq-lib:mathcomp.ssreflect")
+    index = CoqIndex(project.root, [scan_file(project.root, "finset.v", logical_modules(project.root, project),
+                                              project)], project)
+    context = file_context(index.theorem("mathcomp.ssreflect.finset.in_setT"), index)
+    assert "Module SetDef : SetDefSig." in context.source_prefix
+    assert context.closing == ("End BasicSetTheory.",)
+    verdict = verify_proof(context, linear_proof(["by rewrite in_set."]))
+    assert verdict.ok, verdict.message
