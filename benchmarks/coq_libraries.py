@@ -229,8 +229,8 @@ def print_report(reports: list[LibraryReport], sample: int, trace_files: int) ->
           + (f" ({100 * opened / sampled:.1f}%)" if sampled else ""))
     full = [r for r in measured if r.sampled and r.opened >= 0.99 * r.sampled]
     print(f"libraries opening at least 99% of their sample: {len(full)} of {len([r for r in measured if r.sampled])}")
-    traced, tried = sum(r.traced for r in measured), sum(r.trace_tried for r in measured)
-    print(f"traced: {traced}/{tried} sampled files" + (f" ({100 * traced / tried:.1f}%)" if tried else ""))
+    files_traced, tried = sum(r.traced for r in measured), sum(r.trace_tried for r in measured)
+    print(f"traced: {files_traced}/{tried} sampled files" + (f" ({100 * files_traced / tried:.1f}%)" if tried else ""))
     print(f"unopenable: {sum(r.unopenable for r in measured)} theorems of {sum(r.theorems + r.unopenable for r in measured)}"
           f" (left out of the sample: their file loads a file that is not installed)")
     unmeasured = [r for r in reports if r.reason]

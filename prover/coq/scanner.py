@@ -173,7 +173,8 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
 
 _ATTRS = r"(?P<attrs>(?:#\[[^\]]*\]\s*)*)"
 _LOAD = re.compile(_ATTRS + r"Load\s+(?:Verbose\s+)?(?:\"(?P<string>[^\"]+)\"|(?P<ident>[\w'.]+))\s*\.$")
-_ACCUMULATE = re.compile(_ATTRS + r"Elpi\s+Accumulate\s+(?:Db\s+[\w'.]+\s+)?File\s+(?P<files>.*)\.$", re.S)
+_ACCUMULATE = re.compile(_ATTRS + r"Elpi\s+(?:Accumulate\s+(?:Db\s+[\w'.]+\s+)?File|Checker|Template\s+\w+)\s+(?P<files>.*)\.$",
+                         re.S)
 _EXTRA_DEPENDENCY = re.compile(_ATTRS + r"(?:From\s+[\w'.]+\s+)?Extra\s+Dependency\s+\"(?P<string>[^\"]+)\"")
 _ELPI_VERSION = re.compile(r"\b(?P<which>only|skip)\s*=\s*\"(?P<pattern>[^\"]*)\"")
 
@@ -182,12 +183,13 @@ def missing_load(code: str, project: CoqProject) -> str | None:
     """The file a sentence loads from outside Coq's compiled libraries, when no such file is
     installed; None for any other sentence.
 
-    ``Load "f"`` runs ``f.v``, ``Elpi Accumulate File "f.elpi"`` and ``Extra Dependency "f"``
-    read ``f``, each looked up in the load path, at the time the sentence runs: a compiled
-    library does not need them, but replaying its file does, and some Debian packages install
-    the ``.v`` and ``.vo`` without them (CoRN's ``Transparent_algebra.v``, Hierarchy-Builder's
-    ``.elpi`` files). coq-elpi's ``#[only="8.15.*"]``/``#[skip=...]`` attributes are honoured:
-    a sentence the installed Coq skips loads nothing.
+    ``Load "f"`` runs ``f.v``; ``Elpi Accumulate File "f.elpi"``, ``Elpi Checker``, ``Elpi
+    Template`` and ``Extra Dependency "f"`` read ``f``; each is looked up in the load path when
+    the sentence runs (``coq://Lib/f``: in the directory of ``Lib``). A compiled library does
+    not need them, but replaying its file does, and some Debian packages install the ``.v`` and
+    ``.vo`` without them (CoRN's ``Transparent_algebra.v``, Hierarchy-Builder's ``.elpi``
+    files). coq-elpi's ``#[only="8.15.*"]``/``#[skip=...]`` attributes are honoured: a
+    sentence the installed Coq skips loads nothing.
     """
     found = _LOAD.match(code) or _EXTRA_DEPENDENCY.match(code)
     names: list[str] = []
@@ -197,7 +199,9 @@ def missing_load(code: str, project: CoqProject) -> str | None:
     else:
         found = _ACCUMULATE.match(code)
         if found:
-            names = re.findall(r'"([^"]+)"', found.group("files"))  # an identifier names an Extra Dependency
+            # an identifier names an Extra Dependency; coq://Lib.Dir/f is the file f of that logical directory
+            names = [re.sub(r"^coq://([^/]+)/", lambda m: m.group(1).replace(".", "/") + "/", n)
+                     for n in re.findall(r'"([^"]+)"', found.group("files"))]
     if not found:
         return None
     for attr in _ELPI_VERSION.finditer(found.group("attrs")):

@@ -45,7 +45,7 @@ def vo_dependencies(path: Path) -> tuple[str, ...]:
         data = head[16:] + f.read(max(0, size - len(head) + 16))
     try:
         deps = unmarshal(data)[1]  # type: ignore[index]
-        return tuple(".".join(reversed(_dirpath(name))) for name, _digest in deps)  # type: ignore[union-attr]
+        return tuple(".".join(reversed(_dirpath(name))) for name, _digest in deps)
     except (IndexError, TypeError, ValueError, struct.error) as exc:
         raise VoFormatError(f"{path}: cannot read its summary of dependencies ({exc})") from None
 
