@@ -168,7 +168,7 @@ class CoqProject:
             return path.startswith("Init/")
         if self.kind == "library":
             vo = (self.root / path).with_suffix(".vo")
-            return vo.is_file() and compiled_noinit(vo, user_contrib())
+            return vo.is_file() and compiled_noinit(vo, user_contrib(), self.load_paths[0].logical)
         return "-noinit" in self.options
 
     def implicit_imports(self, path: str) -> list[str]:

@@ -50,19 +50,23 @@ def vo_dependencies(path: Path) -> tuple[str, ...]:
         raise VoFormatError(f"{path}: cannot read its summary of dependencies ({exc})") from None
 
 
-def compiled_noinit(vo: Path, contrib: Path) -> bool:
-    """Whether the library file compiled into ``vo`` was compiled with ``-noinit``, its
-    dependencies looked up in ``contrib`` (``user-contrib``).
+def compiled_noinit(vo: Path, contrib: Path, library: str) -> bool:
+    """Whether the file of the installed library ``library`` (its top logical name) compiled
+    into ``vo`` was compiled with ``-noinit``, its dependencies looked up in ``contrib``
+    (``user-contrib``).
 
-    It was when it does not depend on the Prelude. It was too when it depends on another
-    library's file that was (the stdlib's ``Init/`` aside, which defines the Prelude): HoTT and
+    It was when it does not depend on the Prelude. It was too when it depends on a file of
+    another library that was (the stdlib's ``Init/`` aside, which defines the Prelude): HoTT and
     UniMath ask every file built on them to be compiled with ``-noinit``, since the Prelude's
-    notations clash with theirs, and a file that loads the Prelude through a library of its own
-    (Equations' HoTT part, through ``Equations.Init``) then depends on it without importing it.
-    Opening such a file without ``-noinit`` imports the Prelude and fails on the first clash.
+    notations clash with theirs, and a file that loads the Prelude through a file of its own
+    library (Equations' HoTT part, through ``Equations.Init``) then depends on it without
+    importing it; opening such a file without ``-noinit`` imports the Prelude and fails on the
+    first clash. A file that depends on a ``-noinit`` file of its own library says nothing by
+    that: a library may compile its foundations so and the rest with the Prelude.
     """
     deps = vo_dependencies(vo)
-    return PRELUDE not in deps or any(_noinit_library(contrib, d) for d in deps if not d.startswith("Coq."))
+    return PRELUDE not in deps or any(_noinit_library(contrib, d) for d in deps
+                                      if d.split(".")[0] not in ("Coq", library))
 
 
 @functools.lru_cache(maxsize=8192)

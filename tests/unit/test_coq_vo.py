@@ -48,9 +48,9 @@ def test_unmarshal_reads_ints_strings_blocks_and_shared_values():
 
 def test_dependencies_and_noinit_are_read_from_the_summary(tmp_path):
     """A library depending on the Prelude was compiled without ``-noinit``; one that does not was
-    compiled with it, and so was one that depends on such a library (HoTT's clients) even when
-    it loads the Prelude through another file. The stdlib's own ``Init/`` files, which do not
-    depend on the Prelude, do not make their clients ``-noinit``."""
+    compiled with it, and so was one that depends on such a file of another library (HoTT's
+    clients) even when it loads the Prelude through another file; one of the same library's
+    does not tell, nor do the stdlib's own ``Init/`` files."""
     contrib = tmp_path
     (contrib / "Bare").mkdir()
     (contrib / "Plain").mkdir()
@@ -58,9 +58,11 @@ def test_dependencies_and_noinit_are_read_from_the_summary(tmp_path):
     _vo(contrib / "Plain" / "Use.vo", "Plain.Use", ["Coq.Init.Notations", PRELUDE])
     _vo(contrib / "Plain" / "OnBare.vo", "Plain.OnBare", ["Coq.Init.Notations", PRELUDE, "Bare.Base"])
     assert vo_dependencies(contrib / "Plain" / "OnBare.vo") == ("Coq.Init.Notations", PRELUDE, "Bare.Base")
-    assert compiled_noinit(contrib / "Bare" / "Base.vo", contrib)
-    assert not compiled_noinit(contrib / "Plain" / "Use.vo", contrib)  # Coq.Init.Notations is no client's reason
-    assert compiled_noinit(contrib / "Plain" / "OnBare.vo", contrib)
+    assert compiled_noinit(contrib / "Bare" / "Base.vo", contrib, "Bare")
+    assert not compiled_noinit(contrib / "Plain" / "Use.vo", contrib, "Plain")  # Coq.Init.Notations is no reason
+    assert compiled_noinit(contrib / "Plain" / "OnBare.vo", contrib, "Plain")
+    _vo(contrib / "Bare" / "OnBase.vo", "Bare.OnBase", ["Coq.Init.Notations", PRELUDE, "Bare.Base"])
+    assert not compiled_noinit(contrib / "Bare" / "OnBase.vo", contrib, "Bare")  # its own library's: no reason
 
 
 def test_a_file_that_is_not_a_vo_is_an_error_naming_it(tmp_path):
