@@ -5,6 +5,8 @@ in coqtop, coqc and coqdep exactly as when Debian compiled them."""
 from __future__ import annotations
 
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -160,3 +162,25 @@ def test_elpi_loads_are_read_as_coq_elpi_resolves_them():
     assert missing_load('#[skip="8.15.*"] Elpi Accumulate File "HB/common/stdpp.elpi".', elpi) == "HB/common/stdpp.elpi"
     assert missing_load('#[only="8.15.*"] Elpi Accumulate File "HB/common/compat_815.elpi".', elpi) is None
     assert missing_load("Elpi Accumulate File eqb.", elpi) is None  # an Extra Dependency, checked where it is declared
+
+
+def test_the_sweep_names_each_library_of_a_package_and_resumes_from_its_cache(tmp_path):
+    """Fails if a package sharing a top directory with others is measured as the whole of it
+    (libcoq-mathcomp-analysis is mathcomp.analysis and mathcomp.classical, not all of mathcomp),
+    or if a package measured once is measured again by the same code."""
+    from benchmarks.coq_libraries import cached_measure, package_libraries
+
+    assert package_libraries("libcoq-mathcomp-analysis") == ["mathcomp.analysis", "mathcomp.classical"]
+    assert package_libraries("libcoq-gappa") == []  # .vo without sources
+    first, cached = cached_measure("libcoq-mathcomp-bigenough", 1, 0, tmp_path)
+    assert not cached and [(r.name, r.sampled, r.opened) for r in first] == [("mathcomp.bigenough", 1, 1)]
+    again, cached = cached_measure("libcoq-mathcomp-bigenough", 1, 0, tmp_path)
+    assert cached and again == first
+
+
+def test_the_sweep_refuses_a_package_that_is_not_a_debian_coq_library_in_one_line():
+    done = subprocess.run([sys.executable, "-m", "benchmarks.coq_libraries", "--libraries", "libcoq-no-such-thing"],
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2])
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "not Debian Coq library packages: libcoq-no-such-thing (known: libcoq-aac-tactics," in done.stderr
