@@ -374,9 +374,9 @@ class Coqtop:
 
     def _waits_for_input(self, probe: float = 2.0) -> bool:
         """Whether coqtop, its watchdog expired with all input written, is blocked reading input
-        rather than running a sentence: it used no CPU time over ``probe`` seconds and has no
-        child process (an external prover it would wait for), as ``/proc`` says (False where it
-        cannot tell).
+        rather than running a sentence: it slept (not stopped) through ``probe`` seconds without
+        using CPU time and has no child process (an external prover it would wait for), as
+        ``/proc`` says (False where it cannot tell).
 
         That is a sentence that opened a quotation, a comment or a string and took the rest of
         the input (the sync mark too) while it waits for the end. SIGINT does not help there:
@@ -391,6 +391,8 @@ class Coqtop:
                 if (proc / "task" / str(self.proc.pid) / "children").read_text().strip():  # type: ignore[union-attr]
                     return None
                 fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                if fields[0] != "S":  # not asleep waiting for an event (running, stopped, in disk I/O)
+                    return None
                 return int(fields[11]) + int(fields[12])  # utime, stime
             except (OSError, IndexError, ValueError):
                 return None
