@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import inspect
 import json
 import os
 import statistics
@@ -159,18 +160,22 @@ def trace_sample(report: LibraryReport, spec: str, files: int, work: Path) -> No
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of this script and of the Coq backend's code: a package measured by other code is
+    """A hash of the code that measures (the Coq backend's, and this script's functions that
+    open, trace and name libraries, not its report): a package measured by other code is
     measured again."""
-    here = Path(__file__)
-    sources = [here, *sorted((here.parent.parent / "prover" / "coq").glob("*.py"))]
-    return hashlib.sha1(b"".join(p.read_bytes() for p in sources)).hexdigest()[:12]
+    backend = sorted((Path(__file__).parent.parent / "prover" / "coq").glob("*.py"))
+    measuring = "".join(inspect.getsource(f) for f in (package_libraries, error_kind, open_sample, trace_sample,
+                                                        measure)) + PROBE
+    return hashlib.sha1(b"".join(p.read_bytes() for p in backend) + measuring.encode()).hexdigest()[:12]
 
 
-def cached_measure(package: str, sample: int, trace_files: int, work: Path) -> tuple[list[LibraryReport], bool]:
+def cached_measure(package: str, sample: int, trace_files: int, work: Path,
+                   cached_only: bool = False) -> tuple[list[LibraryReport], bool]:
     """:func:`measure`, kept per package under the cache directory (``library-sweep/``), so that
     a sweep that stops (it takes an hour over every package) resumes where it was: a package
     already measured by the same code, Coq, package version, sample and trace size is read back.
-    Returns the reports and whether they came from the cache."""
+    Returns the reports and whether they came from the cache; with ``cached_only``, a package
+    not measured yet is one report saying so, and nothing is measured."""
     from prover.coq.install import cache_dir
 
     version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True,
@@ -179,6 +184,9 @@ def cached_measure(package: str, sample: int, trace_files: int, work: Path) -> t
     path = cache_dir() / "library-sweep" / f"{package}-{key}.json"
     if path.is_file():
         return [LibraryReport(**{**r, "errors": Counter(r["errors"])}) for r in json.loads(path.read_text())], True
+    if cached_only:
+        return [LibraryReport(package, "-", reason="not measured yet (--cached-only reports the packages measured "
+                                                   "before by this code)")], False
     reports = measure(package, sample, trace_files, work)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -262,6 +270,8 @@ def main() -> int:
     parser.add_argument("--install", action="store_true", help="apt-get install the packages not installed (root)")
     parser.add_argument("--sample", type=int, default=20, help="theorems opened per library (stable sample; default 20)")
     parser.add_argument("--trace-files", type=int, default=3, help="files traced per library (stable sample; default 3)")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="measure nothing: report what earlier runs of this code measured (a stopped sweep so far)")
     add_results_flag(parser)
     args = parser.parse_args()
     if args.sample < 1 or args.trace_files < 0:
@@ -280,7 +290,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="dojo-libsweep-") as tmp:
         for n, package in enumerate(packages, 1):
             print(f"[{n}/{len(packages)}] {package}", file=sys.stderr, flush=True)
-            measured, cached = cached_measure(package, args.sample, args.trace_files, Path(tmp))
+            measured, cached = cached_measure(package, args.sample, args.trace_files, Path(tmp), args.cached_only)
             for r in measured:
                 reports.append(r)
                 print(f"[{n}/{len(packages)}] {package}: {r.name}: " + (r.reason or (
