@@ -167,7 +167,8 @@ def test_elpi_loads_are_read_as_coq_elpi_resolves_them():
 def test_the_sweep_names_each_library_of_a_package_and_resumes_from_its_cache(tmp_path):
     """Fails if a package sharing a top directory with others is measured as the whole of it
     (libcoq-mathcomp-analysis is mathcomp.analysis and mathcomp.classical, not all of mathcomp),
-    or if a package measured once is measured again by the same code."""
+    if a package measured once is measured again by the same code, or if ``--cached-only``
+    measures one (another sample size is another measurement)."""
     from benchmarks.coq_libraries import cached_measure, package_libraries
 
     assert package_libraries("libcoq-mathcomp-analysis") == ["mathcomp.analysis", "mathcomp.classical"]
@@ -176,6 +177,8 @@ def test_the_sweep_names_each_library_of_a_package_and_resumes_from_its_cache(tm
     assert not cached and [(r.name, r.sampled, r.opened) for r in first] == [("mathcomp.bigenough", 1, 1)]
     again, cached = cached_measure("libcoq-mathcomp-bigenough", 1, 0, tmp_path)
     assert cached and again == first
+    (unmeasured,), cached = cached_measure("libcoq-mathcomp-bigenough", 2, 0, tmp_path, cached_only=True)
+    assert not cached and unmeasured.reason.startswith("not measured yet") and unmeasured.sampled == 0
 
 
 def test_the_sweep_refuses_a_package_that_is_not_a_debian_coq_library_in_one_line():
