@@ -164,12 +164,15 @@ def test_elpi_loads_are_read_as_coq_elpi_resolves_them():
     assert missing_load("Elpi Accumulate File eqb.", elpi) is None  # an Extra Dependency, checked where it is declared
 
 
-def test_the_sweep_names_each_library_of_a_package_and_resumes_from_its_cache(tmp_path):
+def test_the_sweep_names_each_library_of_a_package_and_resumes_from_its_cache(tmp_path, monkeypatch):
     """Fails if a package sharing a top directory with others is measured as the whole of it
     (libcoq-mathcomp-analysis is mathcomp.analysis and mathcomp.classical, not all of mathcomp),
     if a package measured once is measured again by the same code, or if ``--cached-only``
     measures one (another sample size is another measurement)."""
+    import benchmarks.coq_libraries as sweep
     from benchmarks.coq_libraries import cached_measure, package_libraries
+
+    monkeypatch.setattr(sweep, "code_version", lambda: tmp_path.name)  # this run's own cache entries
 
     assert package_libraries("libcoq-mathcomp-analysis") == ["mathcomp.analysis", "mathcomp.classical"]
     assert package_libraries("libcoq-gappa") == []  # .vo without sources
