@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -172,7 +173,8 @@ def test_the_sweep_names_each_library_of_a_package_and_resumes_from_its_cache(tm
     import benchmarks.coq_libraries as sweep
     from benchmarks.coq_libraries import cached_measure, package_libraries
 
-    monkeypatch.setattr(sweep, "code_version", lambda: tmp_path.name)  # this run's own cache entries
+    run = uuid.uuid4().hex
+    monkeypatch.setattr(sweep, "code_version", lambda: run)  # this run's own cache entries
 
     assert package_libraries("libcoq-mathcomp-analysis") == ["mathcomp.analysis", "mathcomp.classical"]
     assert package_libraries("libcoq-gappa") == []  # .vo without sources
