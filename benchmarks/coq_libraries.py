@@ -19,21 +19,29 @@ the stdlib's and the OCaml runtime's); with ``--install`` the missing ones are i
 3. **trace**: a stable sample of ``--trace-files`` files traced (:func:`prover.coq.tracer.ensure_traced`,
    into a temporary directory): files traced of tried.
 
-A package that installs no Coq sources (a plugin, a meta package), or a library that cannot be
-loaded at all, is named with the reason instead of a row of figures. Progress goes to stderr.
+A file that loads a file its package does not install (``Load``, ``Elpi Accumulate File``) cannot
+be replayed past that sentence: its theorems after it are counted as unopenable, with the reason,
+and never sampled (:meth:`prover.coq.index.CoqIndex.unopenable`). A package that installs no Coq
+sources (a plugin, a meta package), or a library that cannot be loaded at all, is named with the
+reason instead of a row of figures. Progress goes to stderr. Each package's figures are kept
+under the cache directory (:func:`cached_measure`), so a sweep that stops resumes where it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
+import inspect
+import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from prover.benchmarks.registry import stable_sample
@@ -62,23 +70,31 @@ class LibraryReport:
     traced: int = 0
     trace_tried: int = 0
     trace_failures: list[str] = field(default_factory=list)
+    unopenable: int = 0  # theorems left out because their file loads a file that is not installed
+    unopenable_files: list[str] = field(default_factory=list)  # "path: n theorems: reason"
     reason: str = ""
 
 
 def package_libraries(package: str) -> list[str]:
     """The libraries (``coq-lib:NAME`` names) whose ``.v`` files the installed ``package`` holds:
-    the directory under ``user-contrib`` that contains them all, or each top directory when they
-    lie in several; empty when it installs none."""
+    the directories under ``user-contrib`` that hold its files and no other package's, as few as
+    cover them all (``mathcomp.analysis`` and ``mathcomp.classical`` for
+    ``libcoq-mathcomp-analysis``, not the whole of ``mathcomp``); empty when it installs none."""
     listed = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True, check=False).stdout.split()
     contrib = user_contrib()
-    dirs = {Path(p).parent.relative_to(contrib) for p in listed
-            if p.endswith(".v") and Path(p).is_relative_to(contrib)}
-    if not dirs:
+    own = {Path(p) for p in listed if p.endswith(".v") and Path(p).is_relative_to(contrib)}
+    if not own:
         return []
-    common = Path(*[parts[0] for parts in zip(*(d.parts for d in dirs)) if len(set(parts)) == 1])
-    if common.parts:
-        return [".".join(common.parts)]
-    return sorted({d.parts[0] for d in dirs})
+
+    def covering(where: Path) -> list[Path]:
+        under = [f for f in own if f.is_relative_to(where)]
+        if set(where.rglob("*.v")) <= own or any(f.parent == where for f in under):
+            return [where]
+        return [d for part in sorted({f.relative_to(where).parts[0] for f in under}) for d in covering(where / part)]
+
+    common = Path(os.path.commonpath([f.parent for f in own]))
+    tops = [common] if common != contrib else sorted({contrib / f.relative_to(contrib).parts[0] for f in own})
+    return [".".join(d.relative_to(contrib).parts) for top in tops for d in covering(top)]
 
 
 def error_kind(message: str) -> str:
@@ -102,6 +118,9 @@ def open_sample(report: LibraryReport, spec: str, sample: int) -> None:
     index = project_index(project, progress=False)
     report.files, report.unscanned, theorems = len(index.files), len(index.failed), index.theorems()
     report.theorems = len(theorems)
+    unopenable = index.unopenable()
+    report.unopenable = sum(n for n, _ in unopenable.values())
+    report.unopenable_files = [f"{path}: {n} theorems: {why}" for path, (n, why) in sorted(unopenable.items())]
     chosen = stable_sample(theorems, sample)
     report.sampled = len(chosen)
     with CoqEnvironment(tactic_timeout=10.0, additions=ADDITIONS, project=spec, index=index) as env:
@@ -139,6 +158,43 @@ def trace_sample(report: LibraryReport, spec: str, files: int, work: Path) -> No
     report.trace_failures = [line[:300] for line in summary.failed]
 
 
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of the code that measures (the Coq backend's, and this script's functions that
+    open, trace and name libraries, not its report): a package measured by other code is
+    measured again."""
+    backend = sorted((Path(__file__).parent.parent / "prover" / "coq").glob("*.py"))
+    measuring = "".join(inspect.getsource(f) for f in (package_libraries, error_kind, open_sample, trace_sample,
+                                                        measure)) + PROBE
+    return hashlib.sha1(b"".join(p.read_bytes() for p in backend) + measuring.encode()).hexdigest()[:12]
+
+
+def cached_measure(package: str, sample: int, trace_files: int, work: Path,
+                   cached_only: bool = False) -> tuple[list[LibraryReport], bool]:
+    """:func:`measure`, kept per package under the cache directory (``library-sweep/``), so that
+    a sweep that stops (it takes an hour over every package) resumes where it was: a package
+    already measured by the same code, Coq, package version, sample and trace size is read back.
+    Returns the reports and whether they came from the cache; with ``cached_only``, a package
+    not measured yet is one report saying so, and nothing is measured."""
+    from prover.coq.install import cache_dir
+
+    version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True,
+                             check=False).stdout
+    key = hashlib.sha1(f"{code_version()}\0{version}\0{sample}\0{trace_files}".encode()).hexdigest()[:16]
+    path = cache_dir() / "library-sweep" / f"{package}-{key}.json"
+    if path.is_file():
+        return [LibraryReport(**{**r, "errors": Counter(r["errors"])}) for r in json.loads(path.read_text())], True
+    if cached_only:
+        return [LibraryReport(package, "-", reason="not measured yet (--cached-only reports the packages measured "
+                                                   "before by this code)")], False
+    reports = measure(package, sample, trace_files, work)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps([asdict(r) for r in reports]))
+    tmp.replace(path)
+    return reports, False
+
+
 def measure(package: str, sample: int, trace_files: int, work: Path) -> list[LibraryReport]:
     names = package_libraries(package)
     if not names:
@@ -165,22 +221,26 @@ def measure(package: str, sample: int, trace_files: int, work: Path) -> list[Lib
 def print_report(reports: list[LibraryReport], sample: int, trace_files: int) -> None:
     print(f"sample: {sample} theorems per library (stable), probe tactic `{PROBE}`, trace: {trace_files} files per "
           f"library\n")
-    print("| package | library | files | unscanned | theorems | opened | open % | errors by kind | s per open | "
-          "traced |")
-    print("|---|---|---:|---:|---:|---:|---:|---|---:|---:|")
+    print("| package | library | files | unscanned | theorems | unopenable | opened | open % | errors by kind | "
+          "s per open | traced |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     measured = [r for r in reports if not r.reason]
     for r in measured:
         kinds = ", ".join(f"{k} {n}" for k, n in r.errors.most_common()) or "-"
         share = f"{100 * r.opened / r.sampled:.0f}" if r.sampled else "n/a"
         per_open = f"{statistics.median(r.seconds):.2f}" if r.seconds else "n/a"
         traced = f"{r.traced}/{r.trace_tried}" if r.trace_tried else "-"
-        print(f"| {r.package} | {r.name} | {r.files} | {r.unscanned} | {r.theorems} | {r.opened}/{r.sampled} | {share} "
-              f"| {kinds} | {per_open} | {traced} |")
+        print(f"| {r.package} | {r.name} | {r.files} | {r.unscanned} | {r.theorems} | {r.unopenable} | "
+              f"{r.opened}/{r.sampled} | {share} | {kinds} | {per_open} | {traced} |")
     opened, sampled = sum(r.opened for r in measured), sum(r.sampled for r in measured)
     print(f"\npooled: {opened}/{sampled} sampled theorems opened over {len(measured)} libraries"
           + (f" ({100 * opened / sampled:.1f}%)" if sampled else ""))
     full = [r for r in measured if r.sampled and r.opened >= 0.99 * r.sampled]
     print(f"libraries opening at least 99% of their sample: {len(full)} of {len([r for r in measured if r.sampled])}")
+    files_traced, tried = sum(r.traced for r in measured), sum(r.trace_tried for r in measured)
+    print(f"traced: {files_traced}/{tried} sampled files" + (f" ({100 * files_traced / tried:.1f}%)" if tried else ""))
+    print(f"unopenable: {sum(r.unopenable for r in measured)} theorems of {sum(r.theorems + r.unopenable for r in measured)}"
+          f" (left out of the sample: their file loads a file that is not installed)")
     unmeasured = [r for r in reports if r.reason]
     if unmeasured:
         print("\nnot measured:")
@@ -191,6 +251,11 @@ def print_report(reports: list[LibraryReport], sample: int, trace_files: int) ->
         print("\nan example of each error kind:")
         for r, kind, example in examples:
             print(f"- {r.name}, {kind}: {example}")
+    unopenable = [(r, f) for r in measured for f in r.unopenable_files]
+    if unopenable:
+        print("\ntheorems that cannot be opened (not counted as failures; not sampled):")
+        for r, line in unopenable:
+            print(f"- {r.name}: {line}")
     failures = [(r, f) for r in measured for f in r.trace_failures]
     if failures:
         print("\nfiles the tracer failed on:")
@@ -205,6 +270,8 @@ def main() -> int:
     parser.add_argument("--install", action="store_true", help="apt-get install the packages not installed (root)")
     parser.add_argument("--sample", type=int, default=20, help="theorems opened per library (stable sample; default 20)")
     parser.add_argument("--trace-files", type=int, default=3, help="files traced per library (stable sample; default 3)")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="measure nothing: report what earlier runs of this code measured (a stopped sweep so far)")
     add_results_flag(parser)
     args = parser.parse_args()
     if args.sample < 1 or args.trace_files < 0:
@@ -221,11 +288,15 @@ def main() -> int:
             subprocess.run(["apt-get", "install", "-y", "-q", package], stdout=subprocess.DEVNULL, check=False)
     reports: list[LibraryReport] = []
     with tempfile.TemporaryDirectory(prefix="dojo-libsweep-") as tmp:
-        for package in packages:
-            for r in measure(package, args.sample, args.trace_files, Path(tmp)):
+        for n, package in enumerate(packages, 1):
+            print(f"[{n}/{len(packages)}] {package}", file=sys.stderr, flush=True)
+            measured, cached = cached_measure(package, args.sample, args.trace_files, Path(tmp), args.cached_only)
+            for r in measured:
                 reports.append(r)
-                print(f"{package}: {r.name}: " + (r.reason or f"{r.opened}/{r.sampled} opened, errors {dict(r.errors)}, "
-                                                 f"traced {r.traced}/{r.trace_tried}"), file=sys.stderr, flush=True)
+                print(f"[{n}/{len(packages)}] {package}: {r.name}: " + (r.reason or (
+                    f"{r.opened}/{r.sampled} opened, errors {dict(r.errors)}, traced {r.traced}/{r.trace_tried}, "
+                    f"{r.unopenable} theorems unopenable")) + (" (measured before, cached)" if cached else ""),
+                    file=sys.stderr, flush=True)
     print_report(reports, args.sample, args.trace_files)
     return 0
 

@@ -153,11 +153,11 @@ def leaks(name: str, module: str) -> bool:
 
 def offered(names: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
     """The additions among ``names`` that may be loaded for ``theorem``: installed (Coq accepts
-    them), not leaking its own module (the leak guard), and none in a project compiled without the
+    them), not leaking its own module (the leak guard), and none in a file compiled without the
     stdlib's Prelude (``-noinit``), whose own foundations the stdlib's would clash with. A
     generator asking whether its tactics exist for a theorem gets one answer for all reasons."""
     fields = CoqFields.of(theorem)
-    if "-noinit" in load_project_ref(fields.project).options:
+    if load_project_ref(fields.project).noinit(theorem.file_path):
         return ()
     module = fields.module or ADHOC_MODULE
     return tuple(n for n in names if not probe(addition(n).sentences).error and not leaks(n, module))

@@ -52,8 +52,10 @@ import subprocess
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
 from .sandbox import sandbox_dir, sandbox_env
+from .sentences import one_line
 
 # The proof name and the stack hold Coq identifiers, which never contain ``<``, ``>`` or ``|``:
 # an imitated ``<prompt>`` right before a real one cannot merge with it into one match.
@@ -267,12 +269,13 @@ class Coqtop:
 
         Pipelining saves a round trip per sentence; coqtop still runs them one after another, so a
         failed sentence does not stop the following ones. ``timeout`` applies to each reply.
-        Each sentence must be exactly one Coq sentence, on one line once newlines are spaces.
+        Each sentence must be exactly one Coq sentence; its line breaks are sent as spaces, except
+        inside quotations (:func:`prover.coq.sentences.one_line`).
         Raises :class:`SentenceTooLong` (nothing sent), :class:`ForgedReply` or :class:`CoqtopDied`.
         """
         if self.proc is None or self.proc.stdin is None:
             raise CoqtopDied("coqtop is not running")
-        lines = [s.replace("\n", " ") for s in sentences]
+        lines = [one_line(s) for s in sentences]
         for line in lines:
             if len(line.encode()) > MAX_SENTENCE_BYTES:
                 raise SentenceTooLong(f"sentence of {len(line.encode())} bytes refused (the coqtop driver takes at "
@@ -357,6 +360,9 @@ class Coqtop:
                     self._drop_middle()
             if deadline is None or time.monotonic() < deadline:
                 continue
+            if not interrupted and not self._pending and self._waits_for_input():
+                raise self._died(f"coqtop waited {timeout}s for input that was all sent (a sentence left a "
+                                 f"quotation, comment or string open and swallowed the rest); killed")
             if interrupted:
                 raise self._died(f"coqtop hung and ignored SIGINT for {self.interrupt_grace}s; killed")
             interrupted = True
@@ -365,6 +371,37 @@ class Coqtop:
             except ProcessLookupError:
                 raise self._died("coqtop vanished") from None
             deadline = time.monotonic() + self.interrupt_grace
+
+    def _waits_for_input(self, probe: float = 2.0) -> bool:
+        """Whether coqtop, its watchdog expired with all input written, is blocked reading input
+        rather than running a sentence: it slept (not stopped) through ``probe`` seconds without
+        using CPU time and has no child process (an external prover it would wait for), as
+        ``/proc`` says (False where it cannot tell).
+
+        That is a sentence that opened a quotation, a comment or a string and took the rest of
+        the input (the sync mark too) while it waits for the end. SIGINT does not help there:
+        coqtop answers it and reads on, so every reply still expected would wait out its own
+        watchdog, for hours over a long batch. The process is killed at once instead.
+        """
+        assert self.proc is not None
+        proc = Path(f"/proc/{self.proc.pid}")
+
+        def ticks() -> int | None:
+            try:
+                if (proc / "task" / str(self.proc.pid) / "children").read_text().strip():  # type: ignore[union-attr]
+                    return None
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                if fields[0] != "S":  # not asleep waiting for an event (running, stopped, in disk I/O)
+                    return None
+                return int(fields[11]) + int(fields[12])  # utime, stime
+            except (OSError, IndexError, ValueError):
+                return None
+
+        before = ticks()
+        if before is None:
+            return False
+        time.sleep(probe)
+        return ticks() == before
 
     def _write_some(self, fd: int) -> None:
         try:

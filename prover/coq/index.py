@@ -57,12 +57,25 @@ class CoqIndex:
         return [f for f in chosen if f.path not in self.failed]
 
     def theorems(self, files: list[str] | None = None) -> list[Theorem]:
-        """Theorems with a Qed/Defined proof, in file order; optionally only those of ``files``."""
-        return [self._theorem(f, t) for f in self._chosen(files) for t in f.theorems]
+        """Theorems with a Qed/Defined proof, in file order; optionally only those of ``files``.
+        Those that cannot be opened (:meth:`unopenable`) are left out."""
+        return [self._theorem(f, t) for f in self._chosen(files) for t in f.theorems if _openable(f, t)]
 
     def admitted(self, files: list[str] | None = None) -> list[Theorem]:
         """Lemmas ended by ``Admitted`` (open targets, :attr:`CoqFields.admitted`), in file order."""
-        return [self._theorem(f, t) for f in self._chosen(files) for t in f.admitted]
+        return [self._theorem(f, t) for f in self._chosen(files) for t in f.admitted if _openable(f, t)]
+
+    def unopenable(self) -> dict[str, tuple[int, str]]:
+        """Files with theorems that cannot be opened, with how many and why: path -> (theorems,
+        reason). A file that loads a file which is not installed (:attr:`SourceFile.stops_at`)
+        cannot be replayed past that sentence, so its theorems after it are left out of
+        :meth:`theorems` (and of every benchmark) and named here instead."""
+        out: dict[str, tuple[int, str]] = {}
+        for f in self._chosen(None):
+            lost = sum(1 for t in f.theorems + f.admitted if not _openable(f, t))
+            if lost:
+                out[f.path] = (lost, f"loads {f.missing_loads[0]}, which is not installed")
+        return out
 
     def _theorem(self, f: SourceFile, t: TheoremEntry) -> Theorem:
         """The protocol's theorem; :attr:`CoqFields.ssreflect` says that its context loads ssreflect,
@@ -98,6 +111,9 @@ class CoqIndex:
         name defined in several files, listing the qualified names to choose from.
         """
         found = self._by_name.get(name, [])
+        if len(found) == 1 and not _openable(*found[0]):
+            f = found[0][0]
+            raise TheoremNotFound(f"theorem {name!r} of {f.path} cannot be opened: {self.unopenable()[f.path][1]}")
         if len(found) == 1:
             return self._theorem(*found[0])
         if found:
@@ -110,6 +126,11 @@ class CoqIndex:
     @property
     def _what(self) -> str:
         return "the Coq stdlib" if self.project.is_stdlib else f"Coq project {self.project.name}"
+
+
+def _openable(f: SourceFile, t: TheoremEntry) -> bool:
+    """Whether the theorem ``t`` of ``f`` comes before any sentence of ``f`` that cannot be replayed."""
+    return f.stops_at is None or t.offset < f.stops_at
 
 
 #: a required module that loads ssreflect's tactic language: ``ssreflect`` (the stdlib's, which

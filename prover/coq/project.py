@@ -40,6 +40,7 @@ from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
 from .install import debian_package, installed_libraries, stdlib_root, user_contrib
 from .provenance import check_bindings
 from .sandbox import sandbox_dir, sandbox_env
+from .vo import compiled_noinit
 
 PROJECT_FILE = "_CoqProject"
 STDLIB = "coq-stdlib"
@@ -157,16 +158,26 @@ class CoqProject:
                         ((lp.flag, lp.path) if lp.flag == "-I" else (lp.flag, lp.path, lp.logical))) or "no flags"
 
     def noinit(self, path: str) -> bool:
-        """Whether ``path`` is compiled without the Prelude (the stdlib's ``Init/``, which defines it)."""
-        return self.is_stdlib and path.startswith("Init/")
+        """Whether ``path`` (relative to the root) was compiled without the Prelude, so that every
+        Coq process opening it (the index's scan, the contexts, the tracer, the verification)
+        passes ``-noinit``: the stdlib's ``Init/`` files (which define the Prelude); an installed
+        library's file whose ``.vo`` says so (:func:`prover.coq.vo.compiled_noinit`: HoTT,
+        UniMath, Equations' HoTT part, each file on its own); every file of a project whose
+        options hold ``-noinit``."""
+        if self.is_stdlib:
+            return path.startswith("Init/")
+        if self.kind == "library":
+            vo = (self.root / path).with_suffix(".vo")
+            return vo.is_file() and compiled_noinit(vo, user_contrib(), self.load_paths[0].logical)
+        return "-noinit" in self.options
 
     def implicit_imports(self, path: str) -> list[str]:
-        """Files every file of the project imports without a ``Require``: the stdlib's Prelude, which
-        coqc loads for every file but the stdlib's ``Init/`` ones and those of a project compiled
-        with ``-noinit``; another project sees it under :data:`STDLIB_PREFIX`."""
-        if self.is_stdlib:
-            return [] if path.startswith("Init/") else ["Init/Prelude.v"]
-        return [] if "-noinit" in self.options else [STDLIB_PREFIX + "Init/Prelude.v"]
+        """Files ``path`` imports without a ``Require``: the stdlib's Prelude, which coqc loads for
+        every file not compiled with ``-noinit`` (:meth:`noinit`); a project other than the stdlib
+        sees it under :data:`STDLIB_PREFIX`."""
+        if self.noinit(path):
+            return []
+        return ["Init/Prelude.v"] if self.is_stdlib else [STDLIB_PREFIX + "Init/Prelude.v"]
 
     def source_files(self) -> list[str]:
         """The project's ``.v`` files relative to the root: the ``_CoqProject``'s list when it has
@@ -326,50 +337,35 @@ def library_load_paths(name: str) -> tuple[LoadPath, ...]:
 
 
 def library_options(name: str) -> tuple[str, ...]:
-    """The options an installed library was compiled with that decide how its files read, from
-    what its compiled files record:
+    """The options an installed library is opened with, beside its load path and its files'
+    ``-noinit`` (:meth:`CoqProject.noinit`, read per file):
 
-    * ``-noinit`` when they were compiled without the stdlib's Prelude (HoTT, UniMath define their
-      own foundations, and the Prelude's notations clash with theirs): coqc without ``-noinit``
-      makes the Prelude a dependency of every file, so a root file of the library (the one with
-      the fewest ``Require``s) that coqtop ``-noinit`` loads without the Prelude was compiled
-      without it; so was one that imports under ``-noinit`` only (Equations' HoTT part loads the
-      Prelude through a shared file, but never imports its notations), asked of the root file
-      and of the file with the most ``Require``s;
-    * ``-type-in-type`` and ``-impredicative-set`` (UniMath's universes are unchecked): coqchk's
-      summary names the constants that rely on the one and the theory the other makes, here for
-      the file with the most ``Require``s, which loads most of the library.
+    * ``-w -all``: no warnings. The library's own warnings are not its user's business, and some
+      are errors under the flags it was compiled with (a deprecation that its build allowed);
+    * ``-type-in-type`` and ``-impredicative-set`` where it was compiled with them (UniMath's
+      universes are unchecked): coqchk's summary names the constants that rely on the one and
+      the theory the other makes, here for the file with the most ``Require``s, which loads most
+      of the library.
     """
     root = user_contrib().joinpath(*name.split("."))
     sources = sorted((p.read_text(errors="replace").count("Require"), p.as_posix(), p) for p in root.rglob("*.v")
                      if p.with_suffix(".vo").is_file())
     if not sources:
-        return ()
+        return LIBRARY_WARNINGS
     flags = [a for lp in library_load_paths(name) for a in lp.args(root)]
-
-    def module(path: Path) -> str:
-        return ".".join([*name.split("."), *path.relative_to(root).with_suffix("").parts])
-
+    module = ".".join([*name.split("."), *sources[-1][2].relative_to(root).with_suffix("").parts])
     with sandbox_dir("probe") as where:
-        def coqtop(*options: str, script: str) -> str:
-            done = subprocess.run(["coqtop", "-q", *options, *flags], input=script, capture_output=True, text=True,
-                                  cwd=where, env=sandbox_env(where), timeout=600)
-            return done.stdout + done.stderr
-
-        first, last = module(sources[0][2]), module(sources[-1][2])
-        loaded = coqtop("-noinit", script=f"Require {first}.\nPrint Libraries.\n").partition("Loaded library files:")[2]
-        clashes = any("Error" in coqtop(script=f"Require Import {m}.\n") and "Error" not in coqtop(
-            "-noinit", script=f"Require Import {m}.\n") for m in dict.fromkeys((first, last)))
-        checked = subprocess.run(["coqchk", "-o", "-norec", module(sources[-1][2]), *flags], capture_output=True,
+        checked = subprocess.run(["coqchk", "-o", "-norec", module, *flags], capture_output=True,
                                  text=True, cwd=where, env=sandbox_env(where), timeout=600)
     summary = checked.stdout + checked.stderr  # coqchk prints its summary on stderr
     unchecked = re.search(r"relying on type-in-type:\s*(\S+)", summary)
-    return tuple(flag for flag, found in (
-        ("-noinit", clashes or (bool(loaded) and "Coq.Init.Prelude" not in loaded)),
+    return LIBRARY_WARNINGS + tuple(flag for flag, found in (
         ("-type-in-type", unchecked is not None and unchecked.group(1) != "<none>"),
         ("-impredicative-set", "Set is impredicative" in summary)) if found)
 
 
+#: the warnings an installed library is opened with: none (see :func:`library_options`)
+LIBRARY_WARNINGS = ("-w", "-all")
 _IDENT_PATH = re.compile(r"[A-Za-z_][\w']*(\.[A-Za-z_][\w']*)*")
 
 

@@ -70,6 +70,10 @@ class SourceFile:
     unresolved_requires: list[str] = field(default_factory=list)
     tactic_names: list[str] = field(default_factory=list)  # Ltac, Tactic Notation and hint database names
     admitted: list[TheoremEntry] = field(default_factory=list)  # lemmas ended by Admitted: open targets
+    # the offset of the first sentence that loads a file which is not installed (Load, Elpi
+    # Accumulate File, Extra Dependency): nothing from there on can be replayed; None when all can
+    stops_at: int | None = None
+    missing_loads: list[str] = field(default_factory=list)  # "file (path:line)" of each such load
 
 
 @dataclass(frozen=True)

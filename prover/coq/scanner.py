@@ -10,12 +10,13 @@ stdlib files it loads and its premises can come from them.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import hashlib
 import re
 from pathlib import Path
 
-from .install import stdlib_root
+from .install import coq_version, stdlib_root, user_contrib
 from .project import STDLIB_PREFIX, CoqProject, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry
 from .sentences import LineIndex, Sentence, mask_comments, split_sentences
@@ -87,6 +88,12 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
         s = sents[i]
         code = s.code
         i += 1
+        missing = missing_load(code, project)
+        if missing is not None:
+            sf.missing_loads.append(f"{missing} ({path}:{lines.position(s.start)[0]})")
+            if sf.stops_at is None:
+                sf.stops_at = s.start
+            continue
         m = REQUIRE.match(code)
         if m:
             for name in m.group("mods").split():
@@ -162,6 +169,60 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
     sf.imports = [modules[r] if r in modules else outside[r] for r in sf.requires]
     sf.imports[:0] = [p for p in project.implicit_imports(path) if p not in sf.imports]
     return sf
+
+
+_ATTRS = r"(?P<attrs>(?:#\[[^\]]*\]\s*)*)"
+_LOAD = re.compile(_ATTRS + r"Load\s+(?:Verbose\s+)?(?:\"(?P<string>[^\"]+)\"|(?P<ident>[\w'.]+))\s*\.$")
+_ACCUMULATE = re.compile(_ATTRS + r"Elpi\s+(?:Accumulate\s+(?:Db\s+[\w'.]+\s+)?File|Checker|Template\s+\w+)\s+(?P<files>.*)\.$",
+                         re.S)
+_EXTRA_DEPENDENCY = re.compile(_ATTRS + r"(?:From\s+[\w'.]+\s+)?Extra\s+Dependency\s+\"(?P<string>[^\"]+)\"")
+_ELPI_VERSION = re.compile(r"\b(?P<which>only|skip)\s*=\s*\"(?P<pattern>[^\"]*)\"")
+
+
+def missing_load(code: str, project: CoqProject) -> str | None:
+    """The file a sentence loads from outside Coq's compiled libraries, when no such file is
+    installed; None for any other sentence.
+
+    ``Load "f"`` runs ``f.v``; ``Elpi Accumulate File "f.elpi"``, ``Elpi Checker``, ``Elpi
+    Template`` and ``Extra Dependency "f"`` read ``f``; each is looked up in the load path when
+    the sentence runs (``coq://Lib/f``: in the directory of ``Lib``). A compiled library does
+    not need them, but replaying its file does, and some Debian packages install the ``.v`` and
+    ``.vo`` without them (CoRN's ``Transparent_algebra.v``, Hierarchy-Builder's ``.elpi``
+    files). coq-elpi's ``#[only="8.15.*"]``/``#[skip=...]`` attributes are honoured: a
+    sentence the installed Coq skips loads nothing.
+    """
+    found = _LOAD.match(code) or _EXTRA_DEPENDENCY.match(code)
+    names: list[str] = []
+    if found:
+        name = found.group("string") or found.group("ident")
+        names = [name if name.endswith(".v") or found.re is _EXTRA_DEPENDENCY else name + ".v"]
+    else:
+        found = _ACCUMULATE.match(code)
+        if found:
+            # an identifier names an Extra Dependency; coq://Lib.Dir/f is the file f of that logical directory
+            names = [re.sub(r"^coq://([^/]+)/", lambda m: m.group(1).replace(".", "/") + "/", n)
+                     for n in re.findall(r'"([^"]+)"', found.group("files"))]
+    if not found:
+        return None
+    for attr in _ELPI_VERSION.finditer(found.group("attrs")):
+        if fnmatch.fnmatch(coq_version(), attr.group("pattern")) != (attr.group("which") == "only"):
+            return None
+    roots = tuple(sorted({(project.root / lp.path).resolve() for lp in project.load_paths}
+                         | {stdlib_root(), user_contrib()}))
+    return next((n for n in names if not _installed(n, roots)), None)
+
+
+def _installed(name: str, roots: tuple[Path, ...]) -> bool:
+    """Whether a file ``name`` (a path relative to some load-path directory) lies under ``roots``."""
+    if Path(name).is_absolute():
+        return Path(name).is_file()
+    return any((root / name).is_file() or any(f == name or f.endswith("/" + name) for f in _files_named(root, Path(name).name))
+               for root in roots)
+
+
+@functools.lru_cache(maxsize=256)
+def _files_named(root: Path, basename: str) -> tuple[str, ...]:
+    return tuple(p.relative_to(root).as_posix() for p in root.rglob(basename) if p.is_file())
 
 
 _TYPE_KEYWORDS = ("Inductive", "CoInductive", "Variant", "Record", "Structure", "Class")

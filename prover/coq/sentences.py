@@ -89,8 +89,15 @@ class LineIndex:
 
 _WS = " \t\r\n\f"  # skipped between sentences
 _END_BLANK = " \t\r\n"  # what may follow a terminating dot (Coq's lexer: blank_or_eof)
-_BODY_TOKEN = re.compile(r'\(\*|"|\.')
+#: the start of a quotation (``lp:{{``, coq-elpi's): an identifier, a colon and two or more
+#: braces; it runs to the matching run of as many closing braces (runs of as many opening ones
+#: nest), and nothing inside it (a dot, a quote, ``(*``) means anything to Coq's lexer (checked
+#: with coqtop 8.16: ``x:{{{ a }} b }}}`` and ``x:{{ a {{ b }} c }}`` are one token each;
+#: ``x:((`` and ``x:[[`` start no quotation)
+_QUOTATION = r"(?<![\w'])[^\W\d][\w']*:\{\{+"
+_BODY_TOKEN = re.compile(r'\(\*|"|\.|' + _QUOTATION)
 _COMMENT_TOKEN = re.compile(r'\(\*|\*\)|"')
+_OUTER_TOKEN = re.compile(r'\(\*|\*\)|"|' + _QUOTATION)
 _NATURAL = r"(?:0[xX][0-9a-fA-F][0-9a-fA-F_]*|[0-9][0-9_]*)"
 _RANGE = rf"{_NATURAL}(?:\s*-\s*{_NATURAL})?"
 # Coq 8.16's toplevel_selector (plugins/ltac/g_ltac.mlg), without its ":" (":=" is not a selector)
@@ -132,6 +139,18 @@ def _skip_comment(text: str, pos: int, source: str) -> int:
     return pos
 
 
+def _skip_quotation(text: str, m: re.Match, source: str) -> int:
+    """``m`` matched the start of a quotation (:data:`_QUOTATION`); returns the offset just after
+    its closing braces."""
+    braces = len(m.group()) - len(m.group().rstrip("{"))
+    depth = 1
+    for d in re.finditer("{" * braces + "|" + "}" * braces, text[m.end():]):  # nested ones count
+        depth += 1 if d.group()[0] == "{" else -1
+        if depth == 0:
+            return m.end() + d.end()
+    raise SentenceSplitError(source, *LineIndex(text).position(m.start()), "unterminated quotation")
+
+
 def _skip_blanks(text: str, pos: int, source: str) -> int:
     """Skips whitespace and comments; returns the offset of the next code character (or the end)."""
     n = len(text)
@@ -151,11 +170,13 @@ def _comment_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     pos = 0
     while True:
-        m = _COMMENT_TOKEN.search(text, pos)
+        m = _OUTER_TOKEN.search(text, pos)
         if m is None:
             return spans
         if m.group() == '"':
             pos = _skip_string(text, m.end(), "<string>")
+        elif m.group().endswith("{"):
+            pos = _skip_quotation(text, m, "<string>")
         elif m.group() == "(*":
             pos = _skip_comment(text, m.end(), "<string>")
             spans.append((m.start(), pos))
@@ -222,6 +243,8 @@ def _sentence_end(text: str, pos: int, source: str) -> int:
             pos = _skip_comment(text, m.end(), source)
         elif tok == '"':
             pos = _skip_string(text, m.end(), source)
+        elif tok.endswith("{"):
+            pos = _skip_quotation(text, m, source)
         else:
             dot = m.start()
             run_end = dot
@@ -234,6 +257,24 @@ def _sentence_end(text: str, pos: int, source: str) -> int:
                     raise SentenceSplitError(source, *LineIndex(text).position(dot),
                                              f"a run of {run_end - dot} dots (Coq ends a sentence inside it)")
             pos = run_end
+
+
+def one_line(sentence: str) -> str:
+    """``sentence`` with its line breaks turned into spaces, as the coqtop driver sends it,
+    except inside quotations: elpi's comments run to the end of their line (``% ...``), so
+    there a line break is part of the code."""
+    out, pos = [], 0
+    for m in _OUTER_TOKEN.finditer(sentence):
+        if m.start() < pos or not m.group().endswith("{"):
+            continue
+        try:
+            end = _skip_quotation(sentence, m, "<sentence>")
+        except SentenceSplitError:
+            break  # an unterminated quotation is coqtop's to refuse
+        out.append(sentence[pos:m.start()].replace("\n", " ") + sentence[m.start():end])
+        pos = end
+    out.append(sentence[pos:].replace("\n", " "))
+    return "".join(out)
 
 
 def normalise(text: str, source: str = "<string>") -> str:

@@ -121,8 +121,13 @@ class _Replayer:
             coq.kill()
 
     def _replay(self, coq: Coqtop) -> list[dict]:
-        theorems = {t.offset: t for t in self.file.theorems}
-        spans = self.file.sentences
+        # a file that loads a file which is not installed is replayed up to that sentence only
+        stop = self.file.stops_at
+        theorems = {t.offset: t for t in self.file.theorems if stop is None or t.offset < stop}
+        spans = [s for s in self.file.sentences if stop is None or s[0] < stop]
+        if stop is not None:
+            self.skipped.append(f"{self.where(stop)}: the rest of the file is not replayed: it loads "
+                                f"{self.file.missing_loads[0]}, which is not installed")
         records: list[dict] = []
         pending: list[tuple[int, int]] = []  # sentences outside traced proofs, sent in one batch
         i = 0

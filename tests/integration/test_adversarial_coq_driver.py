@@ -209,11 +209,24 @@ def test_sentence_that_swallows_the_sync_mark_kills_coqtop(coqtop):
     """
     coqtop.interrupt_grace = 1.0
     coqtop.send("Lemma t : True.")
-    with pytest.raises(CoqtopDied, match="sync mark|not exactly one sentence"):
+    with pytest.raises(CoqtopDied, match="sync mark|not exactly one sentence|swallowed the rest"):
         coqtop.send('idtac "open string.', timeout=1.0)
     assert not coqtop.alive
     coqtop.start()
     assert coqtop.send("Lemma t : True.").ok
+
+
+@pytest.mark.timeout(60)
+def test_a_batch_whose_first_sentence_swallows_the_rest_is_cut_off_at_its_first_watchdog(coqtop):
+    """A sentence that leaves a string open takes the rest of a long batch, the sync mark too, and
+    coqtop then waits for input. Fails if the driver interrupts it and waits out one watchdog per
+    reply still expected (coqtop answers SIGINT and reads on: 30 sentences x 2 s here, hours for
+    a file's replay), instead of seeing that coqtop sits idle and killing it at the first."""
+    started = time.monotonic()
+    with pytest.raises(CoqtopDied, match="waited 2.0s for input that was all sent"):
+        coqtop.send_all(['Check "open string.'] + [f"Check {n}." for n in range(30)], timeout=2.0)
+    assert time.monotonic() - started < 15
+    assert not coqtop.alive
 
 
 # -- huge input and output ---------------------------------------------------------------------
