@@ -17,6 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
+import psutil
 import pytest
 
 pytestmark = [pytest.mark.coq, pytest.mark.slow]
@@ -26,6 +27,18 @@ FILES = ["Bool/DecBool.v", "Wellfounded/Inclusion.v", "Relations/Relations.v"]
 ANNOUNCED = re.compile(r"kNN and proof retrieval, part of the default prover, learn from the traced Coq stdlib: tracing "
                        r"its (\d+) files? not traced yet into (\S+), once, on (\d+) workers? "
                        r"\(Ctrl-C stops it; the next run goes on from there\)")
+
+
+def coqtops_under(pid: int) -> list[psutil.Process]:
+    """The coqtop processes descending from ``pid`` now (those that end while being listed left out)."""
+    found = []
+    for child in psutil.Process(pid).children(recursive=True):
+        try:
+            if child.name() == "coqtop":
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found
 
 
 def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(private_cache):
@@ -71,7 +84,8 @@ def test_ctrl_c_in_the_demos_first_trace_exits_130_with_one_line_and_the_next_ru
     """``dojo-prover demo`` on a fresh cache traces the stdlib first; Ctrl-C (SIGINT to the whole
     process group, as a terminal sends it) once two files are traced. Fails unless it exits 130
     after one line saying how far it got, that count is what is on disk for the next run, and
-    neither the driver nor its pool workers print a traceback or a warning."""
+    neither the driver nor its pool workers print a traceback or a warning, or if a coqtop of the
+    trace outlives the demo."""
     from prover.coq.tracer import traced_data_dir, untraced_files
 
     total = len(untraced_files())
@@ -83,6 +97,7 @@ def test_ctrl_c_in_the_demos_first_trace_exits_130_with_one_line_and_the_next_ru
         while len(list((traced_data_dir() / "files").rglob("*.json"))) < 2:
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
             time.sleep(0.5)
+        coqtops = coqtops_under(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     finally:
@@ -96,3 +111,4 @@ def test_ctrl_c_in_the_demos_first_trace_exits_130_with_one_line_and_the_next_ru
     assert done and int(done.group(1)) >= 2 and int(done.group(1)) + int(done.group(2)) == total, interrupted
     assert len(untraced_files()) == int(done.group(2))
     assert not re.search(r"Traceback|KeyboardInterrupt|[Ww]arning", err), err[-3000:]
+    assert psutil.wait_procs(coqtops, timeout=10)[1] == []  # the workers' coqtops end with them

@@ -171,9 +171,9 @@ def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
     assert "dojo-prover trace --env coq --project " in str(warned[1].message)
     assert ensure_traced(out_dir=None, progress=False, project=project).failed == []
     with pytest.warns(RuntimeWarning, match="^the Coq stdlib is not traced here"):
-        traces = with_defaults(config, index.theorems()).generator.options["traces"]
-    assert traces == [str(traced_data_dir(project))]
-    generator = build_generator(with_defaults(config, index.theorems()).generator)
+        completed = with_defaults(config, index.theorems())
+    assert completed.generator.options["traces"] == [str(traced_data_dir(project))]
+    generator = build_generator(completed.generator)
 
     def proposed(name: str, goal: str) -> list[str]:
         return [" ".join(t.split()) for t, _ in generator.generate(TacticState(f"⊢ {goal}", 0), index.theorem(name), 64)]
