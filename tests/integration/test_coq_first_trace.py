@@ -8,6 +8,7 @@ which starts the demo as a user does on a fresh machine and stops it once two fi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import signal
@@ -44,7 +45,8 @@ def coqtops_under(pid: int) -> list[psutil.Process]:
 def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(private_cache):
     """Fails if the first use traces files already traced, traces anywhere but the directory
     ``trace`` writes under ``$DOJO_PROVER_CACHE``, says nothing (or more than one line) before a
-    trace, says anything when nothing is missing, or if the default prover's traces are not
+    trace, says anything when nothing is missing, replays a file whose trace failed (``trace``
+    does that, the first use does not), or if the default prover's traces are not
     switched on once the trace exists (one warning before it, none after)."""
     from prover.coq.env import CoqEnvironment
     from prover.coq.first_trace import trace_untraced
@@ -67,14 +69,17 @@ def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(pri
     assert len(said) == 1 and ANNOUNCED.fullmatch(said[0]).groups()[::2] == ("2", "2"), said
     assert untraced_files(FILES) == []
 
+    # a file whose trace failed is not replayed on every first use (`trace` tries it again, below)
+    cached = traced_data_dir() / "files" / f"{FILES[0]}.json"
+    cached.write_text(json.dumps({**json.loads(cached.read_text()), "error": f"{FILES[0]}:1:1: failed"}))
     said.clear()  # nothing missing: nothing traced, nothing said
     assert trace_untraced(2, said.append, files=FILES) == 0 and said == []
 
-    lines: list[str] = []  # `trace` finds every file traced, in its own default directory
+    lines: list[str] = []  # `trace` finds the other files traced, in its own default directory
     args = argparse.Namespace(files=FILES, workers=1, rebuild_index=False, project=None, flags=None, out=None)
     assert TRACER.run(args, lines.append) == 0
     assert lines[:2] == [f"traced data in {traced_data_dir()}",
-                         f"files: {len(FILES)} requested, 0 traced now, 0 failed (all traced so far in the directory below)"]
+                         f"files: {len(FILES)} requested, 1 traced now, 0 failed (all traced so far in the directory below)"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert CoqEnvironment.default_traces() is None  # the stdlib's own default: the traced directory
