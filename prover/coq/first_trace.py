@@ -2,8 +2,8 @@
 
 The default Coq prover (:mod:`prover.coq.default_generator`) proposes tactics by online kNN and
 proof retrieval over the traced stdlib. Without the trace it runs with those members left out
-and proves far less (on the demo's lemmas, 5 of 16 against 12 of 16), so the figures a user is
-shown would describe a prover they do not get. :func:`trace_untraced` (the Coq backend's
+and proves far less (on the demo's lemmas, under half of what ``benchmarks/results/demo.md``
+shows), so the figures a user is shown would describe a prover they do not get. :func:`trace_untraced` (the Coq backend's
 ``Feature.DEFAULT_TRACE``) closes that gap where the default is first used: it traces whatever
 files of the stdlib have no trace yet, into the same directory ``dojo-prover trace --env coq``
 writes (:func:`prover.coq.tracer.traced_data_dir`, under ``$DOJO_PROVER_CACHE`` or
