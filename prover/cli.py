@@ -7,8 +7,8 @@ Bad input is caught here, once: a :class:`search_tree.errors.UserError` (every e
 that reports bad input or an unknown name derives from it) or a missing file is printed as one line
 ``dojo-prover CMD: error: ...`` and the exit status is 2 (argparse's own status for bad arguments).
 Anything else is a bug and keeps its traceback. Warnings (a torn last line of a run's results, a
-corrupt line ``report`` skips) are shown one line each, likewise. Both quote untrusted input, so their
-control characters are shown as escapes (:func:`prover.views.safe_text.printable`).
+corrupt line ``report`` skips) are shown one line each, likewise, above any progress bar. Both quote
+untrusted input, so their control characters are shown as escapes (:func:`prover.views.safe_text.printable`).
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     prefix = f"dojo-prover {args.command}"
     with warnings.catch_warnings():  # restores the default display when the command returns
-        warnings.showwarning = lambda message, *_, **__: print(
-            f"{prefix}: warning: {printable(one_line(message), keep='')}", file=sys.stderr)
+        warnings.showwarning = lambda message, *_, **__: _show(
+            f"{prefix}: warning: {printable(one_line(message), keep='')}")
         try:
             return int(args._run(args) or 0)
         except Exception as exc:
@@ -79,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             print(f"{prefix}: error: {printable(one_line(exc), keep='')}", file=sys.stderr)
             return 2
+
+
+def _show(line: str) -> None:
+    """Print ``line`` on stderr above any progress bar on the screen, which stays whole below it."""
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,13 @@ searches each with the backend's default prover (``Feature.PRESET``) on ``--work
 engine of ``eval``, :class:`prover.run.distributed.DistributedProver`), prints each proof as it is
 found, re-checked by the backend's checker, and then runs the backend's comparison baseline
 (``Feature.COMPARISON``, if it has one) on the same lemmas with the same limit and workers, so
-that its count is printed beside the default's (``--no-hammer`` leaves it out). For Coq: the
-stdlib, the default Coq prover (``prover.coq.default_generator``: cheap automation and decision
-procedures, online kNN and proof retrieval when the library is traced, CoqHammer's tactics,
-``hammer`` once), proofs re-checked by coqc and coqchk, and CoqHammer's ``hammer`` alone beside
-it: the comparison a Coq user makes.
+that its count is printed beside the default's (``--no-hammer`` leaves it out). First, what the
+default prover learns from is built if it is missing (``Feature.DEFAULT_TRACE``; ``--no-trace``
+skips it), so that a fresh machine runs the prover the README's figures describe. For Coq: the
+stdlib, traced on first use (:mod:`prover.coq.first_trace`), the default Coq prover
+(``prover.coq.default_generator``: cheap automation and decision procedures, online kNN and proof
+retrieval over the traced library, CoqHammer's tactics, ``hammer`` once), proofs re-checked by
+coqc and coqchk, and CoqHammer's ``hammer`` alone beside it: the comparison a Coq user makes.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from prover.commands.eval import add_ray_address_argument
 from prover.backend import Backend, Feature
 from prover.backends import names, require
 from prover.defaults import DEMO, add_limit_flags
+from prover.views.safe_text import printable
 from search_tree.errors import UserError
 
 
@@ -41,6 +44,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-hammer", action="store_true",
                         help="leave out the run of the backend's comparison baseline (coq: hammer alone) on the same lemmas")
     parser.add_argument("--split", choices=["train", "val", "test"], default="test", help="the split (default: test)")
+    parser.add_argument("--no-trace", action="store_true",
+                        help="do not build what the default prover learns from when it is missing (coq: the stdlib's "
+                             "trace, about 10 minutes on two cores, once); the prover then runs without it")
     add_ray_address_argument(parser)
     add_results_flag(parser)  # `--write-results demo` writes the README's figures, benchmarks/results/demo.md
 
@@ -54,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
 
     if min(args.limit, args.workers) < 1 or min(args.timeout, args.tactic_timeout, args.hammer_timeout) <= 0:
         raise UserError("--limit, --workers, --timeout, --tactic-timeout and --hammer-timeout must be positive")
+    if not args.no_trace and backend.provides(Feature.DEFAULT_TRACE):
+        try:
+            backend.load(Feature.DEFAULT_TRACE)(args.workers, lambda line: print(printable(line), flush=True))
+        except KeyboardInterrupt:  # it said how far it got; what it traced stays for the next run
+            return 130
     started = time.monotonic()
     short = short_theorems(args.split, args.max_proof_sentences)
     theorems = stable_sample(short, args.limit)
@@ -80,7 +91,6 @@ def _prove(backend: Backend, config, theorems: list, workers: int, what: str, sh
     ``ray_address``, if any); with ``show``, each proof is printed as it is found."""
     from tqdm import tqdm
 
-    from prover.views.safe_text import printable
     from prover.run.distributed import DistributedProver, Task
     from search_tree import Status
 

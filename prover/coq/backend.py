@@ -44,5 +44,6 @@ BACKEND = Backend(
         Feature.TRACE: "prover.coq.trace_command:TRACER",
         Feature.DEMO_THEOREMS: "prover.coq.split:short_theorems",
         Feature.COMPARISON: "prover.coq.presets:hammer_alone",
+        Feature.DEFAULT_TRACE: "prover.coq.first_trace:trace_untraced",
     },
 )

@@ -16,6 +16,7 @@ context manager) to kill them.
 from __future__ import annotations
 
 import json
+import logging
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -37,6 +38,8 @@ from .worker import Worker
 
 if TYPE_CHECKING:
     from .project import CoqProject
+
+_log = logging.getLogger(__name__)
 
 
 class CoqEnvironment(Environment):
@@ -128,19 +131,27 @@ class CoqEnvironment(Environment):
         """The traced proofs a learned generator given none learns from (kNN, proof retrieval):
         None (the stdlib's, its own default) for the stdlib; for a project (:func:`run_project`),
         the stdlib's and, once ``dojo-prover trace --project`` has run, the project's own, because
-        a project's earlier proofs are the ones most like its next (Tactician learns from them)."""
+        a project's earlier proofs are the ones most like its next (Tactician learns from them).
+        What is not traced is left out with one warning here, in the process that sets up the run,
+        rather than one from each worker that builds the generator."""
+        from .default_generator import trace_files
         from .tracer import traced_data_dir
 
         project = run_project(options or {}, theorems)
+        stdlib = [str(traced_data_dir())] if trace_files(traced_data_dir()) else []
+        if not stdlib:
+            warnings.warn("the Coq stdlib is not traced here, so kNN and proof retrieval are left out of the "
+                          "default prover; run `dojo-prover trace --env coq` once to enable them",
+                          RuntimeWarning, stacklevel=2)
         if project.is_stdlib:
-            return None
+            return None if stdlib else []
         own = traced_data_dir(project)
         if not (own / "corpus.jsonl").exists():
             warnings.warn(f"Coq project {project.name} is not traced, so kNN and proof retrieval learn from the "
                           f"stdlib's proofs only; run `dojo-prover trace --env coq --project {project.ref()['spec']}` "
                           "once to learn from its own", RuntimeWarning, stacklevel=2)
-            return None
-        return [str(traced_data_dir()), str(own)]
+            return None if stdlib else []
+        return [*stdlib, str(own)]
 
     @staticmethod
     def run_notes(options: dict) -> dict:
@@ -232,9 +243,20 @@ class CoqEnvironment(Environment):
         except ValueError:  # rejected without the additions too: the statement's own fault
             self._bare.discard(key)
             raise
-        warnings.warn(f"{theorem.full_name}: coqtop rejects its statement after the context additions {dropped}; "
-                      "opened without them", RuntimeWarning, stacklevel=4)
+        message = f"{theorem.full_name}: coqtop rejects its statement after the context additions {dropped}; opened without them"
+        if self._installed(theorem):  # a fact about a library the user did not write, not about their input
+            _log.info(message)
+        else:
+            warnings.warn(message, RuntimeWarning, stacklevel=4)
         return started
+
+    def _installed(self, theorem: Theorem) -> bool:
+        """Whether ``theorem`` comes from the stdlib or an installed library (not a project of the
+        user's, nor a statement they gave)."""
+        from .project import load_project_ref
+
+        fields = CoqFields.of(theorem)
+        return fields.prelude is None and load_project_ref(fields.project).kind != "project"
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))

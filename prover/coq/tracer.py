@@ -30,8 +30,12 @@ import json
 import multiprocessing
 import re
 import resource
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -322,6 +326,36 @@ class TraceSummary:
         return [f"failed: {e}" for e in self.failed] + [f"theorem skipped: {r}" for r in self.skipped]
 
 
+def untraced_files(files: list[str] | None = None, out_dir: Path | None = None,
+                   project: CoqProject | None = None) -> list[str]:
+    """The ``files`` of ``project`` (default: the stdlib; all by default) that have no current trace
+    in ``out_dir`` (default :func:`traced_data_dir`): never traced, or traced from another source
+    or trace format. A file whose last trace failed counts as traced, so that a caller tracing only
+    what is missing (the first run of the default prover) does not replay a broken file each time;
+    ``trace`` itself tries those again."""
+    project = project or stdlib_project()
+    out_dir = out_dir or traced_data_dir(project)
+    index = project_index(project, progress=False)
+    files = list(index.files) if files is None else [index.file(p).path for p in files]
+    return [p for p in files if p not in index.failed and _load_cached(out_dir, index, p) is None]
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while worker processes start: they inherit it (CPython then installs no
+    KeyboardInterrupt handler), so Ctrl-C at a terminal, which signals the whole process group,
+    stops the driver alone, quietly, and the driver's pool terminates them. A no-op off the main
+    thread, where signal handlers cannot be set."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def ensure_traced(
     files: list[str] | None = None,
     out_dir: Path | None = None,
@@ -349,32 +383,30 @@ def ensure_traced(
             and ((c := _load_cached(out_dir, index, p)) is None or c["error"])]
     steps_now, seconds_now, cpu_now = 0, 0.0, 0.0
     if todo:
-        bar = None
-        if progress:
-            from tqdm import tqdm
+        from tqdm import tqdm
 
-            bar = tqdm(total=len(todo), desc=f"tracing {project.name}", unit="file", file=sys.stderr)
-        if workers > 1:
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(workers, initializer=_worker_init,
-                          initargs=(str(out_dir), None if project.is_stdlib else project.ref())) as pool:
-                results = pool.imap_unordered(_worker_trace, todo)
-                for _, steps, seconds, cpu, _error in results:
-                    steps_now, seconds_now, cpu_now = steps_now + steps, seconds_now + seconds, cpu_now + cpu
-                    if bar:
+        # closed on Ctrl-C too, so that the line printed next starts on a line of its own
+        with tqdm(total=len(todo), desc=f"tracing {project.name}", unit="file", file=sys.stderr,
+                  disable=not progress) as bar:
+            if workers > 1:
+                ctx = multiprocessing.get_context("spawn")
+                with _sigint_ignored():
+                    pool = ctx.Pool(workers, initializer=_worker_init,
+                                    initargs=(str(out_dir), None if project.is_stdlib else project.ref()))
+                with pool:
+                    results = pool.imap_unordered(_worker_trace, todo)
+                    for _, steps, seconds, cpu, _error in results:
+                        steps_now, seconds_now, cpu_now = steps_now + steps, seconds_now + seconds, cpu_now + cpu
                         bar.update()
                         bar.set_postfix(steps_per_cpu_s=f"{steps_now / max(cpu_now, 1e-9):.0f}")
-        else:
-            global _worker_state
-            _worker_state = (index, PremiseResolver(index), out_dir)
-            for p in todo:
-                _, steps, seconds, cpu, _error = _worker_trace(p)
-                steps_now, seconds_now, cpu_now = steps_now + steps, seconds_now + seconds, cpu_now + cpu
-                if bar:
+            else:
+                global _worker_state
+                _worker_state = (index, PremiseResolver(index), out_dir)
+                for p in todo:
+                    _, steps, seconds, cpu, _error = _worker_trace(p)
+                    steps_now, seconds_now, cpu_now = steps_now + steps, seconds_now + seconds, cpu_now + cpu
                     bar.update()
                     bar.set_postfix(steps_per_cpu_s=f"{steps_now / max(cpu_now, 1e-9):.0f}")
-        if bar:
-            bar.close()
     return _write_splits(index, out_dir, files, len(todo), num_premises, steps_now, seconds_now, cpu_now)
 
 

@@ -25,6 +25,7 @@ code through Ray's runtime environment and only return results: the caller alone
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import random
 import re
@@ -404,8 +405,7 @@ class DistributedProver:
         if self.ray_address and not joined:
             check_reachable(self.ray_address)
         if not self.ray_address:
-            # A local cluster should talk over loopback only; Ray reads this before its first import.
-            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+            _private_ray_settings()
         import ray
 
         from prover.run.nodes import job_runtime_env
@@ -415,6 +415,7 @@ class DistributedProver:
             # the code is shipped to a cluster's nodes; a private instance's workers share this
             # machine's files and import it from the driver's import root (no upload, no log lines)
             ray.init(address=self.ray_address or "local", include_dashboard=False, log_to_driver=True,
+                     logging_level=logging.WARNING,  # not "Started a local Ray instance." on every run
                      runtime_env=job_runtime_env(outside_modules(self.config)) if self.ray_address else None,
                      num_cpus=None if self.ray_address else max(os.cpu_count() or 1,
                                                                  int(self.num_workers * self.cpus_per_worker)))
@@ -511,13 +512,13 @@ class DistributedProver:
         return StopReason(StopKind.WORKER_DIED, _first_line(exc))
 
     def _iter_ray(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        import ray
-        from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
-
         pending: deque[tuple[int, Task]] = deque(enumerate(tasks))
         if not pending:
             return
-        self._start_ray()
+        self._start_ray()  # first: it sets what Ray reads when first imported
+        import ray
+        from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
+
         reasons: dict[int, list[StopReason]] = {}
         idle = [slot for slot, actor in enumerate(self._actors) if actor is not None]
         inflight = self._in_flight
@@ -576,6 +577,17 @@ class DistributedProver:
             if now - started > self.task_timeout and slot not in self._overdue:
                 self._overdue.add(slot)
                 ray.kill(self._actors[slot])
+
+
+def _private_ray_settings() -> None:
+    """Set, unless the user has, what a private local Ray reads from the environment when it is
+    first imported: loopback only, and token authentication, which Ray 2.60 turns on by itself for
+    a new local instance but then announces in a warning on every run (a line about nothing the
+    user gave). The mode is left alone once Ray is imported: Ray has read it then, and the
+    instance's processes would start with another mode than this one's."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if "ray" not in sys.modules:
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
 
 
 def _root_cause(exc: BaseException) -> str:

@@ -164,12 +164,16 @@ def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
     index = load_index(project, progress=False)
     config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first"),
                           ComponentSpec("coq_default", {"hammer": False}), ComponentSpec("bm25"))
-    with pytest.warns(RuntimeWarning, match=r"is not traced.*dojo-prover trace --env coq --project "):
-        assert with_defaults(config, index.theorems()).generator.options["traces"] is None
+    with pytest.warns(RuntimeWarning) as warned:  # neither this cache's stdlib nor the project is traced
+        assert with_defaults(config, index.theorems()).generator.options["traces"] == []
+    assert [str(w.message).split(",")[0] for w in warned] == [
+        "the Coq stdlib is not traced here", f"Coq project {project.name} is not traced"]
+    assert "dojo-prover trace --env coq --project " in str(warned[1].message)
     assert ensure_traced(out_dir=None, progress=False, project=project).failed == []
-    traces = with_defaults(config, index.theorems()).generator.options["traces"]
-    assert traces == [str(traced_data_dir()), str(traced_data_dir(project))]
-    generator = build_generator(with_defaults(config, index.theorems()).generator)
+    with pytest.warns(RuntimeWarning, match="^the Coq stdlib is not traced here"):
+        completed = with_defaults(config, index.theorems())
+    assert completed.generator.options["traces"] == [str(traced_data_dir(project))]
+    generator = build_generator(completed.generator)
 
     def proposed(name: str, goal: str) -> list[str]:
         return [" ".join(t.split()) for t, _ in generator.generate(TacticState(f"⊢ {goal}", 0), index.theorem(name), 64)]
