@@ -2,6 +2,7 @@
 
     python benchmarks/coq_vs_hammer.py [--limit 200] [--timeout 60] [--workers 2] [--out DIR] [--write-results]
     python benchmarks/coq_vs_hammer.py --benchmark coq-lib:AAC_tactics --only hammer default ...
+    python benchmarks/coq_vs_hammer.py --given-back 20 --only default hammer --timeout 20 --workers 1
 
 On a stable sample (:func:`prover.benchmarks.registry.stable_sample`) of the Coq stdlib's test split
 (or of any Coq benchmark, ``--benchmark``: a project, an installed library, a JSONL listing),
@@ -23,12 +24,14 @@ larger ``--limit`` is a new directory; its ``config.json`` may say ``carried_ove
 seeded with a finished smaller sample's results, which the stable sample contains, and the
 report then says so). Prints
 each pass rate, the union and the overlaps of ``default`` with each other system, the median time
-to proof, and how many theorems the leak guard withholds CoqHammer from (:func:`prover.coq.additions.guarded`:
-those whose module CoqHammer's imports load; ``hammer`` and ``sauto`` cannot prove them here). So
-that the guard cannot flatter the default, the default is also compared with ``hammer`` on the
-theorems the guard leaves alone.
-Every proof is verified by coqc as the search reports it; ``hammer`` proofs are rewritten to
-their reconstruction tactics first, so the check needs no ATP.
+to proof, and the leak check's two numbers: how many theorems it gives back to CoqHammer
+(:func:`prover.coq.additions.reopened`: those whose module CoqHammer's imports load, which are
+reopened under another module path, :mod:`prover.coq.reopened`) and how many proofs of each
+system it refused (their term depended on the compiled copy of the theorem's module,
+:mod:`prover.coq.dependencies`; read from the action logs, a refused step and a refused final
+proof alike). The default is also compared with ``hammer`` on the given-back theorems alone.
+Every proof is verified by coqc and coqchk as the search reports it; ``hammer`` proofs are
+rewritten to their reconstruction tactics first, so the check needs no ATP.
 """
 
 from __future__ import annotations
@@ -75,6 +78,25 @@ def proved_times(run) -> dict[str, float]:
     return {r["key"]: float(r["result"].get("total_time", 0.0)) for r in run.records if r["status"] == "proved"}
 
 
+def leak_refusals(run) -> tuple[int, int]:
+    """(proofs the leak check refused, theorems with at least one) in a loaded run's action logs:
+    refused steps of the search and refused final verifications."""
+    from prover.coq.verify import LEAK_REFUSED
+    from search_tree.events import TacticRun, Verified, parse_events
+
+    proofs, theorems = 0, 0
+    for record in run.records:
+        if not record.get("log"):
+            continue
+        path = Path(run.path) / record["log"]
+        events, _ = parse_events(path.read_text().splitlines(), str(path))
+        refused = sum(isinstance(e, (TacticRun, Verified)) and (e.message or "").startswith(LEAK_REFUSED)
+                      for e in events)
+        proofs += refused
+        theorems += refused > 0
+    return proofs, theorems
+
+
 def _ratio(what: str, mine: set[str], other: set[str], n: int) -> None:
     ratio = f"{len(mine) / len(other):.2f}" if other else "undefined (hammer proved none)"
     print(f"{what} = {len(mine)}/{n} : {len(other)}/{n} = {ratio} (target: at least 1.3)\n")
@@ -91,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"wall-clock seconds per theorem and system (default: {RUN.timeout:g}, the run default)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/coq_vs_hammer"), help="run directories, one per system")
+    parser.add_argument("--given-back", type=int, metavar="N",
+                        help="prove only the first N theorems of the --limit sample that the leak check gives "
+                             "back to CoqHammer (their module is among those its imports load)")
     parser.add_argument("--only", nargs="+", metavar="SYSTEM", help="run only these systems (default: all)")
     parser.add_argument("--report", action="store_true",
                         help="prove nothing: print the tables from the run directories as they are (each must hold "
@@ -98,26 +123,32 @@ def main(argv: list[str] | None = None) -> int:
     add_ray_address_argument(parser)
     add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
-    if args.limit < 1 or args.timeout <= 0 or args.workers < 1:
-        parser.error("--limit, --timeout and --workers must be positive")
+    if args.limit < 1 or args.timeout <= 0 or args.workers < 1 or (args.given_back is not None and args.given_back < 1):
+        parser.error("--limit, --timeout, --workers and --given-back must be positive")
 
     from prover.benchmarks.registry import load_benchmark
     from prover.run.analysis import load_run
-    from prover.coq.additions import guarded
+    from prover.coq.additions import reopened
     from prover.run.evaluation import EvalConfig, run_evaluation, theorem_key
 
     benchmark = args.benchmark or f"coq-stdlib:{args.split}"
     theorems = load_benchmark(benchmark, args.limit)
     if not theorems:
         parser.error(f"--benchmark {benchmark}: no theorems")
+    if args.given_back is not None:
+        theorems = reopened(("hammer",), theorems)[:args.given_back]
+        if not theorems:
+            parser.error(f"--given-back: none of the {args.limit} theorems is given back to CoqHammer")
     table = systems(args.timeout)
     names = args.only or list(COMPARED)
     unknown = sorted(set(names) - set(table))
     if unknown:
         parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(table)})")
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", args.benchmark)
-    run_dir = args.out / f"{label}-n{args.limit}-t{args.timeout:g}"
+    run_dir = args.out / (f"{label}-n{args.limit}-t{args.timeout:g}"
+                          + (f"-given-back{args.given_back}" if args.given_back is not None else ""))
     proved: dict[str, dict[str, float]] = {}
+    refusals: dict[str, tuple[int, int]] = {}
     commits: dict[str, str] = {}
     for name in names:
         if not args.report:
@@ -130,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{run_dir / name}: {len(missing)} of the {len(theorems)} theorems have no result yet "
                          "(run without --report to prove them)")
         proved[name] = proved_times(run)
+        refusals[name] = leak_refusals(run)
         last = max((str(r.get("finished_at", "")) for r in run.records), default="")
         commits[name] = (f"{str(run.config.get('git_commit') or '?')[:10]} "
                          f"({str(run.config.get('created', '?'))[11:16]}-{last[11:16]} UTC)")
@@ -139,8 +171,10 @@ def main(argv: list[str] | None = None) -> int:
                               "(the same system on the smaller stable sample, a subset of this one)")
 
     n = len(theorems)
-    withheld = {theorem_key(t) for t in guarded(("hammer",), theorems)}
+    given_back = {theorem_key(t) for t in reopened(("hammer",), theorems)}
     what = f"the Coq stdlib's {args.split} split" if args.benchmark is None else f"`{benchmark}`"
+    if args.given_back is not None:
+        what += f", the first {n} that the leak check gives back to CoqHammer in a sample of {args.limit}"
     print(f"{n} theorems of {what} (stable sample), {args.timeout:g} s wall-clock each, "
           f"{args.workers} workers; run directories: {run_dir}\n")
     print("Commits the run directories were started at (a resumed run keeps its first), and when they ran: "
@@ -148,15 +182,20 @@ def main(argv: list[str] | None = None) -> int:
     tuned = benchmark in TUNED_ON or benchmark.rsplit(":", 1)[0] in TUNED_ON
     print(f"The default's choices were made on {', '.join(TUNED_ON)} only; `{benchmark}` is "
           f"{'among them' if tuned else 'evaluation data: no choice was made on it'}.\n")
-    print(f"Leak guard: CoqHammer is withheld from {len(withheld)} of the {n} theorems (their module is among "
-          f"those its imports load); `hammer` and `sauto` cannot prove those here.\n")
-    print("| system | proved | pass rate | median s to proof |\n|---|---|---|---|")
+    print(f"Leak check: CoqHammer runs on every theorem. It gives back {len(given_back)} of the {n} theorems to "
+          f"CoqHammer (their module is among those its imports load: they are reopened under another module path, "
+          f"and a proof whose term depends on the compiled copy of their module is refused).\n")
+    print("| system | proved | pass rate | median s to proof | proved of the given back | refused by the leak check "
+          "(proofs, theorems) |\n|---|---|---|---|---|---|")
     for name in names:
         times = proved[name]
         median = f"{statistics.median(times.values()):.1f}" if times else "-"
-        print(f"| {name} | {len(times)}/{n} | {len(times) / n:.3f} | {median} |")
+        refused, refused_theorems = refusals[name]
+        print(f"| {name} | {len(times)}/{n} | {len(times) / n:.3f} | {median} | "
+              f"{len(set(times) & given_back)}/{len(given_back)} | {refused}, {refused_theorems} |")
     union = set().union(*(set(t) for t in proved.values()))
-    print(f"| union of all | {len(union)}/{n} | {len(union) / n:.3f} | |\n")
+    print(f"| union of all | {len(union)}/{n} | {len(union) / n:.3f} | | {len(union & given_back)}/{len(given_back)} "
+          f"| |\n")
     if "default" in proved and len(proved) > 1:
         mine = set(proved["default"])
         print("| default vs | both | only default | only other |\n|---|---|---|---|")
@@ -167,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         if "hammer" in proved:
             print()
             _ratio("default / hammer", mine, set(proved["hammer"]), n)
-            if withheld:
-                _ratio("on the theorems the leak guard leaves alone, default / hammer",
-                       mine - withheld, set(proved["hammer"]) - withheld, n - len(withheld))
+            if given_back:
+                _ratio("on the theorems the leak check gives back to CoqHammer, default / hammer",
+                       mine & given_back, set(proved["hammer"]) & given_back, len(given_back))
     return 0
 
 

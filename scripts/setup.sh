@@ -13,9 +13,10 @@ for arg in "$@"; do
   esac
 done
 # Debian packages: Coq; CoqHammer with the ATPs Debian provides (E and CVC4; Debian's z3 lacks the
-# z3_tptp front-end hammer calls); tmux and chromium, with which the tests drive `interact` in a real
-# terminal and open tree pages in a browser.
-PACKAGES="coq libcoq-hammer eprover cvc4 z3 tmux chromium $LIBRARIES"
+# z3_tptp front-end hammer calls); coq-dpdgraph, whose dependency graphs the leak check reads;
+# tmux and chromium, with which the tests drive `interact` in a real terminal and open tree pages
+# in a browser.
+PACKAGES="coq libcoq-hammer libcoq-dpdgraph eprover cvc4 z3 tmux chromium $LIBRARIES"
 if ! dpkg -s $PACKAGES >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -5,14 +5,17 @@ addition is a few sentences (``From Hammer Require Import Tactics.``) placed rig
 statement, both in coqtop and in the text that :mod:`prover.coq.verify` compiles, so it is part
 of the proof: verified with it by coqc and coqchk, and printed with it (:func:`annotate`).
 
-Leak guard. An addition ``Require``s compiled stdlib modules (CoqHammer's ``Tactics`` loads
+Leak check. An addition ``Require``s compiled stdlib modules (CoqHammer's ``Tactics`` loads
 ~200 of them, ``Lists.List`` and ``ZArith`` among them). A stdlib theorem is opened inside its
-own file under the file's module name; if the addition loaded that module's compiled ``.vo``, the
-theorem and every later lemma of its file would be available as premises. What an addition loads
-is asked of Coq itself (``Print Libraries`` after the addition's sentences, once per process), so
-it is exact whatever the Require graph; an addition whose loaded set holds the theorem's module
-is not offered for that theorem (:func:`offered`), and :func:`guarded` counts the theorems that
-lose an addition so a benchmark can print how many it affects.
+own file under the file's module name; the compiled ``.vo`` of that module holds the theorem and
+every later lemma of its file. What an addition loads is asked of Coq itself (``Print
+Libraries`` after the addition's sentences, once per process), so it is exact whatever the
+Require graph. An addition that loads the theorem's own module (:func:`leaks`) is still offered:
+the theorem is then reopened under another module path (:mod:`prover.coq.reopened`, where the
+compiled module can be loaded beside it), and a proof found there is accepted only when its
+term does not depend on the compiled module (:mod:`prover.coq.dependencies`, checked by
+:mod:`prover.coq.verify`). :func:`reopened` lists the theorems this concerns, so a benchmark can
+print how many it gives back to CoqHammer.
 
 Missing library: an addition whose sentences Coq refuses (CoqHammer not installed) is left out
 with one warning naming the Debian package (:func:`available`); the environment records it.
@@ -153,20 +156,28 @@ def leaks(name: str, module: str) -> bool:
 
 def offered(names: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
     """The additions among ``names`` that may be loaded for ``theorem``: installed (Coq accepts
-    them), not leaking its own module (the leak guard), and none in a file compiled without the
-    stdlib's Prelude (``-noinit``), whose own foundations the stdlib's would clash with. A
-    generator asking whether its tactics exist for a theorem gets one answer for all reasons."""
+    them), and none in a project compiled without the stdlib's Prelude (``-noinit``), whose own
+    foundations the stdlib's would clash with. A generator asking whether its tactics exist for a
+    theorem gets one answer for all reasons. One that loads the theorem's own module is offered
+    too, in a reopened context (module docstring)."""
     fields = CoqFields.of(theorem)
     if load_project_ref(fields.project).noinit(theorem.file_path):
         return ()
-    module = fields.module or ADHOC_MODULE
-    return tuple(n for n in names if not probe(addition(n).sentences).error and not leaks(n, module))
+    return tuple(n for n in names if not probe(addition(n).sentences).error)
 
 
-def guarded(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:
-    """The theorems that lose at least one of the additions ``names`` to the leak guard."""
+def reopens(names: Iterable[str], module: str) -> bool:
+    """Whether a theorem of ``module`` with the additions ``names`` is opened reopened
+    (:mod:`prover.coq.reopened`): one of them loads the compiled ``module``."""
+    return any(leaks(n, module) for n in names)
+
+
+def reopened(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:
+    """The theorems that the additions ``names`` are offered to only in a reopened context, with
+    the leak check on their proofs (what :func:`leaks` would otherwise keep from them)."""
     names = tuple(names)
-    return [t for t in theorems if len(offered(names, t)) < len(names)]
+    return [t for t in theorems if offered(names, t) == names
+            and reopens(names, CoqFields.of(t).module or ADHOC_MODULE)]
 
 
 # The tactics each addition brings, so that a proof is checked first with only the additions its own
@@ -188,8 +199,8 @@ _WORD = re.compile(r"[A-Za-z_][\w']*")
 
 def needed(names: Iterable[str], tactics: Iterable[str], theorem: Theorem) -> tuple[str, ...]:
     """The additions among ``names`` whose tactics occur in ``tactics``; ``hammer``, whose proofs
-    are rewritten to reconstruction tactics, becomes the smaller ``hammer-tactics`` where the leak
-    guard offers it for ``theorem``. A guess that verification checks, never trusts."""
+    are rewritten to reconstruction tactics, becomes the smaller ``hammer-tactics`` where it is
+    offered for ``theorem``. A guess that verification checks, never trusts."""
     words = {w for t in tactics for w in _WORD.findall(t)}
     out: list[str] = []
     for name in names:

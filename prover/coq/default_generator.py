@@ -37,9 +37,10 @@ its priority. Every suggestion's member and tier score stay available through
 Traced data missing (a fresh machine before ``dojo-prover trace --env coq``): tier 2 is left out
 with one warning saying how to enable it; the rest works on any installed stdlib. CoqHammer
 missing: the environment leaves the addition out with its own warning, and
-:class:`prover.coq.hammer_generator.HammerGenerator` proposes nothing where the addition is absent or
-leak-guarded. A checkpoint missing or unreadable: one warning naming it and the command that
-rebuilds it, and the default runs without it.
+:class:`prover.coq.hammer_generator.HammerGenerator` proposes nothing where the addition is absent
+(a theorem whose module CoqHammer loads gets it reopened, with the leak check). A checkpoint
+missing or unreadable: one warning naming it and the command that rebuilds it, and the default
+runs without it.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ context manager) to kill them.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import warnings
@@ -25,15 +26,16 @@ from typing import TYPE_CHECKING
 from prover.defaults import RUN
 from search_tree.protocol import Environment, Proof, TacticState, Theorem, Verification, proof_tactics
 
-from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path,
+from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path, reopens,
                         with_additions)
 from .context import CoqContext, adhoc_context, file_context
 from .hammer import HammerSession, RewriteLog
 from .language import COQ
 from .records import CoqFields
 from .render import render_proof
+from .reopened import compiled_module, reopen
 from .session import CoqSession
-from .verify import verify_proof
+from .verify import LEAK_REFUSED, verify_proof
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -180,8 +182,15 @@ class CoqEnvironment(Environment):
 
     def context(self, theorem: Theorem) -> CoqContext:
         """Where ``theorem`` is opened: its ad-hoc prelude, or its stdlib file up to itself, with
-        the additions offered for it right before the statement."""
-        return with_additions(self._bare_context(theorem), self._sentences(theorem))
+        the additions offered for it right before the statement (reopened where they load its
+        own module: :mod:`prover.coq.reopened`)."""
+        return self._with(theorem, self._offered(theorem))
+
+    def _with(self, theorem: Theorem, chosen: Sequence[str]) -> CoqContext:
+        """``theorem``'s context with the additions ``chosen``, reopened if one loads its module."""
+        bare = self._bare_context(theorem)
+        context = with_additions(bare, self._sentences(theorem, chosen))
+        return reopen(context) if reopens(chosen, bare.module) else context
 
     def _bare_context(self, theorem: Theorem) -> CoqContext:
         """``theorem``'s context without any addition."""
@@ -197,12 +206,11 @@ class CoqEnvironment(Environment):
         return file_context(theorem, index, self.elide_proofs)
 
     def _offered(self, theorem: Theorem) -> tuple[str, ...]:
-        """The additions loaded for ``theorem``: the leak guard's, none where they broke its statement."""
+        """The additions loaded for ``theorem``: those offered, none where they broke its statement."""
         return () if (theorem.file_path, theorem.full_name) in self._bare else offered(self.additions, theorem)
 
     def _sentences(self, theorem: Theorem, chosen: Sequence[str] | None = None) -> tuple[str, ...]:
-        """The sentences of the additions offered for ``theorem`` (leak guard applied), or of the
-        ``chosen`` ones."""
+        """The sentences of the additions offered for ``theorem``, or of the ``chosen`` ones."""
         out: list[str] = []
         for name in self._offered(theorem) if chosen is None else chosen:
             out.extend(addition(name).sentences)
@@ -230,6 +238,8 @@ class CoqEnvironment(Environment):
             session: CoqSession = hammer
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
+        if compiled_module(context) is not None:
+            session.finish_check = functools.partial(self._leak_refusal, context)
         try:
             return session, worker, session.start()
         except BaseException as exc:
@@ -258,6 +268,12 @@ class CoqEnvironment(Environment):
         fields = CoqFields.of(theorem)
         return fields.prelude is None and load_project_ref(fields.project).kind != "project"
 
+    def _leak_refusal(self, context: CoqContext, proof: Proof) -> str | None:
+        """The leak check's refusal of a proof found in a reopened ``context`` (a full
+        verification, whose other verdicts are left to the final one), or None."""
+        verdict = verify_proof(context, proof, self.verify_timeout, self.verify_sentence_timeout)
+        return verdict.message if not verdict.ok and verdict.message.startswith(LEAK_REFUSED) else None
+
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))
 
@@ -274,8 +290,7 @@ class CoqEnvironment(Environment):
         except ValueError as exc:
             return Verification(False, str(exc), render_proof(proof))
         if context.additions:
-            chosen = needed(self._offered(theorem), proof_tactics(proof), theorem)
-            smaller = with_additions(self._bare_context(theorem), self._sentences(theorem, chosen))
+            smaller = self._with(theorem, needed(self._offered(theorem), proof_tactics(proof), theorem))
             if smaller.additions != context.additions:
                 first = verify_proof(smaller, proof, self.verify_timeout, self.verify_sentence_timeout)
                 if first.ok:

@@ -7,10 +7,12 @@ first ``hammer_states`` distinct states of a theorem it also proposes ``hammer.`
 lowest score: it costs its own time limit (:class:`prover.coq.hammer.HammerSession` runs it at
 most once per state and turns it into its reconstruction tactic for the proof).
 
-It proposes nothing for a theorem that the leak guard refuses CoqHammer to
-(:func:`prover.coq.additions.offered`): there the tactics do not exist, and loading them would
-load the compiled copy of the theorem. Combine it with other generators through
-:class:`generator.fused.FusedGenerator`; the environment needs ``additions=("hammer",)``.
+It proposes nothing for a theorem the addition is not offered to
+(:func:`prover.coq.additions.offered`: CoqHammer missing, a ``-noinit`` project), where the
+tactics do not exist. A theorem whose own module CoqHammer loads gets them too: it is reopened
+(:mod:`prover.coq.reopened`) and a proof using the compiled copy of its module is refused by the
+leak check. Combine it with other generators through :class:`generator.fused.FusedGenerator`;
+the environment needs ``additions=("hammer",)``.
 """
 
 from __future__ import annotations

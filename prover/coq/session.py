@@ -26,17 +26,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from search_tree.protocol import (
     EnvironmentFailure,
     ErrorKind,
     Goal,
+    Proof,
     ProofFinished,
     ProofGivenUp,
     TacticError,
     TacticResult,
     TacticState,
+    linear_proof,
 )
 
 from .context import CoqContext
@@ -66,6 +69,10 @@ class CoqSession:
     """One opened theorem. Create through :meth:`prover.coq.env.CoqEnvironment.open`."""
 
     runs_atp = False  # whether ``hammer`` may run (:class:`prover.coq.hammer.HammerSession`)
+    #: set for a reopened context (:mod:`prover.coq.reopened`): called with the proof when a step
+    #: finishes it outside any focus; a message refuses the step (``REFUSED``, the search goes on),
+    #: None accepts it. Proofs finished inside a focus are left to the final verification.
+    finish_check: Callable[[Proof], str | None] | None = None
 
     def __init__(self, worker: Worker, context: CoqContext, tactic_timeout: float, max_restarts: int) -> None:
         self._worker = worker
@@ -222,6 +229,9 @@ class CoqSession:
                 coq_id, view = self._worker.show()
             depth = node.focus_depth + opens_focus
             if view.outcome == Outcome.FINISHED:
+                refused = self._refused(node_id, checked) if depth == 0 else None
+                if refused is not None:
+                    return TacticError(refused, ErrorKind.REFUSED)
                 return ProofFinished(self._add(node_id, checked, view, "", coq_id, depth), "No more goals.")
             if view.outcome == Outcome.SUBPROOF_DONE and depth:  # no user block inside a focus: it is ours
                 if view.shelved:  # e.g. `shelve.`: the focused goal was put aside, not proved
@@ -236,6 +246,19 @@ class CoqSession:
         state = self._tactic_state(len(self._nodes), view, focused=depth > 0)
         self._add(node_id, checked, view, state.key, coq_id, depth)
         return state
+
+    def _refused(self, node_id: int, step: CheckedTactic) -> str | None:
+        """What :attr:`finish_check` says of the proof that ``step`` from node ``node_id`` finishes
+        (the steps of the path from the statement, as recorded): None when there is no check."""
+        if self.finish_check is None:
+            return None
+        steps = [step.text]
+        node = self._nodes[node_id]
+        while node.parent is not None:
+            assert node.step is not None
+            steps.append(node.step.text)
+            node = self._nodes[node.parent]
+        return self.finish_check(linear_proof(steps[::-1]))
 
     def _add(self, parent: int, step: CheckedTactic, view: ProofView, key: str, coq_id: int, depth: int) -> int:
         """A new node made from ``parent`` (the tip of the chain), which becomes the new tip."""

@@ -37,6 +37,11 @@ A proof counts only when all of this holds:
    ``DojoScratch``, so a prelude's ``classic`` is ``DojoScratch.classic``. Only a stdlib
    theorem's context, which is the stdlib's own text, may declare a trusted axiom.
 
+4. For a reopened context (:mod:`prover.coq.reopened`: a context addition loads the compiled
+   copy of the theorem's own module), the proof's term depends on no object of that compiled
+   module (:mod:`prover.coq.dependencies`): the file prints both dependency graphs once the
+   theorem's sections are closed, and a graph missing or unreadable fails the check.
+
 Each sentence from the statement to ``Qed`` runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
 the check run longer than the search that found it allowed.
@@ -62,14 +67,18 @@ from search_tree.protocol import Proof, Verification, proof_tactics
 from .additions import annotate
 from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
 from .context import CoqContext, rename_statement
+from .dependencies import DependencyError, graph_sentences, leaks
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded
 from .render import render_proof
+from .reopened import compiled_module, open_sections
 from .sandbox import sandbox_env
 from .trusted_axioms import is_trusted
 
 CHECKED = "Modules were successfully checked"
+#: how the message of a proof refused by the leak check begins (:mod:`prover.coq.dependencies`)
+LEAK_REFUSED = "refused (leak check)"
 
 
 class CheckFailed(Exception):
@@ -77,17 +86,26 @@ class CheckFailed(Exception):
 
 
 def verification_source(context: CoqContext, script: str, name: str, report: str,
-                        sentence_timeout: int | None = None) -> str:
+                        sentence_timeout: int | None = None, graphs: Path | None = None) -> str:
     """The ``.v`` text that :func:`verify_proof` compiles, the theorem named ``name``, its
     assumptions redirected to ``report``, each sentence from the statement to ``Qed`` limited to
-    ``sentence_timeout`` seconds (see the module docstring)."""
+    ``sentence_timeout`` seconds (see the module docstring). For a reopened context, ``graphs``
+    is where the dependency graphs of the leak check are written, once the sections around the
+    theorem are closed (:mod:`prover.coq.dependencies`)."""
     body = "\n".join("  " + line for line in script.splitlines())
     limit, unlimit = (f"Set Default Timeout {sentence_timeout}.\n", "Unset Default Timeout.\n") \
         if sentence_timeout else ("", "")
+    closing = list(context.closing)
+    compiled = compiled_module(context)
+    if compiled is not None:
+        if graphs is None:
+            raise ValueError(f"{context.module}: a reopened context is checked with its dependency graphs")
+        sections = open_sections(context)
+        closing[sections:sections] = graph_sentences(name, compiled, graphs, name)
     return (f"{context.source_prefix.rstrip()}\n{limit}{rename_statement(context.statement, name)}\nProof.\n{body}\n"
             f"Qed.\n{unlimit}Set Printing Width 1000000.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n"
-            + "".join(line + "\n" for line in context.closing))
+            + "".join(line + "\n" for line in closing))
 
 
 def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
@@ -115,8 +133,15 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
         try:
             report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
             summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
+            leaked = [] if compiled_module(context) is None else leaks(Path(tmp), f"dojo_{nonce}")
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
+        except DependencyError as exc:
+            return Verification(False, f"{LEAK_REFUSED}: its dependencies could not be read ({exc})", script)
+    if leaked:
+        return Verification(False, f"{LEAK_REFUSED}: its term depends on {', '.join(leaked[:5])}"
+                                   f"{' ...' if len(leaked) > 5 else ''} of the compiled {compiled_module(context)}, "
+                                   f"which holds the theorem and the lemmas after it", annotate(context, script))
     script = annotate(context, script)  # the additions are part of the proof, printed with it
     resolution = resolve(parse_assumptions(report), summary, context.module_parameters,
                          trusted_scope=context.trusted_prefix and bool(context.closing))
@@ -158,7 +183,8 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
              deadline: float, sentence_timeout: int | None = None) -> str:
     """Run coqc on the whole file (exit 0 required); the text of the assumptions report."""
     report = f"dojo_assumptions_{nonce}"
-    (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", report, sentence_timeout))
+    (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", report, sentence_timeout,
+                                                       tmp))
     # the project's bindings first: a later -Q wins, so the checked file is ours, not the project's
     cmd = (["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath]
            + (["-noinit"] if context.noinit else []) + [f"{base}.v"])

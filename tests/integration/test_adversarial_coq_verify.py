@@ -99,8 +99,8 @@ def test_every_check_uses_a_fresh_name_and_report_file(monkeypatch, env):
     seen = []
     real = verify.verification_source
     monkeypatch.setattr(verify, "verification_source",
-                        lambda ctx, script, name, report, limit:
-                        seen.append((name, report)) or real(ctx, script, name, report, limit))
+                        lambda ctx, script, name, report, *rest:
+                        seen.append((name, report)) or real(ctx, script, name, report, *rest))
     for _ in range(2):
         assert check(env, "Lemma t : True.", [], ["exact I."]).ok
     (n1, r1), (n2, r2) = seen

@@ -8,7 +8,7 @@ import pytest
 
 from prover.coq.hammer_generator import HammerGenerator
 from prover.coq import additions
-from prover.coq.additions import Addition, guarded, offered
+from prover.coq.additions import Addition, offered, reopened
 from prover.coq.context import adhoc_context, adhoc_theorem
 from prover.coq.env import CoqEnvironment
 from prover.coq.verify import verify_proof
@@ -100,22 +100,25 @@ def test_hammer_proof_is_rewritten_atp_free_and_no_atp_survives():
     assert atp_processes() == []
 
 
-def test_leak_guard_withholds_hammer_from_modules_it_loads():
-    """Coq.Lists.List is loaded by CoqHammer's Tactics: a theorem of it gets no addition in its
-    context and no hammer actions; a theorem of a module Hammer does not load keeps both. Fails if
-    the guard is skipped (the List theorem would see its own compiled copy)."""
+def test_hammer_is_offered_reopened_where_its_imports_load_the_theorems_module():
+    """Coq.Lists.List is loaded by CoqHammer's Tactics: a theorem of it is opened under
+    DojoReopened.Coq.Lists.List with the addition and gets the hammer actions; a theorem of a module
+    Hammer does not load is opened as it is. Fails if the addition is withheld again, or loaded
+    into the theorem's own module (coqtop refuses the compiled copy there)."""
     assert "Coq.Lists.List" in HAMMER_TACTICS.loaded
     with CoqEnvironment(additions=("hammer",)) as env:
         inside = env.theorem("Coq.Lists.List.app_nil_r")
         outside = env.theorem("Coq.Sorting.Permutation.Permutation_app_comm")
-        assert env.context(inside).additions == ()
+        assert env.context(inside).module == "DojoReopened.Coq.Lists.List"
+        assert "From Hammer Require Import Hammer." in env.context(inside).additions
+        assert env.context(outside).module == "Coq.Sorting.Permutation"
         assert "From Hammer Require Import Hammer." in env.context(outside).additions
-        assert offered(("hammer",), inside) == () and offered(("hammer",), outside) == ("hammer",)
-        assert guarded(("hammer",), [inside, outside]) == [inside]
+        assert offered(("hammer",), inside) == offered(("hammer",), outside) == ("hammer",)
+        assert reopened(("hammer",), [inside, outside]) == [inside]
     generator = HammerGenerator()
     state = type("S", (), {"key": "k", "pp": "", "goals": ()})()
-    assert generator.generate(state, inside, 10) == []
-    assert [t for t, _ in generator.generate(state, outside, 10)] == ["sauto.", "hauto.", "qauto.", "hammer."]
+    for theorem in (inside, outside):
+        assert [t for t, _ in generator.generate(state, theorem, 10)] == ["sauto.", "hauto.", "qauto.", "hammer."]
 
 
 def test_missing_coqhammer_is_left_out_with_one_warning(monkeypatch):
