@@ -1,34 +1,46 @@
 """What a proof's term depends on, read with coq-dpdgraph: the leak check of a reopened theorem.
 
 A theorem reopened under ``DojoReopened.<module>`` (:mod:`prover.coq.reopened`) sits next to the
-compiled copy of its own module, which holds the theorem itself and every later lemma of its
-file. A proof found there is refused when its term depends on a constant of that compiled copy.
+compiled copy ``<module>`` of its own file, loaded by a context addition. The compiled copy holds
+two kinds of objects. Those declared before the theorem have a *reopened twin*: the replayed
+context declared ``DojoReopened.<module>.<same path>`` from the same text, so the compiled copy
+offers nothing the theorem's own context lacks. The theorem itself and every object declared
+after it in its file have no twin. **A proof leaks when its term depends on a compiled object
+without a reopened twin**, and only then.
 
-The dependencies are read from the kernel's term, not from names in the script: Debian's
-``libcoq-dpdgraph`` (``Print DependGraph c``) writes every constant, inductive and constructor
-``c`` depends on, transitively and through opaque proofs as well, so a lemma of another module
-that CoqHammer loaded and that was itself proved with a later lemma of the theorem's module
-brings that lemma into the graph: a module loaded only through an addition leaks only through
-the compiled copy, and this one test covers both. ``Print FileDependGraph M`` writes every
-object of the compiled module ``M`` in the same environment, so that its names are printed exactly
-as the proof's are (dpdgraph prints an object by its shortest unambiguous name, which depends
-on what is in scope, and a shortest name resolves to one object only): a proof leaks when the
-two graphs share a node.
+The rule is sound and complete for what it decides. The twin of an earlier object is the same
+definition or lemma, checked from the same text, so a proof through the compiled copy (``auto``
+using the compiled module's hint ``f_equal_nat`` beside its twin) could have used the twin.
+Conversely an object without a twin is either the theorem (the renamed statement is never its
+twin) or comes after it, which the theorem's own context never offers. Objects of the other
+modules the addition loads count through the compiled module only: the dependencies are read
+from the kernel's term, transitively and through opaque proofs (Debian's ``libcoq-dpdgraph``,
+``Print DependGraph c``), so a lemma of ``Coq.micromega.Refl`` that was stated with the compiled
+``List.map``, declared after ``Coq.Lists.List.app_nil_r``, brings ``List.map`` into the graph of
+a proof of ``app_nil_r`` that uses it; one whose whole graph stays among available objects is a
+lemma the hammer brings, like any other library it loads.
 
-The check is stricter than "not available in the theorem's context": a compiled copy of an
-*earlier* lemma is refused too, though its reopened twin would do. The goal's symbols are the
-reopened ones, so a proof reaches compiled copies only by naming them or through another
-module's lemmas about them.
+The check runs in two steps, both in the checked file's own environment, because dpdgraph
+names an object by its shortest unambiguous qualified name there (``List.app_nil_r`` may be the
+compiled or the reopened lemma, depending on what was loaded last):
 
-The sentences (:func:`graph_sentences`) run inside the file that :mod:`prover.coq.verify`
-compiles, right after the theorem's sections are closed (dpdgraph cannot print a constant that
-still has section variables); :func:`leaks` reads what they wrote. No graph written is a failed
-check, never a pass.
+1. :func:`graph_sentences`, inside the file that :mod:`prover.coq.verify` compiles, right after
+   the theorem's sections are closed (dpdgraph cannot print a constant that still has section
+   variables): ``Print DependGraph`` of the proof and ``Print FileDependGraph`` of the compiled
+   module, so that a name printed in both is one object (a shortest name resolves to exactly
+   one); :func:`candidates` is the compiled objects of the proof's graph.
+2. For the candidates only, :func:`locate_source` (a file that ``Require``\\ s the checked
+   library and ``Locate``\\ s each candidate's base name) lists every object of that base name by
+   its *full* path, which decides twins exactly (:func:`untwinned`): a candidate is available
+   when every compiled object of its base name and kind that its printed name can denote has
+   ``DojoReopened.<its full path>``. No candidate located, like no graph written or a graph
+   unreadable, is a failed check, never a pass.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +50,9 @@ PACKAGE = "libcoq-dpdgraph"
 _NODE = re.compile(r'^N: (?P<id>\d+) "(?P<name>[^"]*)" \[(?P<attrs>[^\]]*)\];$')
 _PATH = re.compile(r'path="(?P<path>[^"]*)"')
 _KIND = re.compile(r"kind=(?P<kind>\w+)")
+# a located object: its kind as ``Locate`` prints it (dpdgraph's kind beside it) and its full path
+_LOCATED = re.compile(r"^(?P<kind>Constant|Inductive|Constructor) (?P<path>\S+)", re.MULTILINE)
+_LOCATE_KIND = {"Constant": "cnst", "Inductive": "inductive", "Constructor": "construct"}
 
 
 class DependencyError(Exception):
@@ -46,11 +61,15 @@ class DependencyError(Exception):
 
 @dataclass(frozen=True, order=True)
 class Node:
-    """One object of a dpdgraph graph: its name as printed there (``path.name``) and its kind
-    (``cnst``, ``inductive``, ``construct``)."""
+    """One object of a dpdgraph graph: its name as printed there (``path.name``, the shortest
+    that denotes it where it was printed) and its kind (``cnst``, ``inductive``, ``construct``)."""
 
     qualid: str
     kind: str
+
+    @property
+    def basename(self) -> str:
+        return self.qualid.rpartition(".")[2]
 
 
 def parse_dpd(text: str) -> frozenset[Node]:
@@ -70,22 +89,23 @@ def parse_dpd(text: str) -> frozenset[Node]:
     return frozenset(nodes)
 
 
-def leaked(proof_graph: frozenset[Node], module_graph: frozenset[Node]) -> list[str]:
-    """The objects of the compiled module that the proof depends on, sorted (empty: no leak)."""
-    return sorted(n.qualid for n in proof_graph & module_graph)
+def shared(proof_graph: frozenset[Node], module_graph: frozenset[Node]) -> list[Node]:
+    """The objects of the compiled module that the proof depends on, sorted: the candidates
+    for a leak, printed in one environment so that a shared name is one object."""
+    return sorted(proof_graph & module_graph)
 
 
 def graph_sentences(constant: str, compiled: str, directory: Path, tag: str) -> tuple[str, ...]:
     """The sentences that write the graph of ``constant`` and the objects of module ``compiled``
-    to ``directory`` (files named after ``tag``), for :func:`leaks` to compare."""
+    to ``directory`` (files named after ``tag``), for :func:`candidates` to compare."""
     proof, module = _files(directory, tag)
     return (f"Require {PLUGIN}.", f'Set DependGraph File "{proof}".', f"Print DependGraph {constant}.",
             f'Set DependGraph File "{module}".', f"Print FileDependGraph {compiled}.")
 
 
-def leaks(directory: Path, tag: str) -> list[str]:
+def candidates(directory: Path, tag: str) -> list[Node]:
     """The compiled module's objects the proof depends on, from the graphs :func:`graph_sentences`
-    wrote; :class:`DependencyError` when either graph is missing or unreadable."""
+    wrote; :class:`DependencyError` when either graph is missing, empty or unreadable."""
     proof, module = _files(directory, tag)
     if not proof.exists() or not module.exists():
         raise DependencyError(f"coq-dpdgraph wrote no dependency graph (is the Debian package {PACKAGE} installed?)")
@@ -93,7 +113,44 @@ def leaks(directory: Path, tag: str) -> list[str]:
     module_graph = parse_dpd(module.read_text())
     if not proof_graph or not module_graph:
         raise DependencyError("coq-dpdgraph wrote an empty dependency graph")
-    return leaked(proof_graph, module_graph)
+    return shared(proof_graph, module_graph)
+
+
+def locate_source(library: str, basenames: Iterable[str]) -> tuple[str, dict[str, str]]:
+    """The text of a file that loads the checked ``library`` (with everything it loaded: the
+    compiled module too) and ``Locate``\\ s each of ``basenames``, and ``{basename: report}``, the
+    file (in the directory where it runs) that each ``Locate`` writes."""
+    reports = {name: f"dojo_locate_{i}" for i, name in enumerate(sorted(set(basenames)))}
+    lines = [f"Require {library}."] + [f'Redirect "{report}" Locate {name}.' for name, report in reports.items()]
+    return "".join(line + "\n" for line in lines), {name: f"{report}.out" for name, report in reports.items()}
+
+
+def located(text: str) -> set[tuple[str, str]]:
+    """``(full path, dpdgraph kind)`` of each object a ``Locate`` report lists (notations and
+    other non-terms are not objects of a term's graph and are left out)."""
+    return {(m.group("path"), _LOCATE_KIND[m.group("kind")]) for m in _LOCATED.finditer(text)}
+
+
+def untwinned(found: Iterable[Node], reports: Mapping[str, str], compiled: str, reopened: str) -> list[str]:
+    """The candidates ``found`` (printed names) that have no reopened twin, sorted: the leak.
+
+    ``reports`` maps each candidate's base name to its ``Locate`` report. A printed name
+    denotes one compiled object whose full path ends with it; every compiled object of that
+    base name and kind with such a path, ``<compiled>.<inner path>``, must have its twin
+    ``<reopened>.<inner path>`` for the candidate to be available (ambiguity costs an honest proof, never lets a leak through). A
+    candidate matching no compiled object is unexplained, hence a :class:`DependencyError`."""
+    leaked: list[str] = []
+    for node in found:
+        if node.basename not in reports:
+            raise DependencyError(f"{node.qualid} was not located")
+        objects = located(reports[node.basename])
+        denoted = [path for path, kind in objects if kind == node.kind and path.startswith(compiled + ".")
+                   and (path == node.qualid or path.endswith("." + node.qualid))]
+        if not denoted:
+            raise DependencyError(f"{node.qualid} ({node.kind}) is not located in the compiled {compiled}")
+        if any((reopened + path[len(compiled):], node.kind) not in objects for path in denoted):
+            leaked.append(node.qualid)
+    return sorted(leaked)
 
 
 def _files(directory: Path, tag: str) -> tuple[Path, Path]:

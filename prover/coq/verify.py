@@ -39,8 +39,10 @@ A proof counts only when all of this holds:
 
 4. For a reopened context (:mod:`prover.coq.reopened`: a context addition loads the compiled
    copy of the theorem's own module), the proof's term depends on no object of that compiled
-   module (:mod:`prover.coq.dependencies`): the file prints both dependency graphs once the
-   theorem's sections are closed, and a graph missing or unreadable fails the check.
+   module that the theorem's own context lacks -- the theorem itself and what its file declares
+   after it (:mod:`prover.coq.dependencies`): the file prints both dependency graphs once the
+   theorem's sections are closed, a second small file locates the compiled objects they share,
+   and a graph or a location missing or unreadable fails the check.
 
 Each sentence from the statement to ``Qed`` runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
@@ -67,7 +69,7 @@ from search_tree.protocol import Proof, Verification, proof_tactics
 from .additions import annotate
 from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
 from .context import CoqContext, rename_statement
-from .dependencies import DependencyError, graph_sentences, leaks
+from .dependencies import DependencyError, candidates, graph_sentences, locate_source, untwinned
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded
@@ -133,7 +135,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
         try:
             report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
             summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
-            leaked = [] if compiled_module(context) is None else leaks(Path(tmp), f"dojo_{nonce}")
+            leaked = _leaked(context, nonce, Path(tmp), dirpath, deadline)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
         except DependencyError as exc:
@@ -141,7 +143,8 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
     if leaked:
         return Verification(False, f"{LEAK_REFUSED}: its term depends on {', '.join(leaked[:5])}"
                                    f"{' ...' if len(leaked) > 5 else ''} of the compiled {compiled_module(context)}, "
-                                   f"which holds the theorem and the lemmas after it", annotate(context, script))
+                                   f"which the theorem's own context does not have (the theorem itself or what its "
+                                   f"file declares after it)", annotate(context, script))
     script = annotate(context, script)  # the additions are part of the proof, printed with it
     resolution = resolve(parse_assumptions(report), summary, context.module_parameters,
                          trusted_scope=context.trusted_prefix and bool(context.closing))
@@ -195,6 +198,28 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
     if not out.exists():
         raise CheckFailed("coqc exited 0 but wrote no assumptions report")
     return out.read_text()
+
+
+def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: float) -> list[str]:
+    """The objects of the compiled module, in a reopened context, that the compiled proof depends
+    on and that the theorem's own context lacks (:mod:`prover.coq.dependencies`; none for any
+    other context). The graphs were written by the compiled file; the candidates they share are
+    located by their full names in a second small file that loads the checked library."""
+    compiled = compiled_module(context)
+    if compiled is None:
+        return []
+    found = candidates(tmp, f"dojo_{nonce}")
+    if not found:
+        return []
+    source, reports = locate_source(context.module, (node.basename for node in found))
+    (tmp / "DojoLocate.v").write_text(source)
+    done = _run(["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath,
+                 *(["-noinit"] if context.noinit else []), "DojoLocate.v"], tmp, deadline,
+                "coqc (locating the dependencies)")
+    if done.returncode != 0:
+        raise DependencyError(f"coqc could not locate them: {_last_error(done.stderr + done.stdout)}")
+    texts = {name: (tmp / report).read_text() for name, report in reports.items() if (tmp / report).exists()}
+    return untwinned(found, texts, compiled, context.module)
 
 
 def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> list[str]:
