@@ -27,8 +27,8 @@ each pass rate, the union and the overlaps of ``default`` with each other system
 to proof, and the leak check's two numbers: how many theorems it gives back to CoqHammer
 (:func:`prover.coq.additions.reopened`: those whose module CoqHammer's imports load, which are
 reopened under another module path, :mod:`prover.coq.reopened`) and how many proofs of each
-system it refused (their term depended on the compiled copy of the theorem's module,
-:mod:`prover.coq.dependencies`; read from the action logs, a refused step and a refused final
+system it refused (their term depended on the compiled copy of the theorem or of a later object
+of its file, :mod:`prover.coq.dependencies`; read from the action logs, a refused step and a refused final
 proof alike). The default is also compared with ``hammer`` on the given-back theorems alone.
 Every proof is verified by coqc and coqchk as the search reports it; ``hammer`` proofs are
 rewritten to their reconstruction tactics first, so the check needs no ATP.
@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{'among them' if tuned else 'evaluation data: no choice was made on it'}.\n")
     print(f"Leak check: CoqHammer runs on every theorem. It gives back {len(given_back)} of the {n} theorems to "
           f"CoqHammer (their module is among those its imports load: they are reopened under another module path, "
-          f"and a proof whose term depends on the compiled copy of their module is refused).\n")
+          f"and a proof whose term depends on the compiled copy of the theorem or of a later object of its file "
+          f"is refused).\n")
     print("| system | proved | pass rate | median s to proof | proved of the given back | refused by the leak check "
           "(proofs, theorems) |\n|---|---|---|---|---|---|")
     for name in names:

@@ -13,8 +13,9 @@ Libraries`` after the addition's sentences, once per process), so it is exact wh
 Require graph. An addition that loads the theorem's own module (:func:`leaks`) is still offered:
 the theorem is then reopened under another module path (:mod:`prover.coq.reopened`, where the
 compiled module can be loaded beside it), and a proof found there is accepted only when its
-term does not depend on the compiled module (:mod:`prover.coq.dependencies`, checked by
-:mod:`prover.coq.verify`). :func:`reopened` lists the theorems this concerns, so a benchmark can
+term depends on no compiled object that the theorem's own context lacks: the theorem itself or
+a later object of its file (:mod:`prover.coq.dependencies`, checked by :mod:`prover.coq.verify`).
+:func:`reopened` lists the theorems this concerns, so a benchmark can
 print how many it gives back to CoqHammer.
 
 Missing library: an addition whose sentences Coq refuses (CoqHammer not installed) is left out

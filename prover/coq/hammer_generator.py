@@ -10,8 +10,8 @@ most once per state and turns it into its reconstruction tactic for the proof).
 It proposes nothing for a theorem the addition is not offered to
 (:func:`prover.coq.additions.offered`: CoqHammer missing, a ``-noinit`` project), where the
 tactics do not exist. A theorem whose own module CoqHammer loads gets them too: it is reopened
-(:mod:`prover.coq.reopened`) and a proof using the compiled copy of its module is refused by the
-leak check. Combine it with other generators through :class:`generator.fused.FusedGenerator`;
+(:mod:`prover.coq.reopened`) and a proof using the compiled copy of the theorem or of a later
+lemma of its file is refused by the leak check. Combine it with other generators through :class:`generator.fused.FusedGenerator`;
 the environment needs ``additions=("hammer",)``.
 """
 

@@ -111,10 +111,10 @@ def hammer_alone(theorems: Sequence[Theorem], timeout: float) -> Comparison:
     """What a Coq user compares the default prover with: CoqHammer's ``hammer`` alone on the first
     state, ``timeout`` seconds per theorem, noting how many of ``theorems`` it runs on reopened
     (:func:`prover.coq.additions.reopened`: its imports load their module, and the leak check
-    refuses a proof that uses that compiled module)."""
+    refuses a proof that uses the compiled theorem or a later object of its file)."""
     from prover.coq.additions import reopened
 
     given_back = len(reopened(("hammer",), theorems))
     return Comparison("hammer alone", alone_config(["hammer."], timeout, ["hammer"]),
                       f"{given_back} of them reopened for CoqHammer, whose imports load their own module; "
-                      "a proof using that compiled module is refused")
+                      "a proof using the compiled theorem or a later object of its file is refused")

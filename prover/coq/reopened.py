@@ -11,8 +11,9 @@ compiled module may be loaded next to it, and the statement mentions the reopene
 (``DojoReopened.Coq.Lists.List.In``), not the compiled ones. The suffix is kept so that the
 file's references to itself by a qualified name (``List.map``) still read the same.
 
-What the compiled copy offers a proof is what a leak is made of: a proof found in a reopened
-context is accepted only when its term does not depend on the compiled module
+What the compiled copy offers beyond the reopened twins of the file's earlier objects is what a
+leak is made of: a proof found in a reopened context is accepted only when its term depends on
+no compiled object without a twin, i.e. neither on the theorem nor on a later object of its file
 (:mod:`prover.coq.dependencies`, read from the final term, checked in :mod:`prover.coq.verify`).
 coqc and coqchk check the proof in the reopened module, which is where it was found.
 """

@@ -4,7 +4,9 @@
 ``Tactics`` loads the compiled ``Coq.Lists.List``, which holds ``app_nil_r`` itself. The
 adversarial proof ``hauto use: Coq.Lists.List.app_nil_r`` proves the theorem with its own compiled
 copy: the search step is refused and so is the final check; an honest proof by induction is
-accepted by both.
+accepted by both. The compiled copy of a later lemma (``app_nil_end``) is refused as well, and
+that of an earlier one (``app_nil_r`` for the later ``app_nil_end``) is accepted: its reopened
+twin is in the theorem's own context.
 """
 
 from __future__ import annotations
@@ -54,16 +56,35 @@ def test_the_final_check_refuses_the_leaking_proof_and_accepts_the_honest_one(en
     assert "From Hammer Require Import Tactics." in honest.script
 
 
-def test_a_proof_reaching_the_compiled_module_through_another_module_is_refused(env):
-    """``Coq.setoid_ring.BinList`` is loaded only through CoqHammer and is stated with the compiled
-    ``List.tl``: a proof that mentions one of its lemmas depends on the compiled module through it,
-    although the script names nothing of ``Coq.Lists``. Fails if dependencies are read from the
-    script's names or only one level deep."""
+def test_the_compiled_copy_of_a_later_lemma_is_refused_and_of_an_earlier_one_accepted(env):
+    """``app_nil_end`` comes right after ``app_nil_r`` in List.v. Fails if a proof of ``app_nil_r``
+    through the compiled later lemma passes, or if a proof of ``app_nil_end`` through the compiled
+    earlier one (whose reopened twin the theorem's context has) is refused."""
+    later = env.verify(env.theorem("Coq.Lists.List.app_nil_r"),
+                       linear_proof(["intros; symmetry; apply Coq.Lists.List.app_nil_end."]))
+    assert not later.ok and later.message.startswith(LEAK_REFUSED), later.message
+    assert "List.app_nil_end" in later.message, later.message
+    earlier = env.verify(env.theorem("Coq.Lists.List.app_nil_end"),
+                         linear_proof(["symmetry; apply Coq.Lists.List.app_nil_r."]))
+    assert earlier.ok, earlier.message
+    assert "From Hammer Require Import Tactics." in earlier.script
+
+
+def test_another_modules_lemma_counts_by_the_compiled_objects_it_reaches(env):
+    """Modules loaded only through CoqHammer: ``Coq.micromega.Refl.make_impl_map`` is stated with the
+    compiled ``List.map``, declared after ``app_nil_r``, so a proof of ``app_nil_r`` that mentions
+    it depends on a later object although the script names nothing of ``Coq.Lists``;
+    ``Coq.setoid_ring.BinList.jump_tl`` reaches only the compiled ``List.tl``, declared before
+    ``app_nil_r``, and is accepted. Fails if dependencies are read from the script's names or
+    only one level deep, or if any use of a compiled object is refused."""
     theorem = env.theorem("Coq.Lists.List.app_nil_r")
-    verdict = env.verify(theorem, linear_proof(["pose proof Coq.setoid_ring.BinList.jump_tl as H.", "intros.",
+    verdict = env.verify(theorem, linear_proof(["pose proof Coq.micromega.Refl.make_impl_map as H.", "intros.",
                                                 HONEST]))
     assert not verdict.ok and verdict.message.startswith(LEAK_REFUSED), verdict.message
-    assert "tl" in verdict.message, verdict.message
+    assert "List.map" in verdict.message and "List.tl" not in verdict.message, verdict.message
+    honest = env.verify(theorem, linear_proof(["pose proof Coq.setoid_ring.BinList.jump_tl as H.", "intros.",
+                                               HONEST]))
+    assert honest.ok, honest.message
 
 
 def test_the_search_goes_on_past_a_refused_proof(env):
@@ -74,3 +95,31 @@ def test_the_search_goes_on_past_a_refused_proof(env):
     result = prover.search(env, env.theorem("Coq.Lists.List.app_nil_r"))
     assert result.status == Status.PROVED, result.stop_reason
     assert "Coq.Lists.List.app_nil_r" not in result.script and "sauto" in result.script, result.script
+
+
+def test_auto_through_the_compiled_hints_of_an_earlier_lemma_is_accepted_and_of_the_theorem_refused(env):
+    """The compiled List puts ``app_assoc`` into the ``datatypes`` hints, a database that List.v's own
+    text creates only after both lemmas below; ``auto with datatypes`` proves them only through those hints. For
+    ``app_assoc_reverse`` it uses the compiled ``app_assoc``, declared before it (accepted); for
+    ``app_assoc`` itself, the compiled ``app_assoc`` (refused). Fails if honest hint use is
+    refused, or if the proof goes through without the compiled hints at all."""
+    proof = linear_proof(["intros; auto with datatypes."])
+    with CoqEnvironment(tactic_timeout=10) as bare:
+        without = bare.verify(bare.theorem("Coq.Lists.List.app_assoc_reverse"), proof)
+    assert not without.ok and "No such Hint database: datatypes" in without.message, without.message
+    honest = env.verify(env.theorem("Coq.Lists.List.app_assoc_reverse"), proof)
+    assert honest.ok, honest.message
+    own = env.verify(env.theorem("Coq.Lists.List.app_assoc"), proof)
+    assert not own.ok and own.message.startswith(LEAK_REFUSED) and "List.app_assoc," in own.message, own.message
+
+
+def test_a_dependency_graph_not_written_fails_the_check(env, monkeypatch):
+    """coqc accepts the file but no graph is printed (as when dpdgraph is missing its command): the
+    check fails, it does not pass for want of evidence."""
+    import prover.coq.verify as verify
+
+    monkeypatch.setattr(verify, "graph_sentences", lambda *args: ("Require dpdgraph.dpdgraph.",))
+    verdict = env.verify(env.theorem("Coq.Lists.List.app_nil_r"), linear_proof(["intros.", HONEST]))
+    assert not verdict.ok, verdict.message
+    assert verdict.message.startswith(f"{LEAK_REFUSED}: its dependencies could not be read"), verdict.message
+    assert "wrote no dependency graph" in verdict.message, verdict.message
