@@ -8,11 +8,15 @@ offers nothing the theorem's own context lacks. The theorem itself and every obj
 after it in its file have no twin. **A proof leaks when its term depends on a compiled object
 without a reopened twin**, and only then.
 
-The rule is sound and complete for what it decides. The twin of an earlier object is the same
-definition or lemma, checked from the same text, so a proof through the compiled copy (``auto``
-using the compiled module's hint ``f_equal_nat`` beside its twin) could have used the twin.
-Conversely an object without a twin is either the theorem (the renamed statement is never its
-twin) or comes after it, which the theorem's own context never offers. Objects of the other
+Why this is the right line. The twin of an earlier object is the same definition or lemma,
+checked from the same text before the additions were loaded, so a proof through its compiled
+copy (``auto with datatypes`` reaching the compiled ``app_assoc`` through the compiled module's
+hints, for the later ``app_assoc_reverse``) could have used the twin: nothing is gained that the
+theorem's own context does not give. An object without a twin is the theorem itself (the checked
+statement is renamed, so it is never a twin) or comes after it in its file, which the theorem's
+own context never offers: exactly what a leak is. Where a printed name could denote several
+compiled objects, all of them must have twins, so an ambiguity can cost an honest proof but
+never lets a leak through. Objects of the other
 modules the addition loads count through the compiled module only: the dependencies are read
 from the kernel's term, transitively and through opaque proofs (Debian's ``libcoq-dpdgraph``,
 ``Print DependGraph c``), so a lemma of ``Coq.micromega.Refl`` that was stated with the compiled
