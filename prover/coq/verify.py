@@ -213,9 +213,10 @@ def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: 
         return []
     source, reports = locate_source(context.module, (node.basename for node in found))
     (tmp / "DojoLocate.v").write_text(source)
-    done = _run(["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath,
-                 *(["-noinit"] if context.noinit else []), "DojoLocate.v"], tmp, deadline,
-                "coqc (locating the dependencies)")
+    # with the Prelude even for a -noinit file: loading the checked library then loads the ltac
+    # plugin before CoqHammer's, which needs it; the names located are full paths either way
+    done = _run(["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath, "DojoLocate.v"],
+                tmp, deadline, "coqc (locating the dependencies)")
     if done.returncode != 0:
         raise DependencyError(f"coqc could not locate them: {_last_error(done.stderr + done.stdout)}")
     texts = {name: (tmp / report).read_text() for name, report in reports.items() if (tmp / report).exists()}

@@ -123,3 +123,24 @@ def test_a_dependency_graph_not_written_fails_the_check(env, monkeypatch):
     assert not verdict.ok, verdict.message
     assert verdict.message.startswith(f"{LEAK_REFUSED}: its dependencies could not be read"), verdict.message
     assert "wrote no dependency graph" in verdict.message, verdict.message
+
+
+def test_plus_n_O_by_auto_through_the_compiled_f_equal_nat_is_accepted_and_by_itself_refused():
+    """Init/Peano.v's ``plus_n_O`` by ``induction n; simpl; auto``: ``auto`` finds the compiled
+    ``Coq.Init.Peano.f_equal_nat`` (declared before it, with a reopened twin) through the compiled
+    module's hints. Init's files are compiled ``-noinit`` and are offered no addition today, so the
+    reopened context is built here as the environment builds any other. Fails if the honest proof
+    is refused, or if the compiled ``plus_n_O`` itself passes."""
+    from prover.coq.additions import addition, with_additions
+    from prover.coq.context import file_context
+    from prover.coq.reopened import reopen
+    from prover.coq.verify import verify_proof
+
+    with CoqEnvironment(tactic_timeout=10) as bare:
+        theorem = bare.theorem("Coq.Init.Peano.plus_n_O")
+        context = reopen(with_additions(file_context(theorem, bare.index, False), addition("hammer-tactics").sentences))
+    assert context.module == "DojoReopened.Coq.Init.Peano"
+    honest = verify_proof(context, linear_proof(["induction n; simpl; auto."]))
+    assert honest.ok, honest.message
+    own = verify_proof(context, linear_proof(["intros; apply Coq.Init.Peano.plus_n_O."]))
+    assert not own.ok and own.message.startswith(LEAK_REFUSED) and "Peano.plus_n_O" in own.message, own.message
