@@ -11,10 +11,10 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
 * environments: ``prover.backends.ENVIRONMENTS``, one per backend of :mod:`prover.backends`
   (``coq`` -> ``prover.coq.env:CoqEnvironment``, ``leandojo``, ``synthetic``), or any by import path;
 * provers: :data:`SEARCHES` (``best_first``, ``mcts``), built as
-  ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
-  may be given as a dict (``mcts``'s ``config``, and a search's ``value`` given as a
-  :class:`generator.hf.ValueHead`, ``{"checkpoint": PATH}``, the value head of a policy-value
-  checkpoint, which the prover loads, so that ``search_tree`` stays free of torch);
+  ``cls(tac_gen, **options)``; an option whose parameter is a dataclass may be given as the dict
+  of its fields, as ``config.json`` holds it: ``mcts``'s ``config``, and a search's ``value`` when
+  it is a :class:`generator.hf.ValueHead` (``{"checkpoint": PATH}``: the value head of a
+  policy-value checkpoint, loaded by the prover itself, so that ``search_tree`` stays free of torch);
 * generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``, and the
   backends' own: ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
   prover's generator, whose whole preset, environment and search included, is
