@@ -162,9 +162,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.value == "learned":
             if args.checkpoint is None:
                 raise SystemExit("--value learned needs --checkpoint")
-            from generator.policy_value import load_value_function
+            from generator.hf import ValueHead
 
-            search_options["value"] = load_value_function(args.checkpoint)
+            search_options["value"] = ValueHead(str(args.checkpoint)).load()  # once, not per generator
         else:
             search_options["value"] = args.value
     provers = {name: (lambda name=name: make_prover(args.search, make_generator(name, args, retriever, env.language),

@@ -15,14 +15,61 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from generator.base import Suggestion, TacticGenerator
 from generator.formatting import encode_inputs, format_input
+from search_tree.errors import UserError, one_line
 from search_tree.protocol import TacticState, Theorem
+from search_tree.value import ValueFunction
 
+#: the training-time settings in an export (``PolicyValueModel.save_hf``)
 POLICY_CONFIG = "policy_config.json"
+#: the value head's weights in an export of the policy-value model
+VALUE_HEAD_FILE = "value_head.pt"
+#: the command that writes a policy-value export, named in every error about a missing or damaged one
+VALUE_REBUILD = ("dojo-prover train-policy fit --config generator/configs/small.yaml --run_dir RUN_DIR "
+                 "(the export is RUN_DIR/hf)")
+
+
+class ValueCheckpointError(UserError):
+    """A :class:`ValueHead` checkpoint that is missing, incomplete or unreadable."""
+
+
+@dataclass(frozen=True)
+class ValueHead:
+    """A search's value estimate taken from the value head of the policy-value export at
+    ``checkpoint`` (the ``hf/`` directory that ``dojo-prover train-policy`` writes).
+
+    A search's options carry this, not the model, because options are written to a run's
+    ``config.json`` (as ``{"checkpoint": PATH}``) and shipped to Ray workers; each worker's prover
+    loads the model itself (:meth:`load`), so the search loops only ever see a
+    :class:`~search_tree.value.ValueFunction` and stay free of torch."""
+
+    checkpoint: str
+
+    def check(self) -> None:
+        """Raise :class:`ValueCheckpointError` (one line naming the checkpoint and the command that
+        writes one) unless the export's files are there. It reads no weights, so a run can call it
+        before any work starts."""
+        missing = [name for name in (POLICY_CONFIG, VALUE_HEAD_FILE) if not (Path(self.checkpoint) / name).is_file()]
+        if missing:
+            raise ValueCheckpointError(f"value checkpoint {self.checkpoint} is not a policy-value export (no "
+                                       f"{' or '.join(missing)}); build one with {VALUE_REBUILD}")
+
+    def load(self) -> ValueFunction:
+        """The value head, loaded (torch is imported only here); a damaged export raises
+        :class:`ValueCheckpointError` in one line, as a missing one does."""
+        self.check()
+        from generator.policy_value import load_value_function
+
+        try:
+            return load_value_function(self.checkpoint)
+        except Exception as exc:  # a damaged export fails in torch, transformers or json: all mean the same here
+            raise ValueCheckpointError(f"value checkpoint {self.checkpoint} is unreadable ({one_line(exc)[:160]}); "
+                                       f"rebuild it with {VALUE_REBUILD}") from exc
 
 
 def read_policy_config(path: str | Path) -> dict[str, Any]:

@@ -39,14 +39,13 @@ import torch
 from torch import nn
 
 from generator.formatting import encode_inputs, encode_targets, format_input
-from generator.hf import POLICY_CONFIG
+from generator.hf import POLICY_CONFIG, VALUE_HEAD_FILE
 from generator.traced import TacticExample
 from search_tree.protocol import TacticState, Theorem
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-VALUE_HEAD_FILE = "value_head.pt"
 DEFAULT_VALUE_BINS = (1, 2, 3, 4, 6, 9, 14, 22)
 
 

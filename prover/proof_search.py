@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from generator.base import TacticGenerator
+from generator.hf import ValueHead
 from prover.defaults import RUN, SEARCH_WIDTH
 from prover.registry import SEARCHES
 from search_tree import (
@@ -39,6 +40,18 @@ from search_tree.value import make_value
 
 #: best-first's ``value`` option for the generator's own value estimate
 GENERATOR_VALUE = "generator"
+
+
+def _value(value: str | ValueHead | ValueFunction | None, tac_gen: TacticGenerator) -> str | ValueFunction | None:
+    """A search's ``value`` option as :func:`search_tree.value.make_value` takes it: the generator's
+    own estimate for :data:`GENERATOR_VALUE` (None when it has none), a :class:`ValueHead` loaded
+    (here, in the process that searches, so a spec that names one travels as a path), anything else
+    as given."""
+    if value == GENERATOR_VALUE:
+        return tac_gen.value
+    if isinstance(value, ValueHead):
+        return value.load()
+    return value
 
 
 def verified(env: Environment, result: SearchResult, on_event: EventSink | None = None) -> SearchResult:
@@ -98,7 +111,7 @@ class BestFirstSearchProver(Prover):
     ``length_alpha`` the length normalisation of priorities (0: plain cumulative log-probability).
     ``value`` adds a remaining-cost estimate to the priority (``value_weight`` per step, see
     :mod:`search_tree.best_first`): ``"generator"`` for the generator's own (a learned policy's value,
-    none if it has none), or ``"heuristic"`` / ``"constant"`` / a model as for MCTS.
+    none if it has none), or ``"heuristic"`` / ``"constant"`` / a :class:`ValueHead` / a model as for MCTS.
     """
 
     def __init__(
@@ -109,16 +122,15 @@ class BestFirstSearchProver(Prover):
         num_sampled_tactics: int = SEARCH_WIDTH,
         max_env_calls: int | None = None,
         length_alpha: float = 0.0,
-        value: str | ValueFunction | None = None,
+        value: str | ValueHead | ValueFunction | None = None,
         value_weight: float = 1.0,
     ) -> None:
         self.tac_gen = tac_gen
         self.budget = Budget(timeout=timeout, max_expansions=max_expansions, max_env_calls=max_env_calls)
         self.num_sampled_tactics = num_sampled_tactics
         self.length_alpha = length_alpha
-        if value == GENERATOR_VALUE:
-            value = tac_gen.value
-        self.value = None if value is None else make_value(value)
+        resolved = _value(value, tac_gen)
+        self.value = None if resolved is None else make_value(resolved)
         self.value_weight = value_weight
 
     def _search(self, session, init_state, propose, theorem, on_event, language):
@@ -132,8 +144,9 @@ class MCTSProver(Prover):
 
     Budgets as for :class:`BestFirstSearchProver` (``max_expansions`` counts generator calls),
     plus ``max_simulations`` and ``max_nodes``. ``value`` is ``"constant"``, ``"heuristic"``, a
-    learned model with ``value(states, context)``, or ``"generator"`` for the generator's own
-    (``"constant"`` when it has none); ``config`` holds the search constants.
+    :class:`ValueHead` (a policy-value checkpoint's value head), a learned model with
+    ``value(states, context)``, or ``"generator"`` for the generator's own (``"constant"`` when it
+    has none); ``config`` holds the search constants.
     """
 
     def __init__(
@@ -145,16 +158,15 @@ class MCTSProver(Prover):
         max_env_calls: int | None = None,
         max_simulations: int | None = None,
         max_nodes: int | None = None,
-        value: str | ValueFunction = "constant",
+        value: str | ValueHead | ValueFunction = "constant",
         config: MCTSConfig | None = None,
     ) -> None:
         self.tac_gen = tac_gen
         self.budget = Budget(timeout=timeout, max_expansions=max_expansions, max_env_calls=max_env_calls,
                              max_simulations=max_simulations, max_nodes=max_nodes)
         self.num_sampled_tactics = num_sampled_tactics
-        if value == GENERATOR_VALUE:  # the generator's learned value where it has one
-            value = tac_gen.value or "constant"
-        self.value = value
+        resolved = _value(value, tac_gen)
+        self.value = "constant" if resolved is None else resolved
         self.config = config or MCTSConfig()
 
     def _search(self, session, init_state, propose, theorem, on_event, language):

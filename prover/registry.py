@@ -11,10 +11,10 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
 * environments: ``prover.backends.ENVIRONMENTS``, one per backend of :mod:`prover.backends`
   (``coq`` -> ``prover.coq.env:CoqEnvironment``, ``leandojo``, ``synthetic``), or any by import path;
 * provers: :data:`SEARCHES` (``best_first``, ``mcts``), built as
-  ``cls(tac_gen, **options)``; an option whose parameter is a dataclass (``mcts``'s ``config``)
-  may be given as a dict; ``mcts``'s ``value`` is ``constant``, ``heuristic`` or
-  ``learned:PATH``, the value head of a policy-value checkpoint (resolved here, so that
-  ``search_tree`` stays free of torch and of the generator package);
+  ``cls(tac_gen, **options)``; an option whose parameter is a dataclass may be given as the dict
+  of its fields, as ``config.json`` holds it: ``mcts``'s ``config``, and a search's ``value`` when
+  it is a :class:`generator.hf.ValueHead` (``{"checkpoint": PATH}``: the value head of a
+  policy-value checkpoint, loaded by the prover itself, so that ``search_tree`` stays free of torch);
 * generators: ``generator.registry.GENERATORS`` (``fixed``, ``template``, ``knn``, ``hf``, and the
   backends' own: ``automation``, ``synthetic``, ``coq_hammer``, ``coq_default`` — the default Coq
   prover's generator, whose whole preset, environment and search included, is
@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.base import TacticGenerator
+from generator.hf import ValueHead
 from generator.registry import GENERATORS
 from prover.backends import ENVIRONMENTS, language_for, language_of, modules_of, registered_outside
 from search_tree import Environment, Theorem
@@ -67,7 +68,11 @@ class ComponentSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "options": dict(self.options)}
+        """The spec as JSON; an option given as a dataclass (an ``MCTSConfig``, a
+        :class:`~generator.hf.ValueHead`) is written as its fields, which the registry makes into
+        the dataclass again when it builds the component (:func:`_coerce`)."""
+        return {"name": self.name, "options": {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v)
+                                               and not isinstance(v, type) else v for k, v in self.options.items()}}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ComponentSpec:
@@ -239,35 +244,21 @@ def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, A
             hint = hints.get(name)
             for candidate in (hint, *typing.get_args(hint)):
                 if isinstance(candidate, type) and dataclasses.is_dataclass(candidate):
-                    out[name] = candidate(**value)
+                    try:
+                        out[name] = candidate(**value)
+                    except TypeError as exc:  # a field it does not have, or one missing
+                        fields = ", ".join(f.name for f in dataclasses.fields(candidate))
+                        raise RegistryError(f"option {name}={json.dumps(value)}: a {candidate.__name__} "
+                                            f"takes the fields {fields} ({exc})") from exc
                     break
     return out
 
 
-LEARNED_VALUE_PREFIX = "learned:"
-
-
-def resolve_value(value: Any) -> Any:
-    """A search's ``value`` option as the search takes it: ``"learned:PATH"`` becomes the value head
-    of the policy-value checkpoint at PATH (:func:`generator.policy_value.load_value_function`,
-    imported only then: it needs torch); anything else (``"constant"``, ``"heuristic"``, a model)
-    is passed through to :func:`search_tree.value.make_value`."""
-    if isinstance(value, str) and value.startswith(LEARNED_VALUE_PREFIX):
-        path = value[len(LEARNED_VALUE_PREFIX):]
-        if not path:
-            raise ValueError("value 'learned:PATH' needs the path of a policy-value checkpoint (its hf/ export)")
-        return load_target("generator.policy_value:load_value_function")(path)
-    return value
-
-
 def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
-    """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``; a ``value`` option
-    ``learned:PATH`` loads that checkpoint's value head (:func:`resolve_value`)."""
+    """A prover with ``.search(env, theorem, on_event=...)`` for ``spec`` (its dict options for
+    dataclass parameters made into the dataclass: :func:`_coerce`)."""
     cls = SEARCHES.load(spec.name)
-    options = _coerce(cls, spec.options)
-    if "value" in options:
-        options["value"] = resolve_value(options["value"])
-    return cls(tac_gen, **options)
+    return cls(tac_gen, **_coerce(cls, spec.options))
 
 
 def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> ComponentSpec:
@@ -364,11 +355,6 @@ def check_names(config: ProverConfig) -> None:
         _check_retriever(config.retriever.name)
     if isinstance(config.generator, ComponentSpec) and GENERATORS[config.generator.name] == config.generator.name:
         GENERATORS.load(config.generator.name)  # an import path: is it there? (a table's names are, unimported)
-    SEARCHES[config.prover.name]
-    value = config.prover.options.get("value")
-    if isinstance(value, str) and value.startswith(LEARNED_VALUE_PREFIX):
-        from pathlib import Path
-
-        path = Path(value[len(LEARNED_VALUE_PREFIX):])
-        if not (path / "value_head.pt").exists():
-            raise RegistryError(f"value {value!r}: no policy-value checkpoint at {path} (no value_head.pt)")
+    value = _coerce(SEARCHES.load(config.prover.name), config.prover.options).get("value")
+    if isinstance(value, ValueHead):  # its files, not its weights: a missing one fails before any work
+        value.check()

@@ -28,6 +28,26 @@ def parse_options(pairs: list[str] | None, flag: str = "option") -> dict[str, An
     return out
 
 
+#: ``--search-opt value=learned:PATH``: the search's value from the value head of the policy-value
+#: checkpoint at PATH (a :class:`generator.hf.ValueHead`)
+LEARNED_VALUE = "learned:"
+
+
+def parse_search_options(pairs: list[str] | None) -> dict[str, Any]:
+    """``--search-opt`` pairs as :func:`parse_options` reads them, where ``value=learned:PATH``
+    becomes a :class:`generator.hf.ValueHead`: the command line's spelling of it, read here only."""
+    from generator.hf import ValueHead
+
+    options = parse_options(pairs, "--search-opt")
+    value = options.get("value")
+    if isinstance(value, str) and value.startswith(LEARNED_VALUE):
+        if value == LEARNED_VALUE:
+            raise UserError("--search-opt value=learned:PATH needs PATH, a policy-value checkpoint "
+                            "(the hf/ directory of a `dojo-prover train-policy` run)")
+        options["value"] = ValueHead(value.removeprefix(LEARNED_VALUE))
+    return options
+
+
 def add_ray_address_argument(parser: argparse.ArgumentParser) -> None:
     """``--ray-address``, for every command that runs searches (docs/cluster.md)."""
     parser.add_argument("--ray-address", metavar="ADDRESS",
@@ -47,7 +67,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -
                                  "or a JSON/JSONL file of {project, file, name} objects")
         parser.add_argument("--limit", type=int, help="a stable sample of this many theorems")
     parser.add_argument("--search", default="best_first", help="search registry name (best_first, mcts)")
-    parser.add_argument("--search-opt", action="append", metavar="KEY=VALUE", help="search option (repeatable)")
+    parser.add_argument("--search-opt", action="append", metavar="KEY=VALUE",
+                        help="search option (repeatable); value=learned:PATH takes the search's value from a "
+                             "policy-value checkpoint (a train-policy run's hf/)")
     parser.add_argument("--generator", help="generator registry name (default with --env coq: the default Coq "
                                              "prover, coq_default with its context additions and BM25 premises)")
     parser.add_argument("--generator-opt", action="append", metavar="KEY=VALUE", help="generator option")
@@ -97,7 +119,7 @@ def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts
     preset = _preset(args)
     search_opts = {"timeout": args.timeout, "max_expansions": args.max_expansions,
                    "max_env_calls": args.max_env_calls, "num_sampled_tactics": args.num_sampled_tactics}
-    search_opts = {k: v for k, v in search_opts.items() if v is not None} | parse_options(args.search_opt, "--search-opt")
+    search_opts = {k: v for k, v in search_opts.items() if v is not None} | parse_search_options(args.search_opt)
     env_opts = parse_options(args.env_opt, "--env-opt")
     generator = ComponentSpec(args.generator or "fixed", parse_options(args.generator_opt, "--generator-opt"))
     if preset is not None:

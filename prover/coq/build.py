@@ -40,11 +40,6 @@ class BuildReport:
     failed: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
 
-    @property
-    def files_per_second(self) -> float:
-        done = len(self.compiled)
-        return done / self.seconds if self.seconds and done else 0.0
-
 
 def dependencies(project: CoqProject, files: list[str]) -> dict[str, list[str]]:
     """``file -> files of the project it requires`` (paths relative to the root), from ``coqdep``."""

@@ -363,19 +363,12 @@ def _unsealed(code: str) -> str:
     ``Coercion ... >-> fin_pred_sort`` needs).
     """
     at = _signature(code)
-    return code if at is None else code[:at[0]].rstrip() + "."
+    return code if at is None else code[:at].rstrip() + "."
 
 
-def sealed_module(code: str) -> bool:
-    """Whether a module-opening sentence seals the module (``Module M : S.``, not ``<: S``):
-    coqchk lists the fields of a sealed or declared module as axioms."""
-    at = _signature(code)
-    return at is not None and at[1]
-
-
-def _signature(code: str) -> tuple[int, bool] | None:
-    """Where the signature of a module-opening sentence starts, and whether it seals (``:``)
-    rather than only checks (``<:``); None without one. Binders' colons are inside parentheses."""
+def _signature(code: str) -> int | None:
+    """Where the signature of a module-opening sentence starts (at its ``:``, or at the ``<`` of
+    ``<:``); None without one. Binders' colons are inside parentheses."""
     depth = 0
     for i, c in enumerate(code):
         if c == "(":
@@ -383,7 +376,7 @@ def _signature(code: str) -> tuple[int, bool] | None:
         elif c == ")":
             depth -= 1
         elif depth == 0 and c == ":" and code[i + 1:i + 2] != "=":
-            return (i - 1, False) if code[i - 1] == "<" else (i, True)
+            return i - 1 if code[i - 1] == "<" else i
     return None
 
 

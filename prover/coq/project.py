@@ -51,7 +51,6 @@ LIBRARY_PREFIX = "coq-lib:"
 #: name (``coq-stdlib`` is no Coq identifier, so no subdirectory of a binding is mapped there), and
 #: :func:`prover.coq.corpus.premise_files` refuses such a project rather than mix the two.
 STDLIB_PREFIX = STDLIB + "/"
-KINDS = ("project", "library", "stdlib")
 _FLAG_HELP = "add a _CoqProject (e.g. the line `-Q theories Foo`) or give the flags explicitly (--flags '-Q theories Foo')"
 
 

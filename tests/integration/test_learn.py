@@ -1,11 +1,10 @@
 """Expert iteration for real: training the learned policy and value (Lightning) on search data,
-``dojo-prover learn`` for one round on easy stdlib theorems with Coq, and the default prover given a
-damaged checkpoint."""
+``dojo-prover learn`` for one round on easy stdlib theorems with Coq (the default prover given a
+missing or damaged checkpoint: tests/unit/test_learned_policy.py)."""
 
 from __future__ import annotations
 
 import json
-import logging
 
 import pytest
 
@@ -77,21 +76,6 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
     assert {p: p.read_text() for p in out.rglob("results.jsonl")} == lines
     assert main([*args[:-2], "--epochs", "2"]) == 2
     assert "holds a learn run with other settings" in capsys.readouterr().err
-
-
-@pytest.mark.coq
-def test_the_default_runs_without_a_damaged_checkpoint_and_says_so_once(tmp_path, caplog):
-    """A corrupt ``policy`` checkpoint: one warning naming it and the rebuild command, and the
-    default is built without a policy. Fails if it raises or stays silent."""
-    from prover.coq.default_generator import coq_default
-
-    damaged = tmp_path / "policy.pt"
-    damaged.write_bytes(b"\x00garbage")
-    with caplog.at_level(logging.WARNING, logger="prover.coq.default_generator"):
-        generator = coq_default(traces=str(tmp_path), hammer=False, policy=str(damaged))
-    assert generator.policy is None and generator.value is None
-    warned = [r.getMessage() for r in caplog.records if "learned policy" in r.getMessage()]
-    assert len(warned) == 1 and str(damaged) in warned[0] and "dojo-prover learn" in warned[0]
 
 
 @pytest.mark.coq

@@ -144,27 +144,31 @@ def test_pass_rate_script_runs_mcts_with_the_trained_value(trained, tmp_path, ca
 def test_eval_cli_takes_the_trained_policy_and_its_learned_value(trained, tmp_path, capsys):
     """``dojo-prover eval --search mcts`` with ``value=learned:PATH`` and ``--generator hf`` with
     ``checkpoint=PATH``: both resolved by name, recorded in config.json, the run completes."""
+    from generator.hf import ValueCheckpointError, ValueHead
     from generator.policy_value import PolicyValueModel
     from prover.cli import main
-    from prover.registry import ComponentSpec, ProverConfig, RegistryError, build_prover, check_names
+    from prover.registry import ComponentSpec, ProverConfig, build_prover, check_names
     from search_tree.value import LearnedValue, make_value
 
     hf = trained["root"] / "run" / "hf"
-    prover = build_prover(ComponentSpec("mcts", {"value": f"learned:{hf}"}), tac_gen=None)
-    assert isinstance(prover.value, PolicyValueModel)
+    for value in (ValueHead(str(hf)), {"checkpoint": str(hf)}):  # as a producer gives it, as config.json holds it
+        prover = build_prover(ComponentSpec("mcts", {"value": value}), tac_gen=None)
+        assert isinstance(prover.value, PolicyValueModel)
     costs = make_value(prover.value).value([TacticState(LIA_STATE, 0)], Theorem("t"))
     assert isinstance(make_value(prover.value), LearnedValue) and math.isfinite(costs[0]) and costs[0] >= 0
-    with pytest.raises(RegistryError, match="no policy-value checkpoint"):
-        check_names(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("mcts", {"value": f"learned:{tmp_path}"}),
+    with pytest.raises(ValueCheckpointError, match="not a policy-value export"):
+        check_names(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("mcts", {"value": ValueHead(str(tmp_path))}),
                                  ComponentSpec("synthetic")))
 
     out = tmp_path / "run"
-    assert main(["eval", "--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--search", "mcts",
-                 "--search-opt", f"value=learned:{hf}", "--generator", "hf", "--generator-opt", f"checkpoint={hf}",
-                 "--max-expansions", "2", "--num-sampled-tactics", "2", "--no-progress", "--no-logs",
-                 "--out", str(out)]) == 0
+    args = ["eval", "--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "2", "--search", "mcts",
+            "--search-opt", f"value=learned:{hf}", "--generator", "hf", "--generator-opt", f"checkpoint={hf}",
+            "--max-expansions", "2", "--num-sampled-tactics", "2", "--no-progress", "--no-logs", "--out", str(out)]
+    assert main(args) == 0
     assert "pass@1 = " in capsys.readouterr().out
     components = json.loads((out / "config.json").read_text())["run"]["components"]
-    assert components["prover"]["options"]["value"] == f"learned:{hf}"
+    assert components["prover"]["options"]["value"] == {"checkpoint": str(hf)}
     assert components["generator"]["options"]["checkpoint"] == str(hf)
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2
+    assert main(args) == 0  # resumed: the recorded value reads back as the one given, nothing reruns
     assert len((out / "results.jsonl").read_text().splitlines()) == 2

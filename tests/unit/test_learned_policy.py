@@ -3,6 +3,7 @@ determinism, checkpoints and their errors. Training is tested in tests/integrati
 
 from __future__ import annotations
 
+import logging
 import math
 import subprocess
 import sys
@@ -94,3 +95,20 @@ def test_a_missing_or_damaged_checkpoint_is_one_line_naming_it_and_the_rebuild(t
         LearnedPolicy.load(path)
     message = str(info.value)
     assert "\n" not in message and str(path) in message and message.endswith(f"rebuild it with {REBUILD}")
+
+
+@pytest.mark.parametrize("damage", [lambda path: None, lambda path: path.write_bytes(b"\x00garbage")],
+                         ids=["missing", "damaged"])
+def test_the_default_runs_without_a_bad_checkpoint_and_warns_once(tmp_path, caplog, damage):
+    """The default Coq generator given a missing or damaged ``policy``: built on its tiers (no policy,
+    no value), with exactly one warning that names the file and the rebuild command. Fails if it
+    raises, stays silent, or warns twice."""
+    from prover.coq.default_generator import coq_default
+
+    path = tmp_path / "policy.pt"
+    damage(path)
+    with caplog.at_level(logging.WARNING, logger="prover.coq.default_generator"):
+        generator = coq_default(traces=str(tmp_path), hammer=False, policy=str(path))
+    assert generator.policy is None and generator.value is None and generator.names == ["automation", "decision"]
+    warned = [r.getMessage() for r in caplog.records if "learned policy" in r.getMessage()]
+    assert len(warned) == 1 and str(path) in warned[0] and f"rebuild it with {REBUILD}" in warned[0]
