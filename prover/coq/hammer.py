@@ -149,7 +149,8 @@ class HammerSession(CoqSession):
         result = super().run_tac(state, tactic)
         if hammer and isinstance(result, TacticError) and "Control.Timeout" in result.message:
             # Coq's Timeout reaches hammer as an exception it reports as "CoqHammer bug: ... Control.Timeout"
-            result = TacticError(f"hammer ran past its time limit ({self.hammer_timeout:g}s)", ErrorKind.TIMEOUT)
+            limit = self.hammer_timeout if self._within is None else self._within
+            result = TacticError(f"hammer ran past its time limit ({limit:g}s)", ErrorKind.TIMEOUT)
         self._log(state, _norm(tactic), result, self._replacement if hammer else None)
         return result
 
