@@ -260,6 +260,14 @@ def resolve_value(value: Any) -> Any:
     return value
 
 
+def options_for_search(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The ``options`` of one search's spec that search ``name`` takes: a preset made for
+    best-first search (its ``reserve``) run under MCTS keeps what both share (the budgets, the
+    width, the value) and leaves the rest."""
+    accepted = inspect.signature(SEARCHES.load(name)).parameters
+    return {k: v for k, v in options.items() if k in accepted}
+
+
 def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
     """A prover with ``.search(env, theorem, on_event=...)`` for ``spec``; a ``value`` option
     ``learned:PATH`` loads that checkpoint's value head (:func:`resolve_value`)."""

@@ -200,3 +200,16 @@ def test_the_default_preset_gives_hammer_its_turns_and_the_expensive_tactics_the
                                                 "final": HAMMER_FINAL}
     assert config.env.options["hammer_timeout"] == 10.0
     assert config.env.options["tactic_limits"] == TACTIC_LIMITS
+
+
+def test_the_default_preset_runs_under_mcts_without_the_reserve():
+    """``eval --search mcts`` and ``coq_vs_hammer.py``'s ``default-mcts`` run the default preset
+    under MCTS, which has no reserve: the preset's options MCTS takes are kept, the reserve left."""
+    from prover.coq.presets import default_config
+    from prover.proof_search import MCTSProver
+    from prover.registry import ComponentSpec, build_prover, options_for_search
+
+    options = options_for_search("mcts", default_config(timeout=30).prover.options)
+    assert "reserve" not in options and options["timeout"] == 30 and options["value"] == "generator"
+    prover = build_prover(ComponentSpec("mcts", options), FixedTacticGenerator([("auto.", 0.0)]))
+    assert isinstance(prover, MCTSProver) and prover.budget.timeout == 30
