@@ -58,7 +58,7 @@ COMPARED = ("hammer", "sauto", "stock", "template", "default")
 def systems(timeout: float) -> dict:
     """The systems by name, as prover configurations (module docstring)."""
     from prover.coq.presets import alone_config, default_config
-    from prover.registry import ComponentSpec, ProverConfig
+    from prover.registry import ComponentSpec, ProverConfig, options_for_search
 
     template = ProverConfig(env=ComponentSpec("coq", {}), prover=ComponentSpec("best_first", {"timeout": timeout}),
                             generator=ComponentSpec("template", {"templates": "coq"}), retriever=ComponentSpec("bm25"))
@@ -69,7 +69,7 @@ def systems(timeout: float) -> dict:
         "template": template,
         "default": default_config(timeout),
         "default-mcts": dataclasses.replace(default_config(timeout), prover=ComponentSpec(
-            "mcts", {**default_config(timeout).prover.options})),
+            "mcts", options_for_search("mcts", default_config(timeout).prover.options))),
     }
 
 

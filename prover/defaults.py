@@ -29,6 +29,12 @@ VERIFY_FLOOR = 60.0
 #: before 20 s on what they can prove (benchmarks/results/coq_vs_hammer.md: median 11.5 s to a proof)
 HAMMER_SHARE = 1 / 3
 HAMMER_CAP = 20.0
+#: the default prover's ``hammer`` turns (:class:`search_tree.budget.Reserve`): on the root at the
+#: latest once this share of the search's time is spent, whatever cheaper tactics still wait ...
+HAMMER_BY = 0.25
+#: ... and again, with all the time left, on the best other state once only this share is left (or
+#: as soon as every path has failed): scored last, ``hammer`` otherwise ran in 11 of 24 failed searches
+HAMMER_FINAL = 0.25
 
 #: LeanDojo: seconds per Lean tactic and for starting Lean on a theorem (a Mathlib file's
 #: elaboration); Lean tactics under Mathlib are slower than Coq's, and LeanDojo's ``Dojo`` itself

@@ -26,6 +26,7 @@ from search_tree import (
     MCTSConfig,
     MCTSSearch,
     Propose,
+    Reserve,
     SearchResult,
     Session,
     Status,
@@ -111,7 +112,9 @@ class BestFirstSearchProver(Prover):
     ``length_alpha`` the length normalisation of priorities (0: plain cumulative log-probability).
     ``value`` adds a remaining-cost estimate to the priority (``value_weight`` per step, see
     :mod:`search_tree.best_first`): ``"generator"`` for the generator's own (a learned policy's value,
-    none if it has none), or ``"heuristic"`` / ``"constant"`` / a :class:`ValueHead` / a model as for MCTS.
+    none if it has none), or ``"heuristic"`` / ``"constant"`` / a :class:`ValueHead` / a model as for MCTS. ``reserve``
+    (a :class:`search_tree.Reserve`; a run's configuration holds its fields) guarantees one
+    expensive tactic its turns: the default Coq prover's ``hammer``.
     """
 
     def __init__(
@@ -124,9 +127,11 @@ class BestFirstSearchProver(Prover):
         length_alpha: float = 0.0,
         value: str | ValueHead | ValueFunction | None = None,
         value_weight: float = 1.0,
+        reserve: Reserve | None = None,
     ) -> None:
         self.tac_gen = tac_gen
         self.budget = Budget(timeout=timeout, max_expansions=max_expansions, max_env_calls=max_env_calls)
+        self.reserve = reserve
         self.num_sampled_tactics = num_sampled_tactics
         self.length_alpha = length_alpha
         resolved = _value(value, tac_gen)
@@ -135,7 +140,8 @@ class BestFirstSearchProver(Prover):
 
     def _search(self, session, init_state, propose, theorem, on_event, language):
         search = BestFirstSearch(session, init_state, propose, self.budget, length_alpha=self.length_alpha,
-                                 on_event=on_event, value=self.value, value_weight=self.value_weight)
+                                 on_event=on_event, value=self.value, value_weight=self.value_weight,
+                                 reserve=self.reserve)
         return search.run(theorem)
 
 

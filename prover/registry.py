@@ -254,6 +254,14 @@ def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, A
     return out
 
 
+def options_for_search(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The ``options`` of one search's spec that search ``name`` takes: a preset made for
+    best-first search (its ``reserve``) run under MCTS keeps what both share (the budgets, the
+    width, the value) and leaves the rest."""
+    accepted = inspect.signature(SEARCHES.load(name)).parameters
+    return {k: v for k, v in options.items() if k in accepted}
+
+
 def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
     """A prover with ``.search(env, theorem, on_event=...)`` for ``spec`` (its dict options for
     dataclass parameters made into the dataclass: :func:`_coerce`)."""

@@ -12,14 +12,20 @@ chance of finishing from the node, read as ``gamma**cost`` with ``log(1/gamma) =
 This is GPT-f's use of a learned value in best-first search (Polu & Sutskever 2020), where the
 outcome estimate of a state orders the queue beside the policy's path score. The value of every new
 state is asked once, when the state is first reached.
+
+A :class:`search_tree.budget.Reserve` names one expensive tactic (CoqHammer's ``hammer``) that the
+search runs on the root by a deadline even while cheaper suggestions are still waiting, and a
+second time with the time left at the end (see its docstring): best first alone would run it
+only after every other suggestion of the root, which on a hard theorem is never.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import math
 
-from search_tree.budget import Budget, EventSink, Meter, Propose
+from search_tree.budget import Budget, EventSink, Meter, Propose, Reserve
 from search_tree.events import Cycled, Expanded
 from search_tree.nodes import Edge, ErrorNode, InternalNode, Node, ProofFinishedNode, Status, extract_proof
 from search_tree.protocol import (
@@ -27,6 +33,7 @@ from search_tree.protocol import (
     ProofFinished,
     Session,
     TacticError,
+    TacticResult,
     TacticState,
     Theorem,
     linear_proof,
@@ -58,8 +65,14 @@ class BestFirstSearch:
         on_event: EventSink | None = None,
         value: ValueFunction | None = None,
         value_weight: float = 1.0,
+        reserve: Reserve | None = None,
     ) -> None:
         self.session = session
+        self.reserve = reserve
+        self._reserved = None if reserve is None else " ".join(reserve.tactic.split())
+        self._offered = False  # the generator proposed the reserved tactic on the root
+        self._reserved_on: set[str] = set()  # keys of the states it ran on
+        self._final_done = False
         self.propose = propose
         self.length_alpha = length_alpha
         self.value = value
@@ -96,13 +109,21 @@ class BestFirstSearch:
         self.theorem = theorem
         stop_reason = StopReason(StopKind.EXHAUSTED)
         try:
-            while self.root.status == Status.OPEN:
-                reason = self.meter.exhausted()
+            while True:
+                if self.root.status != Status.OPEN:
+                    # every path failed: what time is left goes to the reserve, whose tactic may do
+                    # with it what the tactics tried could not
+                    if self.root.status == Status.FAILED and self._final_call():
+                        continue
+                    break
+                reason = self.meter.exhausted() or self._reserved_turn()
                 if reason:
                     stop_reason = reason
                     break
                 node = self._pop()
                 if node is None:
+                    if self._final_call():  # out of candidates: the rest of the time goes to the reserve
+                        continue
                     break
                 reason = self._expand(node)
                 if reason:
@@ -136,18 +157,85 @@ class BestFirstSearch:
         suggestions = merge_suggestions(self.meter.generate(self.propose, node.state))
         self.meter.expansions += 1
         self.meter.emit(Expanded(state=node.state.id, depth=node.depth, priority=self.priority(node)))
+        if node is self.root and any(self._is_reserved(tactic) for tactic, _ in suggestions):
+            self._offered = True
         for tactic, logprob in suggestions:
-            result, seconds = self.meter.run_tac(self.session, node.state, tactic, logprob=round(logprob, 4))
-            child = self._child(node, tactic, result, node.cumulative_logprob + logprob)
-            if child is not None:
-                node.add_edge(Edge(tactic, node, child, logprob, seconds))
+            if self._is_reserved(tactic):
+                if node.state.key in self._reserved_on:  # already given its turn (the deadline came first)
+                    continue
+                assert self.reserve is not None
+                result = self._run_reserved(node, self.reserve.first_limit if node is self.root else None, logprob)
+            else:
+                result, seconds = self.meter.run_tac(self.session, node.state, tactic, logprob=round(logprob, 4))
+                child = self._child(node, tactic, result, node.cumulative_logprob + logprob)
+                if child is not None:
+                    node.add_edge(Edge(tactic, node, child, logprob, seconds))
             if isinstance(result, ProofFinished):
                 break
-            reason = self.meter.exhausted(expanding=True)
+            reason = self.meter.exhausted(expanding=True) or self._reserved_turn()
             if reason:
                 return reason
+            if self.root.status != Status.OPEN:  # the reserve proved the theorem meanwhile
+                break
         node.mark_expanded()
         return None
+
+    # -- the reserved tactic (search_tree.budget.Reserve) -------------------------------------------
+
+    def _is_reserved(self, tactic: str) -> bool:
+        return self._reserved is not None and " ".join(tactic.split()) == self._reserved
+
+    def _remaining(self) -> float | None:
+        timeout = self.meter.budget.timeout
+        return None if timeout is None else timeout - self.meter.elapsed
+
+    def _reserved_turn(self) -> StopReason | None:
+        """Give the reserved tactic its turn if it is due: on the root once ``first_by`` of the
+        timeout is spent, on the best other open state once only ``final`` of it is left. Returns
+        the exhausted budget, if any, afterwards."""
+        reserve, timeout = self.reserve, self.meter.budget.timeout
+        if reserve is None or not self._offered or timeout is None:
+            return None
+        spent = self.meter.elapsed
+        if self.root.state.key not in self._reserved_on and spent >= reserve.first_by * timeout:
+            self._run_reserved(self.root, reserve.first_limit)
+        elif spent >= (1.0 - reserve.final) * timeout:
+            self._final_call()
+        else:
+            return None
+        return self.meter.exhausted(expanding=True)
+
+    def _final_call(self) -> bool:
+        """The reserved tactic's second call, once per search, with every second left: on the
+        best state it has not run on, failed ones included (failed only means that the tactics
+        tried there failed); whether it ran."""
+        reserve, remaining = self.reserve, self._remaining()
+        if reserve is None or not self._offered or self._final_done or remaining is None:
+            return False
+        self._final_done = True
+        seconds = math.floor(remaining - 1.0)  # the search reads its clock after the call, not during it
+        targets = [n for n in self.nodes.values()
+                   if n.status != Status.PROVED and n.state.key not in self._reserved_on]
+        if seconds < reserve.min_final or not targets:
+            return False
+        self._run_reserved(max(targets, key=self.priority), float(seconds))
+        return True
+
+    def _run_reserved(self, node: InternalNode, limit: float | None, logprob: float = 0.0) -> TacticResult:
+        """Run the reserved tactic on ``node`` under ``limit`` seconds, capped by the time left
+        (None: the session's own limit for it)."""
+        assert self.reserve is not None
+        remaining = self._remaining()
+        if limit is not None and remaining is not None:
+            limit = max(1.0, min(limit, math.floor(remaining - 1.0)))
+        self._reserved_on.add(node.state.key)
+        tactic = self.reserve.tactic
+        result, seconds = self.meter.run_tac(self.session, node.state, tactic, logprob=round(logprob, 4),
+                                             seconds=limit)
+        child = self._child(node, tactic, result, node.cumulative_logprob + logprob)
+        if child is not None:
+            node.add_edge(Edge(tactic, node, child, logprob, seconds))
+        return result
 
     def _child(self, parent: InternalNode, tactic: str, result, cumulative_logprob: float) -> Node | None:
         """The node a tactic result leads to (merged with an equal state), or None for a cycle."""

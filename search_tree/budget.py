@@ -16,6 +16,7 @@ from search_tree.protocol import (
     TacticResult,
     TacticState,
     Theorem,
+    TimedSession,
 )
 from search_tree.result import StopKind, StopReason
 
@@ -46,6 +47,35 @@ class Budget:
     max_env_calls: int | None = None
     max_simulations: int | None = None
     max_nodes: int | None = None
+
+
+@dataclass(frozen=True)
+class Reserve:
+    """An expensive tactic that a best-first search guarantees a turn (CoqHammer's ``hammer``).
+
+    Scored last among a state's suggestions, such a tactic waits behind every cheaper one, and
+    when those time out one after another it never runs: the search is starved of its strongest
+    single step. With a reserve, :class:`search_tree.best_first.BestFirstSearch` runs ``tactic``
+    on the root (where the generator proposed it there) in its turn or, at the latest, once
+    ``first_by`` of the timeout is spent, under ``first_limit`` seconds; and a second time, with
+    every second the theorem has left, on the best open state it has not run on, as soon as the
+    search runs out of candidates or only ``final`` of the timeout is left. The second call is
+    made only with at least ``min_final`` seconds, and on a state other than the root: the
+    session may refuse a tactic a second time on one state (CoqHammer's runs once per state).
+    Without a timeout only the root call is scheduled (in its turn, under ``first_limit``).
+    """
+
+    tactic: str
+    first_limit: float
+    first_by: float
+    final: float
+    min_final: float = 4.0
+
+    def __post_init__(self) -> None:
+        if not self.tactic.strip() or self.first_limit <= 0 or self.min_final <= 0:
+            raise ValueError(f"a reserve needs a tactic and positive limits, got {self!r}")
+        if not (0.0 <= self.first_by <= 1.0 and 0.0 <= self.final < 1.0):
+            raise ValueError(f"a reserve's first_by must lie in [0, 1] and final in [0, 1), got {self!r}")
 
 
 def outcome_name(result: TacticResult) -> str:
@@ -102,11 +132,15 @@ class Meter:
             LoggedGoal(g.target, tuple((h.name, h.type) for h in g.hypotheses), g.name) for g in state.goals)))
 
     def run_tac(self, session: Session, state: TacticState, tactic: str, logprob: float | None = None,
-                prior: float | None = None) -> tuple[TacticResult, float]:
-        """Run ``tactic``; the search's own numbers (a log-probability, a prior) go into its event."""
+                prior: float | None = None, seconds: float | None = None) -> tuple[TacticResult, float]:
+        """Run ``tactic``; the search's own numbers (a log-probability, a prior) go into its event.
+        ``seconds``: the tactic's time limit, where the session takes one (a :class:`TimedSession`)."""
         self.describe(state)
         t0 = time.monotonic()
-        result = session.run_tac(state, tactic)
+        if seconds is not None and isinstance(session, TimedSession):
+            result = session.run_tac_within(state, tactic, seconds)
+        else:
+            result = session.run_tac(state, tactic)
         dt = time.monotonic() - t0
         self.env_time += dt
         self.env_calls += 1

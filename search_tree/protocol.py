@@ -312,6 +312,16 @@ class FocusingSession(Session, Protocol):
 
 
 @runtime_checkable
+class TimedSession(Session, Protocol):
+    """A session that runs one tactic under a time limit the search chooses (best-first's
+    :class:`search_tree.budget.Reserve` gives an expensive tactic the time the theorem has left)."""
+
+    def run_tac_within(self, state: TacticState, tactic: str, seconds: float) -> TacticResult:
+        """:meth:`run_tac` with ``seconds`` as the tactic's time limit instead of the session's own."""
+        ...
+
+
+@runtime_checkable
 class Environment(Protocol):
     """A backend's environment. A class subclasses this protocol to inherit the defaults of its
     optional members: ``language`` (None: the backend's goals are not read as text), the run hooks

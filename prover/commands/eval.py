@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from prover.defaults import RUN, add_limit_flags
-from prover.registry import ComponentSpec, ProverConfig, require_specs
+from prover.registry import ComponentSpec, ProverConfig, options_for_search, require_specs
 from search_tree.errors import UserError, about
 
 
@@ -126,7 +126,7 @@ def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts
         require_specs(preset, "the backend's preset")
         preset_generator = preset.generator
         assert isinstance(preset_generator, ComponentSpec)  # require_specs refused any object
-        search_opts = preset.prover.options | search_opts
+        search_opts = options_for_search(args.search, preset.prover.options) | search_opts
         env_opts = preset.env.options | env_opts
         generator = ComponentSpec(preset_generator.name, preset_generator.options | generator.options)
         if retriever is None:

@@ -23,9 +23,10 @@ its time in order of cost:
    structural steps, and a retrieved proof (one macro action) among the closing tactics when its
    lemma is very similar;
 3. CoqHammer's reconstruction tactics with and without premises (:mod:`prover.coq.hammer_generator`),
-   offset :data:`HAMMER_OFFSET`, and ``hammer`` itself last, once, on the theorem's first state:
-   it costs its own time limit (``hammer_timeout``) and is where the ATPs pay most, before the
-   search has split the goal into pieces that cheaper tactics close.
+   offset :data:`HAMMER_OFFSET`, and ``hammer`` itself last, on the theorem's first state: it
+   costs its own time limit (``hammer_timeout``). Scored last, it would wait behind every other
+   suggestion of that state, so the preset's search gives it its turns by a deadline and with
+   the time left at the end (:class:`search_tree.budget.Reserve`, :func:`prover.coq.presets.default_config`).
 
 A learned policy and value (:mod:`generator.learned_policy`, trained by ``dojo-prover learn`` on the
 default's own searches): given a checkpoint (``policy=PATH``), the generator rescores the union of

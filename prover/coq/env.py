@@ -19,7 +19,7 @@ import functools
 import json
 import logging
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,7 @@ from search_tree.protocol import Environment, Proof, TacticState, Theorem, Verif
 from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path, reopens,
                         with_additions)
 from .context import CoqContext, adhoc_context, file_context
-from .hammer import HammerSession, RewriteLog
+from .hammer import HammerSession, RewriteLog, atp_limit
 from .language import COQ
 from .records import CoqFields
 from .render import render_proof
@@ -69,8 +69,11 @@ class CoqEnvironment(Environment):
     :meth:`theorem` looks names up. A theorem of another project (:attr:`CoqFields.project`, set by its
     index) is opened in its own project all the same, so one environment serves any benchmark. With
     ``"hammer"``, ``hammer`` gets ``hammer_timeout`` seconds
-    (half of them for the ATPs) and a found proof's ``hammer`` steps are rewritten to the
-    reconstruction tactics it printed (:mod:`prover.coq.hammer`).
+    (half of them for the ATPs; a search may give one call more, :class:`search_tree.budget.Reserve`)
+    and a found proof's ``hammer`` steps are rewritten to the reconstruction tactics it printed
+    (:mod:`prover.coq.hammer`). ``tactic_limits`` gives tactics by their first word a shorter
+    limit than ``tactic_timeout`` (``{"firstorder": 2}``): the expensive ones, which otherwise
+    spend a failing search's time in timeouts.
     """
 
     name = "coq"
@@ -88,6 +91,7 @@ class CoqEnvironment(Environment):
         verify_sentence_timeout: float | None = None,
         additions: tuple[str, ...] | list[str] | str = (),
         hammer_timeout: float = RUN.hammer,
+        tactic_limits: Mapping[str, float] | None = None,
         index=None,
         project: str = "coq-stdlib",
         project_flags: list[str] | None = None,
@@ -96,6 +100,10 @@ class CoqEnvironment(Environment):
             raise ValueError(f"tactic_timeout must be positive, got {tactic_timeout!r}")
         if hammer_timeout <= 0:
             raise ValueError(f"hammer_timeout must be positive, got {hammer_timeout!r}")
+        self.tactic_limits = dict(tactic_limits or {})
+        bad = {k: v for k, v in self.tactic_limits.items() if not isinstance(v, (int, float)) or v <= 0}
+        if bad:
+            raise ValueError(f"tactic_limits must map tactic names to positive seconds, got {bad!r}")
         self.additions, self.missing_additions = available(names(additions))
         self.hammer_timeout = hammer_timeout
         if "hammer" in self.additions:
@@ -215,7 +223,7 @@ class CoqEnvironment(Environment):
         for name in self._offered(theorem) if chosen is None else chosen:
             out.extend(addition(name).sentences)
             if name == "hammer":
-                out.append(f"Set Hammer ATPLimit {max(1, int(self.hammer_timeout / 2))}.")
+                out.append(f"Set Hammer ATPLimit {atp_limit(self.hammer_timeout)}.")
         return tuple(out)
 
     @contextmanager
@@ -233,11 +241,12 @@ class CoqEnvironment(Environment):
         context = self.context(theorem)
         worker = self._take(context)
         if "hammer" in self._offered(theorem):
-            hammer = HammerSession(worker, context, self.tactic_timeout, self.max_restarts, self.hammer_timeout)
+            hammer = HammerSession(worker, context, self.tactic_timeout, self.max_restarts, self.hammer_timeout,
+                                   self.tactic_limits)
             self._logs = {(context.key, context.statement): hammer.log}  # verify follows the search
             session: CoqSession = hammer
         else:
-            session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts)
+            session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts, self.tactic_limits)
         if compiled_module(context) is not None:
             session.finish_check = functools.partial(self._leak_refusal, context)
         try:

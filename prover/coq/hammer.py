@@ -23,6 +23,7 @@ needs no ATP.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from search_tree.protocol import ErrorKind, Proof, ProofStep, TacticError, TacticResult, TacticState, proof_tactics
@@ -42,6 +43,12 @@ _REPLACE = re.compile(r"Replace the hammer tactic with:[ \t]*\n?[ \t]*(?P<tactic
 # tactic: "Syntax error: [ltac_use_default] expected"); ``srun (T) use: ...`` is the same tactic
 _SELECTOR = re.compile(SELECTOR + r"\s*")
 _SRUN = re.compile(r"srun\s+(?P<tac>.+?)(?P<rest>\s+(?:use|unfold|inv|ctrs|cases):.*|\.)$")
+
+
+def atp_limit(seconds: float) -> int:
+    """CoqHammer's ``ATPLimit`` for a ``hammer`` call of ``seconds``: half of them, at least one,
+    so that its reconstruction has the other half."""
+    return max(1, int(seconds / 2))
 
 
 def reconstruction(output: str) -> str | None:
@@ -118,12 +125,13 @@ class HammerSession(CoqSession):
     runs_atp = True
 
     def __init__(self, worker: Worker, context, tactic_timeout: float, max_restarts: int,
-                 hammer_timeout: float) -> None:
-        super().__init__(worker, context, tactic_timeout, max_restarts)
+                 hammer_timeout: float, tactic_limits: Mapping[str, float] | None = None) -> None:
+        super().__init__(worker, context, tactic_timeout, max_restarts, tactic_limits)
         self.hammer_timeout = hammer_timeout
         self.log = RewriteLog()
         self._hammered: set[str] = set()  # keys of the states hammer was tried on
         self._replacement: str | None = None
+        self._within: float | None = None  # the limit run_tac_within gives the tactic now running
 
     def start(self) -> TacticState:
         state = super().start()
@@ -141,9 +149,22 @@ class HammerSession(CoqSession):
         result = super().run_tac(state, tactic)
         if hammer and isinstance(result, TacticError) and "Control.Timeout" in result.message:
             # Coq's Timeout reaches hammer as an exception it reports as "CoqHammer bug: ... Control.Timeout"
-            result = TacticError(f"hammer ran past its time limit ({self.hammer_timeout:g}s)", ErrorKind.TIMEOUT)
+            limit = self.hammer_timeout if self._within is None else self._within
+            result = TacticError(f"hammer ran past its time limit ({limit:g}s)", ErrorKind.TIMEOUT)
         self._log(state, _norm(tactic), result, self._replacement if hammer else None)
         return result
+
+    def run_tac_within(self, state: TacticState, tactic: str, seconds: float) -> TacticResult:
+        """:meth:`run_tac` under ``seconds`` (:class:`search_tree.protocol.TimedSession`): a
+        ``hammer`` step then gets ``seconds`` instead of :attr:`hammer_timeout`, its ATPs half of
+        them, still once per state; any other tactic at most its own limit."""
+        if seconds <= 0:
+            raise ValueError(f"a tactic's time limit must be positive, got {seconds!r}")
+        self._within = seconds
+        try:
+            return self.run_tac(state, tactic)
+        finally:
+            self._within = None
 
     def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
         result = super().focus(state, goal_index)
@@ -157,7 +178,19 @@ class HammerSession(CoqSession):
         self.log.moves[(state.key, what)] = _Move(key, replacement)
 
     def _time_limit(self, step: CheckedTactic) -> float:
-        return self.hammer_timeout if step.tactic is not None and calls_atp(step.tactic) else self.tactic_timeout
+        if step.tactic is not None and calls_atp(step.tactic):
+            return self.hammer_timeout if self._within is None else self._within
+        own = super()._time_limit(step)
+        return own if self._within is None else min(own, self._within)
+
+    def _sentences(self, step: CheckedTactic, slack: float = 1.0) -> list[str]:
+        """A ``hammer`` step run under another limit than the environment's is preceded by the
+        ATP limit that goes with it (the option is the proof state's: the states after it keep
+        it, and a failed step's states are discarded with it)."""
+        out = super()._sentences(step, slack)
+        if self._within is not None and step.tactic is not None and calls_atp(step.tactic):
+            out.insert(len(step.focusing), f"Set Hammer ATPLimit {atp_limit(self._within)}.")
+        return out
 
     def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:
         if step.tactic is None or not calls_atp(step.tactic):

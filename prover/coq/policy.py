@@ -178,6 +178,14 @@ def _split(text: str) -> list[Sentence]:
         return split_sentences(text[:end] + "." + text[end:], "<tactic>")
 
 
+def head_word(tactic: str) -> str | None:
+    """The first word of a tactic sentence after its goal selector (``firstorder`` of ``2:
+    firstorder auto.``), or None: what a per-tactic time limit is keyed by."""
+    selector = _SELECTOR.match(tactic)
+    word = _FIRST_WORD.match(tactic[selector.end():] if selector else tactic)
+    return None if word is None else word.group()
+
+
 def _check_tactic_sentence(code: str, refuse: Callable[[str], RefusedTactic]) -> None:
     selector = _SELECTOR.match(code)
     if selector is not None and selector.group().startswith("par"):

@@ -16,12 +16,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prover.backend import Comparison
-from prover.defaults import RUN, Limits
+from prover.defaults import HAMMER_BY, HAMMER_FINAL, RUN, Limits
 from prover.registry import ComponentSpec, ProverConfig
 from search_tree.protocol import Theorem
 
 #: the context additions the default's tactics need (see :mod:`prover.coq.additions`)
 ADDITIONS = ("hammer", "psatz", "ring", "field")
+
+#: the default's shorter limits for its expensive tactics, by first word (the environment's
+#: ``tactic_limits``): failing, each of them spent the whole tactic timeout, and in the default's
+#: failed searches those timeouts took 90% of the tactic time. Chosen on the stdlib's val split
+#: (docs/coq.md, "Time limits")
+TACTIC_LIMITS = {"firstorder": 2.0, "sauto": 2.0, "hauto": 2.0, "qauto": 2.0}
 
 #: the benchmarks the default's choices (its tactics, their priors, its tiers, its width) were made
 #: on: the stdlib's train and val splits and AAC_tactics; every other library and the stdlib's test
@@ -42,7 +48,10 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     a :class:`prover.registry.ProverConfig` whose search is best-first with ``timeout`` wall-clock
     seconds per theorem. ``hammer`` gets ``hammer_timeout`` seconds, by default
     :attr:`prover.defaults.Limits.hammer` (a share of ``timeout``, capped): a search checks its
-    clock between tactics, so a longer hammer call would overrun the theorem's limit. The final
+    clock between tactics, so a longer hammer call would overrun the theorem's limit. The search
+    runs it on the root by a deadline and once more with the time left at the end
+    (:data:`prover.defaults.HAMMER_BY`, :data:`prover.defaults.HAMMER_FINAL`), and the expensive
+    tactics get :data:`TACTIC_LIMITS` (``tactic_timeout`` at most). The final
     check gets :attr:`prover.defaults.Limits.verify` (the theorem's ``timeout``, at least a
     minute), not more. ``project`` (:func:`prover.coq.project.load_project`'s spec) is where
     theorems are looked up by name, and whose corpus and traces the prover learns from; default
@@ -54,11 +63,12 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     limits = Limits(timeout, tactic_timeout, hammer_timeout, max_expansions)
     if policy == SHIPPED:
         policy = str(SHIPPED_POLICY) if SHIPPED_POLICY.exists() else None
-    search = {"timeout": timeout, "num_sampled_tactics": default_width(), "value": "generator"}
+    reserve = {"tactic": "hammer.", "first_limit": limits.hammer, "first_by": HAMMER_BY, "final": HAMMER_FINAL}
+    search = {"timeout": timeout, "num_sampled_tactics": default_width(), "value": "generator", "reserve": reserve}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
     env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": limits.hammer,
-           "verify_timeout": limits.verify}
+           "tactic_limits": dict(TACTIC_LIMITS), "verify_timeout": limits.verify}
     if project is not None:
         env["project"] = project
     return ProverConfig(

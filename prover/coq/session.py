@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from search_tree.protocol import (
@@ -45,7 +45,7 @@ from search_tree.protocol import (
 from .context import CoqContext
 from .coqtop import MAX_ERROR_CHARS, MAX_REPLY_BYTES, Coqtop, CoqtopDied, ForgedReply, Reply, SentenceTooLong
 from .goals import MSG_SUBPROOF_DONE, GoalParseError, Outcome, ProofView, parse_view
-from .policy import CheckedTactic, RefusedTactic, check_tactic
+from .policy import CheckedTactic, RefusedTactic, check_tactic, head_word
 from .reach import calls_atp
 from .worker import Worker
 
@@ -74,10 +74,12 @@ class CoqSession:
     #: None accepts it. Proofs finished inside a focus are left to the final verification.
     finish_check: Callable[[Proof], str | None] | None = None
 
-    def __init__(self, worker: Worker, context: CoqContext, tactic_timeout: float, max_restarts: int) -> None:
+    def __init__(self, worker: Worker, context: CoqContext, tactic_timeout: float, max_restarts: int,
+                 tactic_limits: Mapping[str, float] | None = None) -> None:
         self._worker = worker
         self._context = context
         self.tactic_timeout = tactic_timeout
+        self.tactic_limits = dict(tactic_limits or {})
         self.max_restarts = max_restarts
         self._nodes: list[_Node] = []
         self._chain: list[int] = []  # nodes whose coqtop states are live, root first
@@ -192,9 +194,11 @@ class CoqSession:
         return math.ceil((self.tactic_timeout if limit is None else limit) * slack) * 1.5 + 2.0
 
     def _time_limit(self, step: CheckedTactic) -> float:
-        """The time limit of one step (a hook: :class:`prover.coq.hammer.HammerSession` gives
-        ``hammer`` its own)."""
-        return self.tactic_timeout
+        """The time limit of one step: ``tactic_timeout``, or less for a tactic whose first word
+        has its own limit in ``tactic_limits`` (a hook: :class:`prover.coq.hammer.HammerSession`
+        gives ``hammer`` its own)."""
+        head = None if step.tactic is None else head_word(step.tactic)
+        return min(self.tactic_timeout, self.tactic_limits.get(head, self.tactic_timeout) if head else self.tactic_timeout)
 
     def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:
         """The step to remember for a new state (it is what replays re-run), given the replies to

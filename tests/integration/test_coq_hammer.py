@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -97,6 +98,28 @@ def test_hammer_proof_is_rewritten_atp_free_and_no_atp_survives():
         assert verdict.ok, verdict.message
         body = verdict.script.splitlines()[-1]
         assert "hammer" not in body and "use: rev_involutive" in body, verdict.script
+    assert atp_processes() == []
+
+
+def test_hammer_run_within_a_longer_limit_proves_once_and_is_rewritten():
+    """A search may give one ``hammer`` call more time than the environment's ``hammer_timeout``
+    (``run_tac_within``, with the ATP limit set for it): under its own 2 s hammer cannot prove
+    rev (rev l) = l, within 40 s it does (on a loaded machine it takes over 20), once per state
+    still holds, and the proof verified is the reconstruction. Fails if the longer limit is
+    ignored or the option sentence breaks the step."""
+    with CoqEnvironment(tactic_timeout=5, additions=("hammer",), hammer_timeout=2) as env:
+        with env.open(REV) as (session, state):
+            short = session.run_tac(state, "hammer.")
+            assert isinstance(short, TacticError) and short.kind == ErrorKind.TIMEOUT, short
+            again = session.run_tac_within(state, "hammer.", 40)
+            assert isinstance(again, TacticError) and "at most once per state" in again.message
+            intros = session.run_tac(state, "intros A l.")
+            t0 = time.monotonic()
+            proved = session.run_tac_within(intros, "hammer.", 40)
+            assert isinstance(proved, ProofFinished), (proved, time.monotonic() - t0)
+        verdict = env.verify(REV, linear_proof(["intros A l.", "hammer."]))
+        assert verdict.ok, verdict.message
+        assert "use: rev_involutive" in verdict.script.splitlines()[-1], verdict.script
     assert atp_processes() == []
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from prover.coq.policy import CheckedTactic, RefusedTactic, check_tactic
+from prover.coq.policy import CheckedTactic, RefusedTactic, check_tactic, head_word
 from prover.coq.render import render_proof
 from prover.coq.sentences import SentenceSplitError, normalise, split_sentences
 from search_tree import ProofStep, linear_proof
@@ -180,3 +180,13 @@ def test_long_tactics_up_to_the_limit_pass():
     Fails if the length limit drops below the stdlib's longest proof sentence (8,497 characters)."""
     long = 'idtac "' + "x" * 8_490 + '".'
     assert check_tactic(long).sentences == (long,)
+
+
+@pytest.mark.parametrize("tactic, head", [
+    ("firstorder.", "firstorder"), ("2: sauto use: Nat.add_comm.", "sauto"), ("all: hauto.", "hauto"),
+    ("[G]: qauto.", "qauto"), ("Z.order.", "Z"), ("(auto).", None),
+])
+def test_head_word_is_what_a_per_tactic_limit_is_keyed_by(tactic, head):
+    """A per-tactic time limit (``CoqEnvironment(tactic_limits=...)``) finds its tactic behind a
+    goal selector; a tactic that starts with no word has none."""
+    assert head_word(tactic) == head
