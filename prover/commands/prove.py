@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 
 from prover.backend import Backend, Feature
 from prover.backends import names, require
@@ -58,9 +59,13 @@ def run(args: argparse.Namespace) -> int:
     backend = require(args.env, Feature.BASELINE if args.tactics else Feature.PRESET, "prove")
     if args.statement:
         require(args.env, Feature.STATEMENT, "prove --statement")
-    env, prover = _prover(backend, args)
+    with warnings.catch_warnings(record=True) as held:  # about the run: shown once the input is known good
+        warnings.simplefilter("always")
+        env, prover = _prover(backend, args)
     with env:
         theorem = statement_theorem(backend, env, args) if args.statement else env.theorem(args.theorem)
+        for warning in held:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         where = f"{theorem.file_path}:{theorem.position[0]}" if theorem.position else "(statement given)"
         print(printable(f"proving {theorem.full_name} from {where} ..."), flush=True)
         started = time.monotonic()
