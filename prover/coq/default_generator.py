@@ -77,10 +77,21 @@ def default_width(trace_directories: int = 2) -> int:
     member's cap, with the baseline's ssreflect templates. The default's search asks for this many,
     so that no tier is cut: a narrower width drops the lowest-scored suggestions first, which are
     CoqHammer's, ``hammer`` itself last (it is scored to run last, not never), on exactly the
-    theorems with the most hypotheses or a project's traces."""
+    theorems with the most hypotheses or a project's traces. More directories (the libraries a
+    project requires, :meth:`prover.coq.env.CoqEnvironment.default_traces`) share two directories'
+    suggestions (:func:`learned_top`), so that this width keeps every tier for them too."""
     from prover.coq.templates import automation_generator
 
-    return automation_generator().width + len(DECISION) + 2 * trace_directories * LEARNED_TOP + HAMMER_TOP
+    return (automation_generator().width + len(DECISION) + 2 * trace_directories * learned_top(trace_directories)
+            + HAMMER_TOP)
+
+
+def learned_top(trace_directories: int) -> int:
+    """The suggestions each kNN and proof-retrieval member contributes per state, learning from
+    ``trace_directories`` directories: :data:`LEARNED_TOP`, but no more than two directories'
+    worth in all, so that learning from the libraries a project requires widens no search and
+    cuts none of CoqHammer's suggestions (see :func:`default_width`)."""
+    return min(LEARNED_TOP, 2 * LEARNED_TOP // max(trace_directories, 1))
 
 
 class CoqDefaultGenerator(TacticGenerator):
@@ -148,8 +159,9 @@ def trace_files(traces: str | Path | None = None) -> list[str]:
 def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True, hammer: bool = True,
                 num_premises: int = 4, retriever: Any | None = None, policy: str | None = None) -> CoqDefaultGenerator:
     """The ``coq_default`` generator (module docstring). ``traces``: the directory of the traced
-    splits, or several (a project's own beside the stdlib's: one kNN and one proof-retrieval member
-    each, every one masked by its own corpus); default :func:`prover.coq.tracer.traced_data_dir`.
+    splits, or several (a project's own beside the stdlib's and its libraries': one kNN and one
+    proof-retrieval member each, every one masked by its own corpus, :func:`learned_top` suggestions each);
+    default :func:`prover.coq.tracer.traced_data_dir`.
     ``learned=False`` leaves out kNN and proof retrieval, ``hammer=False`` CoqHammer's tactics;
     ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them);
     ``policy`` is the path of a checkpoint of ``dojo-prover learn`` that orders the candidates."""
@@ -161,6 +173,7 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
         (baseline, 0.0, 1000), (FixedTacticGenerator(list(DECISION)), 0.0, len(DECISION))]
     names = ["automation", "decision"]
     directories = [None] if traces is None else [traces] if isinstance(traces, (str, Path)) else list(traces)
+    top = learned_top(len(directories))
     for i, directory in enumerate(directories if learned else []):
         files = trace_files(directory)
         if not files:
@@ -172,8 +185,8 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
         from generator.proof_retrieval import ProofRetrievalGenerator
         from prover.coq.language import COQ
 
-        members += [(KNNGenerator.from_traced(files, COQ), LEARNED_OFFSET, LEARNED_TOP),
-                    (ProofRetrievalGenerator.from_traced(files, COQ), LEARNED_OFFSET, LEARNED_TOP)]
+        members += [(KNNGenerator.from_traced(files, COQ), LEARNED_OFFSET, top),
+                    (ProofRetrievalGenerator.from_traced(files, COQ), LEARNED_OFFSET, top)]
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
     if hammer:
         members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET,

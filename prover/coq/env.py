@@ -140,12 +140,14 @@ class CoqEnvironment(Environment):
     def default_traces(options: dict | None = None, theorems: Sequence[Theorem] = ()) -> list[str] | None:
         """The traced proofs a learned generator given none learns from (kNN, proof retrieval):
         None (the stdlib's, its own default) for the stdlib; for a project (:func:`run_project`),
-        the stdlib's and, once ``dojo-prover trace --project`` has run, the project's own, because
-        a project's earlier proofs are the ones most like its next (Tactician learns from them).
+        the stdlib's, those of the installed libraries its files require that are traced here
+        (:func:`prover.coq.tracer.library_traces`: a library's idiom is its users'), and, once
+        ``dojo-prover trace --project`` has run, the project's own, because a project's earlier
+        proofs are the ones most like its next (Tactician learns from them).
         What is not traced is left out with one warning here, in the process that sets up the run,
         rather than one from each worker that builds the generator."""
         from .default_generator import trace_files
-        from .tracer import traced_data_dir
+        from .tracer import library_traces, traced_data_dir
 
         project = run_project(options or {}, theorems)
         stdlib = [str(traced_data_dir())] if trace_files(traced_data_dir()) else []
@@ -155,13 +157,15 @@ class CoqEnvironment(Environment):
                           RuntimeWarning, stacklevel=2)
         if project.is_stdlib:
             return None if stdlib else []
+        below = [*stdlib, *map(str, library_traces(project))]
         own = traced_data_dir(project)
         if not (own / "corpus.jsonl").exists():
             warnings.warn(f"Coq project {project.name} is not traced, so kNN and proof retrieval learn from the "
-                          f"stdlib's proofs only; run `dojo-prover trace --env coq --project {project.ref()['spec']}` "
-                          "once to learn from its own", RuntimeWarning, stacklevel=2)
-            return None if stdlib else []
-        return [*stdlib, str(own)]
+                          "proofs of the stdlib and of the libraries it requires only; run `dojo-prover trace "
+                          f"--env coq --project {project.ref()['spec']}` once to learn from its own",
+                          RuntimeWarning, stacklevel=2)
+            return None if below == [str(traced_data_dir())] else below
+        return [*below, str(own)]
 
     @staticmethod
     def run_notes(options: dict) -> dict:

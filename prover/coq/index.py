@@ -157,7 +157,7 @@ def _loading_ssreflect(files: dict[str, SourceFile]) -> set[str]:
     since ssreflect's tactic notations are active once its module is loaded."""
     out: set[str] = set()
     for f in files.values():
-        named = f.requires + f.unresolved_requires
+        named = f.requires + f.library_requires + f.unresolved_requires
         if (any(_SSREFLECT_MODULE.search(m) for m in named) or any(i in out for i in f.imports)
                 or any(_SSREFLECT_FILE.match(i.removeprefix(STDLIB_PREFIX)) for i in f.imports)):
             out.add(f.path)

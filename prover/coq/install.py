@@ -56,6 +56,19 @@ def installed_libraries(contrib: Path | None = None) -> list[str]:
     return names
 
 
+@functools.lru_cache(maxsize=1)
+def installed_modules() -> dict[str, str]:
+    """Logical module name -> path (under :func:`user_contrib`) of every compiled file of the
+    installed libraries (``mathcomp.ssreflect.seq`` -> ``mathcomp/ssreflect/seq.vo``): what a
+    project's ``Require`` of a library resolves against. Coq binds ``user-contrib`` so that a
+    directory's path is its logical name, which is why no library's own flags are needed here."""
+    contrib = user_contrib()
+    if not contrib.is_dir():
+        return {}
+    found = (p.relative_to(contrib) for p in contrib.rglob("*.vo"))
+    return {".".join(p.with_suffix("").parts): p.as_posix() for p in found}
+
+
 def _folded(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 

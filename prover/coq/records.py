@@ -67,7 +67,9 @@ class SourceFile:
     sentences: list[tuple[int, int]]
     declarations: list[Declaration] = field(default_factory=list)
     theorems: list[TheoremEntry] = field(default_factory=list)
-    unresolved_requires: list[str] = field(default_factory=list)
+    unresolved_requires: list[str] = field(default_factory=list)  # names found nowhere (as written)
+    # installed library modules required (``mathcomp.ssreflect.seq``), not of the project nor the stdlib
+    library_requires: list[str] = field(default_factory=list)
     tactic_names: list[str] = field(default_factory=list)  # Ltac, Tactic Notation and hint database names
     admitted: list[TheoremEntry] = field(default_factory=list)  # lemmas ended by Admitted: open targets
     # the offset of the first sentence that loads a file which is not installed (Load, Elpi

@@ -5,7 +5,11 @@ listing theorems takes a fraction of a second and needs no coqtop; the tracer
 (:mod:`prover.coq.tracer`) then replays the files in Coq. Sentences are classified by
 :mod:`prover.coq.vernacular`. A project's ``Require`` that names no file of the project is
 resolved against the stdlib (:func:`stdlib_modules`), so that its file's ``imports`` list the
-stdlib files it loads and its premises can come from them.
+stdlib files it loads and its premises can come from them; one that names no stdlib file either
+is looked up among the installed libraries (:func:`prover.coq.install.installed_modules`) and kept
+in ``library_requires``, so that a project's learned tactics can come from the traces of the
+libraries it builds on. An index scanned before such a library was installed keeps the name
+unresolved until it is rescanned (``--rebuild-index``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from .install import coq_version, stdlib_root, user_contrib
+from .install import coq_version, installed_modules, stdlib_root, user_contrib
 from .project import STDLIB_PREFIX, CoqProject, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry
 from .sentences import LineIndex, Sentence, mask_comments, split_sentences
@@ -99,7 +103,12 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
             for name in m.group("mods").split():
                 target = (resolve_require(name, m.group("from"), modules)
                           or resolve_require(name, m.group("from"), outside))
-                if target is None:
+                library = None if target or project.is_stdlib else resolve_require(
+                    name, m.group("from"), installed_modules())
+                if library is not None:
+                    if library not in sf.library_requires:
+                        sf.library_requires.append(library)
+                elif target is None:
                     sf.unresolved_requires.append(name)
                 elif target not in sf.requires:
                     sf.requires.append(target)

@@ -44,7 +44,8 @@ from .corpus import PremiseResolver, write_corpus
 from .goals import GoalParseError, Outcome, ProofView, parse_view
 from .sentences import LineIndex, strip_comments
 from .build import project_index
-from .project import CoqProject, load_project_ref, stdlib_project
+from .install import installed_modules, user_contrib
+from .project import LIBRARY_PREFIX, CoqProject, load_project, load_project_ref, stdlib_project
 from .split import project_split, split_of
 from .stdlib import SPLITS, CoqIndex, TheoremEntry, cache_dir, coq_version, load_index
 from .worker import complete_view
@@ -73,6 +74,50 @@ def traced_data_dir(project: CoqProject | None = None) -> Path:
     """The default output directory of the tracer: ``<cache_dir>/traced`` for the stdlib,
     ``<cache_dir>/traced-<project key>`` for another project."""
     return cache_dir() / ("traced" if project is None or project.is_stdlib else f"traced-{project.key}")
+
+
+def library_traces(project: CoqProject) -> list[Path]:
+    """The traced directories (:func:`traced_data_dir`) of the installed libraries that ``project``'s
+    files require (its index's ``library_requires``), among those traced here: RegLang's proofs
+    are written in mathcomp's idiom, so mathcomp's traced proofs teach its next ones too.
+
+    A required module counts for the widest library that holds it and is traced (``coq-lib:mathcomp``
+    before ``coq-lib:mathcomp.ssreflect``), so no proof is learned from twice. A library whose
+    directory holds the project's, or lies inside it, is never one: its traces would hold the
+    project's own proofs under other file paths, where accessibility (:mod:`generator.accessible`)
+    could not hide a theorem's own proof from it. Nothing is traced here: a library that is not
+    traced, or whose traces hold no tactic, is left out, so this costs a glance at the cache per
+    required library."""
+    if project.is_stdlib:
+        return []
+    own = project.root.resolve()
+    contrib = user_contrib()
+    required = {m for f in project_index(project, progress=False).files.values() for m in f.library_requires}
+    traced: dict[str, Path | None] = {}  # library name -> its traced directory, None when there is none
+
+    def directory(name: str) -> Path | None:
+        if name not in traced:
+            root = contrib.joinpath(*name.split(".")).resolve()
+            overlaps = root == own or root in own.parents or own in root.parents
+            # a traced directory is named by its project's key, which starts with its root's name
+            candidate = not overlaps and any(cache_dir().glob(f"traced-library-{root.name}-*/corpus.jsonl"))
+            out = traced_data_dir(load_project(LIBRARY_PREFIX + name)) if candidate else None
+            meta = out / "metadata.json" if out is not None else None
+            # a library traced so far only where it proves nothing (notations, tactics) teaches nothing
+            traced[name] = out if out is not None and meta is not None and meta.is_file() and (
+                out / "corpus.jsonl").is_file() and json.loads(meta.read_text()).get("tactics", 0) > 0 else None
+        return traced[name]
+
+    found: list[Path] = []
+    for module in sorted(required & installed_modules().keys()):
+        parts = module.split(".")[:-1]
+        for name in (".".join(parts[:n]) for n in range(1, len(parts) + 1)):
+            out = directory(name)
+            if out is not None:
+                if out not in found:
+                    found.append(out)
+                break
+    return found
 
 
 @dataclass
