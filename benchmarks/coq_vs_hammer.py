@@ -107,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=200, help="theorems of the split (stable sample)")
     parser.add_argument("--split", choices=("train", "val", "test"), default="test",
                         help="stdlib split (default: test; choose settings on train or val)")
-    parser.add_argument("--benchmark", help="any Coq benchmark name or listing instead of the stdlib split "
-                                            "(coq-lib:NAME[:split], coq-project:PATH[:split], FILE.jsonl)")
+    parser.add_argument("--benchmark", nargs="+", help="any Coq benchmark names or listings instead of the stdlib "
+                                                       "split (coq-lib:NAME[:split], coq-project:PATH[:split], "
+                                                       "FILE.jsonl); several are compared one by one, then pooled")
     parser.add_argument("--timeout", type=float, default=RUN.timeout,
                         help=f"wall-clock seconds per theorem and system (default: {RUN.timeout:g}, the run default)")
     parser.add_argument("--workers", type=int, default=2)
@@ -126,12 +127,40 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit < 1 or args.timeout <= 0 or args.workers < 1 or (args.given_back is not None and args.given_back < 1):
         parser.error("--limit, --timeout, --workers and --given-back must be positive")
 
+    names = args.only or list(COMPARED)
+    unknown = sorted(set(names) - set(systems(args.timeout)))
+    if unknown:
+        parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(systems(args.timeout))})")
+    pooled = {name: 0 for name in names}
+    total = 0
+    for benchmark in args.benchmark or [f"coq-stdlib:{args.split}"]:
+        proved, n = compare(args, parser, benchmark, names)
+        total += n
+        for name, times in proved.items():
+            pooled[name] += len(times)
+    if args.benchmark and len(args.benchmark) > 1:
+        print(f"## Pooled over {len(args.benchmark)} benchmarks: {', '.join(f'`{b}`' for b in args.benchmark)}\n")
+        print("| system | proved | pass rate |\n|---|---|---|")
+        for name, count in pooled.items():
+            print(f"| {name} | {count}/{total} | {count / total:.3f} |")
+        if "default" in pooled and "hammer" in pooled:
+            ratio = f"{pooled['default'] / pooled['hammer']:.2f}" if pooled["hammer"] else "undefined (hammer proved none)"
+            print(f"\npooled default / hammer = {pooled['default']}/{total} : {pooled['hammer']}/{total} = {ratio} "
+                  "(target: at least 1.3)")
+    return 0
+
+
+def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark: str,
+            names: list[str]) -> tuple[dict[str, dict[str, float]], int]:
+    """Runs (or with ``--report`` reads) every system of ``names`` on ``benchmark`` and prints its
+    tables; the proofs found per system (theorem key: seconds) and the number of theorems."""
     from prover.benchmarks.registry import load_benchmark
     from prover.run.analysis import load_run
     from prover.coq.additions import reopened
     from prover.run.evaluation import EvalConfig, run_evaluation, theorem_key
 
-    benchmark = args.benchmark or f"coq-stdlib:{args.split}"
+    if len(args.benchmark or ()) > 1:
+        print(f"## `{benchmark}`\n")
     theorems = load_benchmark(benchmark, args.limit)
     if not theorems:
         parser.error(f"--benchmark {benchmark}: no theorems")
@@ -140,11 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         if not theorems:
             parser.error(f"--given-back: none of the {args.limit} theorems is given back to CoqHammer")
     table = systems(args.timeout)
-    names = args.only or list(COMPARED)
-    unknown = sorted(set(names) - set(table))
-    if unknown:
-        parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(table)})")
-    label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", args.benchmark)
+    label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", benchmark)
     run_dir = args.out / (f"{label}-n{args.limit}-t{args.timeout:g}"
                           + (f"-given-back{args.given_back}" if args.given_back is not None else ""))
     proved: dict[str, dict[str, float]] = {}
@@ -210,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             if given_back:
                 _ratio("on the theorems the leak check gives back to CoqHammer, default / hammer",
                        mine & given_back, set(proved["hammer"]) & given_back, len(given_back))
-    return 0
+    return proved, n
 
 
 if __name__ == "__main__":
