@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import argparse
 import logging
+import time
 import warnings
 
 import pytest
 
 from prover.coq.default_generator import CoqDefaultGenerator, coq_default, default_width
-from prover.coq.presets import ADDITIONS, default_config
+from prover.coq.presets import ADDITIONS, TACTIC_LIMITS, default_config
 from prover.registry import build_run
 from generator.fixed import FixedTacticGenerator
 from generator.knn import KNNGenerator
 from generator.proof_retrieval import ProofRetrievalGenerator
 from prover.coq import additions
 from prover.coq.context import adhoc_theorem
-from search_tree import Status, TacticState
+from search_tree import ErrorKind, Status, TacticError, TacticState
 from search_tree.events import SearchEvent, TacticRun
 from test_coq_hammer import atp_processes
 from traced_fixtures import commutation_theorems, write
@@ -179,10 +180,27 @@ def test_default_runs_hammer_by_its_deadline_on_a_stdlib_theorem_whose_tactics_t
     runs = [e for e in events if isinstance(e, TacticRun)]
     hammer = next(e for e in runs if e.tactic == "hammer.")
     assert hammer.state == 0 and hammer.t - hammer.seconds <= 2.0 + 2.0 + 1.0, hammer
-    sauto = next(e for e in runs if e.tactic == "sauto." and e.state == 0)
-    assert sauto.outcome == "timeout" and sauto.seconds < 3.0, sauto
+    expensive = [e for e in runs if e.state == 0 and e.tactic.split()[0].rstrip(".") in TACTIC_LIMITS]
+    assert expensive and all(e.seconds < 3.0 for e in expensive), expensive
     later = [e for e in runs if e.state == 0 and e.t > hammer.t and e.tactic != "hammer."]
     assert later, "hammer ran last on the first state, as if it had waited its turn"
+
+
+@pytest.mark.coq
+@needs_coq
+def test_a_tactic_limit_stops_its_tactic_before_the_tactic_timeout():
+    """``tactic_limits`` applies by a tactic's first word: a recursive ``let rec`` loop never
+    ends, and under a 1-s limit it times out in well under the 10-s tactic timeout, while another tactic keeps the
+    timeout. Fails if the limit is ignored or applied to every tactic."""
+    from prover.coq.env import CoqEnvironment
+
+    with CoqEnvironment(tactic_timeout=10, tactic_limits={"let": 1.0}) as env:
+        with env.open(adhoc_theorem("Lemma l : True.", [])) as (session, state):
+            started = time.monotonic()
+            looped = session.run_tac(state, "let rec loop := idtac; loop in loop.")
+            assert isinstance(looped, TacticError) and looped.kind == ErrorKind.TIMEOUT, looped
+            assert time.monotonic() - started < 5.0
+            assert session.tactic_timeout == 10
 
 
 @pytest.mark.coq
