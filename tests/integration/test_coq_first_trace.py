@@ -85,6 +85,12 @@ def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(pri
         assert CoqEnvironment.default_traces() is None  # the stdlib's own default: the traced directory
 
 
+def _sigint_default() -> None:
+    """SIGINT as a terminal's shell leaves it to the programs it starts: a pytest-xdist worker
+    ignores it, and a child inheriting that ignores Ctrl-C (Python installs no handler then)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_in_the_demos_first_trace_exits_130_with_one_line_and_the_next_run_goes_on(private_cache):
     """``dojo-prover demo`` on a fresh cache traces the stdlib first; Ctrl-C (SIGINT to the whole
     process group, as a terminal sends it) once two files are traced. Fails unless it exits 130
@@ -96,7 +102,8 @@ def test_ctrl_c_in_the_demos_first_trace_exits_130_with_one_line_and_the_next_ru
     total = len(untraced_files())
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "prover.cli", "demo", "--workers", "2", "--limit", "1"], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_sigint_default)
     try:
         deadline = time.monotonic() + 300
         while len(list((traced_data_dir() / "files").rglob("*.json"))) < 2:
@@ -104,7 +111,7 @@ def test_ctrl_c_in_the_demos_first_trace_exits_130_with_one_line_and_the_next_ru
             time.sleep(0.5)
         coqtops = coqtops_under(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=300)  # a loaded machine is slow to end its pool
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
