@@ -20,15 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from generator.base import Suggestion, TacticGenerator
+from generator.export_files import POLICY_CONFIG, VALUE_HEAD_FILE
 from generator.formatting import encode_inputs, format_input
 from search_tree.errors import UserError, one_line
 from search_tree.protocol import TacticState, Theorem
 from search_tree.value import ValueFunction
 
-#: the training-time settings in an export (``PolicyValueModel.save_hf``)
-POLICY_CONFIG = "policy_config.json"
-#: the value head's weights in an export of the policy-value model
-VALUE_HEAD_FILE = "value_head.pt"
 #: the command that writes a policy-value export, named in every error about a missing or damaged one
 VALUE_REBUILD = ("dojo-prover train-policy fit --config generator/configs/small.yaml --run_dir RUN_DIR "
                  "(the export is RUN_DIR/hf)")

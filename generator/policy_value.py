@@ -39,7 +39,7 @@ import torch
 from torch import nn
 
 from generator.formatting import encode_inputs, encode_targets, format_input
-from generator.hf import POLICY_CONFIG, VALUE_HEAD_FILE
+from generator.export_files import POLICY_CONFIG, VALUE_HEAD_FILE
 from generator.traced import TacticExample
 from search_tree.protocol import TacticState, Theorem
 
