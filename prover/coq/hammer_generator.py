@@ -57,6 +57,10 @@ class HammerGenerator(TacticGenerator):
         return out[:num_samples]
 
     def _premises(self, state: TacticState, context: Theorem) -> list[str]:
+        """The retriever's top ``num_premises`` distinct names: premises of different files may share
+        a short name, and naming one twice in ``use:`` would waste a slot (Coq resolves both to the
+        same constant), so twice as many are asked for."""
         if self.retriever is None or self.num_premises == 0:
             return []
-        return [p.full_name for p, _ in self.retriever.retrieve(state, context, self.num_premises)]
+        found = self.retriever.retrieve(state, context, 2 * self.num_premises)
+        return list(dict.fromkeys(p.full_name for p, _ in found))[:self.num_premises]
