@@ -38,9 +38,10 @@ import dataclasses
 import inspect
 import json
 import typing
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from generator.base import TacticGenerator
 from generator.hf import ValueHead
@@ -321,20 +322,43 @@ def _with_default_corpus(config: ProverConfig, theorems: Sequence[Theorem]) -> P
                                                                {**config.retriever.options, "corpus": corpus}))
 
 
+def _learns_from_traces(generator: Any) -> TypeGuard[ComponentSpec]:
+    """Whether ``generator`` is a spec of a registered generator that learns from traced proofs
+    (its factory takes ``traces``)."""
+    return (isinstance(generator, ComponentSpec) and generator.name in GENERATORS
+            and "traces" in inspect.signature(GENERATORS.load(generator.name)).parameters)
+
+
 def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> ProverConfig:
     """``config`` whose generator, if it learns from traced proofs (a ``traces`` option) and was
     given none, learns from those the environment names for the run (its class's
     ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's)."""
     generator = config.generator
-    if not isinstance(generator, ComponentSpec) or "traces" in generator.options or generator.name not in GENERATORS:
-        return config
-    if "traces" not in inspect.signature(GENERATORS.load(generator.name)).parameters:
+    if not _learns_from_traces(generator) or "traces" in generator.options:
         return config
     environment = _environment(config.env.name)
     traces = None if environment is None else environment.default_traces(dict(config.env.options), list(theorems))
     if traces is None:
         return config
     return dataclasses.replace(config, generator=ComponentSpec(generator.name, {**generator.options, "traces": traces}))
+
+
+def warn_missing_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> None:
+    """One warning for each thing the environment's default traces leave out here (its class's
+    ``missing_traces``: for Coq, an untraced stdlib or project), if ``config``'s generator learns
+    from those defaults (given no ``traces``, or the defaults :func:`with_defaults` filled in).
+    Called where searching starts (:class:`prover.run.distributed.DistributedProver`, ``prove``),
+    not where a run is configured: a run stopped by bad input before it searches says nothing
+    about traces, and one that searches says it once, in the process that drives the workers."""
+    generator = config.generator
+    environment = _environment(config.env.name)
+    if environment is None or not _learns_from_traces(generator):
+        return
+    options, theorems = dict(config.env.options), list(theorems)
+    if "traces" in generator.options and generator.options["traces"] != environment.default_traces(options, theorems):
+        return  # traces the caller chose
+    for line in environment.missing_traces(options, theorems):
+        warnings.warn(line, RuntimeWarning, stacklevel=2)
 
 
 def with_defaults(config: ProverConfig, theorems: Sequence[Theorem] = ()) -> ProverConfig:
