@@ -355,9 +355,13 @@ def warn_missing_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> No
     if environment is None or not _learns_from_traces(generator):
         return
     options, theorems = dict(config.env.options), list(theorems)
-    if "traces" in generator.options and generator.options["traces"] != environment.default_traces(options, theorems):
-        return  # traces the caller chose
-    for line in environment.missing_traces(options, theorems):
+    with warnings.catch_warnings():  # what configuring the run said (e.g. theorems of several projects) once only
+        warnings.simplefilter("ignore")
+        if "traces" in generator.options and generator.options["traces"] != environment.default_traces(options,
+                                                                                                       theorems):
+            return  # traces the caller chose
+        missing = environment.missing_traces(options, theorems)
+    for line in missing:
         warnings.warn(line, RuntimeWarning, stacklevel=2)
 
 
