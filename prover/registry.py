@@ -270,20 +270,26 @@ def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
     return cls(tac_gen, **_coerce(cls, spec.options))
 
 
+def _defaults(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The factory's keyword defaults that a spec's options may hold, as JSON gives them back (a
+    tuple default is a list), so that a resumed run's options compare equal."""
+    defaults = {}
+    for name, param in inspect.signature(factory).parameters.items():
+        if param.default is inspect.Parameter.empty or name in ("retriever", "language"):
+            continue
+        try:
+            defaults[name] = json.loads(json.dumps(param.default))
+        except TypeError:
+            continue
+    return defaults
+
+
 def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> ComponentSpec:
     """``spec`` with the factory's keyword defaults filled in, so that two specs that build the same
     component compare equal and a run's config.json records every setting, not only those given."""
     if factory is None or not isinstance(spec, ComponentSpec):
         return spec
-    defaults = {}
-    for name, param in inspect.signature(factory).parameters.items():
-        if param.default is inspect.Parameter.empty or name in ("retriever", "language"):
-            continue
-        try:  # as JSON gives it back (a tuple default is a list), so a resumed run's options compare equal
-            defaults[name] = json.loads(json.dumps(param.default))
-        except TypeError:
-            continue
-    return ComponentSpec(spec.name, {**defaults, **spec.options})
+    return ComponentSpec(spec.name, {**_defaults(factory), **spec.options})
 
 
 def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
@@ -349,12 +355,19 @@ def warn_missing_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> No
     from those defaults (given no ``traces``, or the defaults :func:`with_defaults` filled in).
     Called where searching starts (:class:`prover.run.distributed.DistributedProver`, ``prove``),
     not where a run is configured: a run stopped by bad input before it searches says nothing
-    about traces, and one that searches says it once, in the process that drives the workers."""
+    about traces, and one that searches says it once, in the process that drives the workers.
+    An environment option equal to its default is read as not given (with_defaults cannot tell
+    them apart afterwards): for Coq, ``project=coq-stdlib`` on another project's theorems is
+    then read as theirs, for this warning only."""
     generator = config.generator
     environment = _environment(config.env.name)
     if environment is None or not _learns_from_traces(generator):
         return
-    options, theorems = dict(config.env.options), list(theorems)
+    # the environment's options as given: those :func:`with_defaults` filled in are left out, so that
+    # the run's project is found as it was then (for Coq, from the theorems where no project is given)
+    defaults = _defaults(ENVIRONMENTS.load(config.env.name))
+    options = {k: v for k, v in config.env.options.items() if k not in defaults or defaults[k] != v}
+    theorems = list(theorems)
     with warnings.catch_warnings():  # what configuring the run said (e.g. theorems of several projects) once only
         warnings.simplefilter("ignore")
         if "traces" in generator.options and generator.options["traces"] != environment.default_traces(options,
