@@ -365,7 +365,7 @@ def warn_missing_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> No
         return
     # the environment's options as given: those :func:`with_defaults` filled in are left out, so that
     # the run's project is found as it was then (for Coq, from the theorems where no project is given)
-    defaults = _defaults(ENVIRONMENTS.load(config.env.name))
+    defaults = _defaults(environment)
     options = {k: v for k, v in config.env.options.items() if k not in defaults or defaults[k] != v}
     theorems = list(theorems)
     with warnings.catch_warnings():  # what configuring the run said (e.g. theorems of several projects) once only
