@@ -38,9 +38,10 @@ import dataclasses
 import inspect
 import json
 import typing
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from generator.base import TacticGenerator
 from generator.hf import ValueHead
@@ -269,20 +270,26 @@ def build_prover(spec: ComponentSpec, tac_gen: TacticGenerator) -> Any:
     return cls(tac_gen, **_coerce(cls, spec.options))
 
 
+def _defaults(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The factory's keyword defaults that a spec's options may hold, as JSON gives them back (a
+    tuple default is a list), so that a resumed run's options compare equal."""
+    defaults = {}
+    for name, param in inspect.signature(factory).parameters.items():
+        if param.default is inspect.Parameter.empty or name in ("retriever", "language"):
+            continue
+        try:
+            defaults[name] = json.loads(json.dumps(param.default))
+        except TypeError:
+            continue
+    return defaults
+
+
 def _with_defaults(spec: ComponentSpec, factory: Callable[..., Any] | None) -> ComponentSpec:
     """``spec`` with the factory's keyword defaults filled in, so that two specs that build the same
     component compare equal and a run's config.json records every setting, not only those given."""
     if factory is None or not isinstance(spec, ComponentSpec):
         return spec
-    defaults = {}
-    for name, param in inspect.signature(factory).parameters.items():
-        if param.default is inspect.Parameter.empty or name in ("retriever", "language"):
-            continue
-        try:  # as JSON gives it back (a tuple default is a list), so a resumed run's options compare equal
-            defaults[name] = json.loads(json.dumps(param.default))
-        except TypeError:
-            continue
-    return ComponentSpec(spec.name, {**defaults, **spec.options})
+    return ComponentSpec(spec.name, {**_defaults(factory), **spec.options})
 
 
 def _expand_dataclass_options(spec: ComponentSpec) -> ComponentSpec:
@@ -321,20 +328,54 @@ def _with_default_corpus(config: ProverConfig, theorems: Sequence[Theorem]) -> P
                                                                {**config.retriever.options, "corpus": corpus}))
 
 
+def _learns_from_traces(generator: Any) -> TypeGuard[ComponentSpec]:
+    """Whether ``generator`` is a spec of a registered generator that learns from traced proofs
+    (its factory takes ``traces``)."""
+    return (isinstance(generator, ComponentSpec) and generator.name in GENERATORS
+            and "traces" in inspect.signature(GENERATORS.load(generator.name)).parameters)
+
+
 def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> ProverConfig:
     """``config`` whose generator, if it learns from traced proofs (a ``traces`` option) and was
     given none, learns from those the environment names for the run (its class's
     ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's)."""
     generator = config.generator
-    if not isinstance(generator, ComponentSpec) or "traces" in generator.options or generator.name not in GENERATORS:
-        return config
-    if "traces" not in inspect.signature(GENERATORS.load(generator.name)).parameters:
+    if not _learns_from_traces(generator) or "traces" in generator.options:
         return config
     environment = _environment(config.env.name)
     traces = None if environment is None else environment.default_traces(dict(config.env.options), list(theorems))
     if traces is None:
         return config
     return dataclasses.replace(config, generator=ComponentSpec(generator.name, {**generator.options, "traces": traces}))
+
+
+def warn_missing_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> None:
+    """One warning for each thing the environment's default traces leave out here (its class's
+    ``missing_traces``: for Coq, an untraced stdlib or project), if ``config``'s generator learns
+    from those defaults (given no ``traces``, or the defaults :func:`with_defaults` filled in).
+    Called where searching starts (:class:`prover.run.distributed.DistributedProver`, ``prove``),
+    not where a run is configured: a run stopped by bad input before it searches says nothing
+    about traces, and one that searches says it once, in the process that drives the workers.
+    An environment option equal to its default is read as not given (with_defaults cannot tell
+    them apart afterwards): for Coq, ``project=coq-stdlib`` on another project's theorems is
+    then read as theirs, for this warning only."""
+    generator = config.generator
+    environment = _environment(config.env.name)
+    if environment is None or not _learns_from_traces(generator):
+        return
+    # the environment's options as given: those :func:`with_defaults` filled in are left out, so that
+    # the run's project is found as it was then (for Coq, from the theorems where no project is given)
+    defaults = _defaults(environment)
+    options = {k: v for k, v in config.env.options.items() if k not in defaults or defaults[k] != v}
+    theorems = list(theorems)
+    with warnings.catch_warnings():  # what configuring the run said (e.g. theorems of several projects) once only
+        warnings.simplefilter("ignore")
+        if "traces" in generator.options and generator.options["traces"] != environment.default_traces(options,
+                                                                                                       theorems):
+            return  # traces the caller chose
+        missing = environment.missing_traces(options, theorems)
+    for line in missing:
+        warnings.warn(line, RuntimeWarning, stacklevel=2)
 
 
 def with_defaults(config: ProverConfig, theorems: Sequence[Theorem] = ()) -> ProverConfig:

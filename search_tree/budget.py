@@ -63,6 +63,14 @@ class Reserve:
     made only with at least ``min_final`` seconds, and on a state other than the root: the
     session may refuse a tactic a second time on one state (CoqHammer's runs once per state).
     Without a timeout only the root call is scheduled (in its turn, under ``first_limit``).
+
+    The second call gets the time left less a second, in whole seconds (the search reads its
+    clock only between tactics). At the ``final`` deadline that is under ``final * timeout - 1``,
+    so that call is made only where ``final * timeout`` exceeds ``min_final + 1`` (with a quarter
+    and 4 s: searches longer than 20 s). In a shorter search (``demo``'s 10 s: 1 s at most would be
+    left) the deadline passes without a call, rather than a call too short for the ATPs to find
+    anything; the second call is then made only where the search runs out of candidates with
+    ``min_final + 1`` seconds still left.
     """
 
     tactic: str

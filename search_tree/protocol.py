@@ -325,8 +325,8 @@ class TimedSession(Session, Protocol):
 class Environment(Protocol):
     """A backend's environment. A class subclasses this protocol to inherit the defaults of its
     optional members: ``language`` (None: the backend's goals are not read as text), the run hooks
-    :meth:`default_corpus_path`, :meth:`default_traces`, :meth:`run_notes` (nothing to supply or
-    report) and :meth:`close` (no process kept)."""
+    :meth:`default_corpus_path`, :meth:`default_traces`, :meth:`missing_traces`, :meth:`run_notes`
+    (nothing to supply or report) and :meth:`close` (no process kept)."""
 
     name: str
     #: the backend's :class:`search_tree.language.Language`: MCTS drops its give-ups, retrieval reads its symbols
@@ -342,6 +342,12 @@ class Environment(Protocol):
     def default_traces(options: dict[str, Any], theorems: Sequence[Theorem]) -> list[str] | None:
         """The traced proofs a learned generator given none learns from in such a run; None: none."""
         return None
+
+    @staticmethod
+    def missing_traces(options: dict[str, Any], theorems: Sequence[Theorem]) -> list[str]:
+        """What :meth:`default_traces` leaves out of such a run because it is not built on this
+        machine, one line each for the user (how to build it included); empty: nothing."""
+        return []
 
     @staticmethod
     def run_notes(options: dict[str, Any]) -> dict[str, Any]:

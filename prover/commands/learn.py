@@ -179,7 +179,7 @@ class Learner:
                 f"{'with ' + str(checkpoint) if checkpoint else 'without a learned policy'}")
         assert self.backend.learned_preset is not None  # learner_backend took only one that learns
         preset = load_target(self.backend.learned_preset)
-        config = EvalConfig(preset(self.settings.timeout, policy=None if checkpoint is None else str(checkpoint)),
+        config = EvalConfig(preset(self.settings.timeout, policy=checkpoint),
                             benchmark, limit=limit, workers=self.workers)
         started, cpu = time.monotonic(), _cpu_seconds()
         run_evaluation(config, load_benchmark(benchmark, limit), directory)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import time
-import warnings
 
 from prover.backend import Backend, Feature
 from prover.backends import names, require
@@ -45,6 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from prover.registry import warn_missing_traces
     from prover.views.safe_text import printable
     from search_tree import Status
 
@@ -59,13 +59,10 @@ def run(args: argparse.Namespace) -> int:
     backend = require(args.env, Feature.BASELINE if args.tactics else Feature.PRESET, "prove")
     if args.statement:
         require(args.env, Feature.STATEMENT, "prove --statement")
-    with warnings.catch_warnings(record=True) as held:  # about the run: shown once the input is known good
-        warnings.simplefilter("always")
-        env, prover = _prover(backend, args)
+    config, env, prover = _prover(backend, args)
     with env:
         theorem = statement_theorem(backend, env, args) if args.statement else env.theorem(args.theorem)
-        for warning in held:
-            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        warn_missing_traces(config, [theorem])
         where = f"{theorem.file_path}:{theorem.position[0]}" if theorem.position else "(statement given)"
         print(printable(f"proving {theorem.full_name} from {where} ..."), flush=True)
         started = time.monotonic()
@@ -82,15 +79,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _prover(backend: Backend, args: argparse.Namespace):
-    """``(env, prover)``: the backend's default prover, or its baseline over ``--tactics``, built
-    from the configuration either gives through the registries (as an ``eval`` worker builds it)."""
+    """``(config, env, prover)``: the backend's default prover, or its baseline over ``--tactics``,
+    built from the configuration either gives through the registries (as an ``eval`` worker builds
+    it); the configuration too, for what the run's start says about it."""
     from prover.registry import build_run
 
     if args.tactics:
-        return build_run(backend.load(Feature.BASELINE)(args.tactics, args.timeout, args.tactic_timeout,
-                                                        args.max_expansions, args.project))
-    return build_run(backend.load(Feature.PRESET)(args.timeout, args.tactic_timeout, args.hammer_timeout,
-                                                  args.max_expansions, args.project))
+        config = backend.load(Feature.BASELINE)(args.tactics, args.timeout, args.tactic_timeout, args.max_expansions,
+                                                args.project)
+    else:
+        config = backend.load(Feature.PRESET)(args.timeout, args.tactic_timeout, args.hammer_timeout,
+                                              args.max_expansions, args.project)
+    return (config, *build_run(config))
 
 
 def statement_theorem(backend: Backend, env, args: argparse.Namespace):

@@ -29,7 +29,7 @@ from search_tree.protocol import Environment, Proof, TacticState, Theorem, Verif
 from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path, reopens,
                         with_additions)
 from .context import CoqContext, adhoc_context, file_context
-from .hammer import HammerSession, RewriteLog, atp_limit
+from .hammer import HammerSession, RewriteLog
 from .language import COQ
 from .records import CoqFields
 from .render import render_proof
@@ -144,28 +144,38 @@ class CoqEnvironment(Environment):
         (:func:`prover.coq.tracer.library_traces`: a library's idiom is its users'), and, once
         ``dojo-prover trace --project`` has run, the project's own, because a project's earlier
         proofs are the ones most like its next (Tactician learns from them).
-        What is not traced is left out with one warning here, in the process that sets up the run,
-        rather than one from each worker that builds the generator."""
+        What is not traced is left out silently: this is asked while a run is configured, and
+        :meth:`missing_traces` says what is missing once the run starts searching."""
         from .default_generator import trace_files
         from .tracer import library_traces, traced_data_dir
 
         project = run_project(options or {}, theorems)
         stdlib = [str(traced_data_dir())] if trace_files(traced_data_dir()) else []
-        if not stdlib:
-            warnings.warn("the Coq stdlib is not traced here, so kNN and proof retrieval are left out of the "
-                          "default prover; run `dojo-prover trace --env coq` once to enable them",
-                          RuntimeWarning, stacklevel=2)
         if project.is_stdlib:
             return None if stdlib else []
         below = [*stdlib, *map(str, library_traces(project))]
         own = traced_data_dir(project)
         if not (own / "corpus.jsonl").exists():
-            warnings.warn(f"Coq project {project.name} is not traced, so kNN and proof retrieval learn from the "
-                          "proofs of the stdlib and of the libraries it requires only; run `dojo-prover trace "
-                          f"--env coq --project {project.ref()['spec']}` once to learn from its own",
-                          RuntimeWarning, stacklevel=2)
             return None if below == [str(traced_data_dir())] else below
         return [*below, str(own)]
+
+    @staticmethod
+    def missing_traces(options: dict | None = None, theorems: Sequence[Theorem] = ()) -> list[str]:
+        """What :meth:`default_traces` leaves out because it is not traced here, one line each
+        (the stdlib's traces; a project's own), with the command that traces it."""
+        from .default_generator import trace_files
+        from .tracer import traced_data_dir
+
+        project = run_project(options or {}, theorems)
+        out = []
+        if not trace_files(traced_data_dir()):
+            out.append("the Coq stdlib is not traced here, so kNN and proof retrieval are left out of the "
+                       "default prover; run `dojo-prover trace --env coq` once to enable them")
+        if not project.is_stdlib and not (traced_data_dir(project) / "corpus.jsonl").exists():
+            out.append(f"Coq project {project.name} is not traced, so kNN and proof retrieval learn from the "
+                       "proofs of the stdlib and of the libraries it requires only; run `dojo-prover trace "
+                       f"--env coq --project {project.ref()['spec']}` once to learn from its own")
+        return out
 
     @staticmethod
     def run_notes(options: dict) -> dict:
@@ -222,13 +232,10 @@ class CoqEnvironment(Environment):
         return () if (theorem.file_path, theorem.full_name) in self._bare else offered(self.additions, theorem)
 
     def _sentences(self, theorem: Theorem, chosen: Sequence[str] | None = None) -> tuple[str, ...]:
-        """The sentences of the additions offered for ``theorem``, or of the ``chosen`` ones."""
-        out: list[str] = []
-        for name in self._offered(theorem) if chosen is None else chosen:
-            out.extend(addition(name).sentences)
-            if name == "hammer":
-                out.append(f"Set Hammer ATPLimit {atp_limit(self.hammer_timeout)}.")
-        return tuple(out)
+        """The sentences of the additions offered for ``theorem``, or of the ``chosen`` ones (the
+        ATP limit is not among them: every ``hammer`` step sets its own, :class:`HammerSession`)."""
+        return tuple(s for name in (self._offered(theorem) if chosen is None else chosen)
+                     for s in addition(name).sentences)
 
     @contextmanager
     def open(self, theorem: Theorem) -> Iterator[tuple[CoqSession, TacticState]]:

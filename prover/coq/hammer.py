@@ -184,12 +184,14 @@ class HammerSession(CoqSession):
         return own if self._within is None else min(own, self._within)
 
     def _sentences(self, step: CheckedTactic, slack: float = 1.0) -> list[str]:
-        """A ``hammer`` step run under another limit than the environment's is preceded by the
-        ATP limit that goes with it (the option is the proof state's: the states after it keep
-        it, and a failed step's states are discarded with it)."""
+        """Every ``hammer`` step is preceded by the ATP limit of its own time limit. The option
+        belongs to the proof state (Coq's ``Set`` is global to the state, not to one tactic): the
+        states below a step keep the value it set, so a limit set once for a longer call would
+        stay in force for every later call below it, and one set only in the context would be
+        overridden there. Setting it on every call makes each call run under exactly its limit."""
         out = super()._sentences(step, slack)
-        if self._within is not None and step.tactic is not None and calls_atp(step.tactic):
-            out.insert(len(step.focusing), f"Set Hammer ATPLimit {atp_limit(self._within)}.")
+        if step.tactic is not None and calls_atp(step.tactic):
+            out.insert(len(step.focusing), f"Set Hammer ATPLimit {atp_limit(self._time_limit(step))}.")
         return out
 
     def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:

@@ -13,6 +13,7 @@ the default (the backend's ``Feature.COMPARISON``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
 from pathlib import Path
 
 from prover.backend import Comparison
@@ -37,13 +38,24 @@ TUNED_ON = ("coq-stdlib:train", "coq-stdlib:val", "coq-lib:AAC_tactics")
 #: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
 #: docs/learning.md); the default uses it when it is there
 SHIPPED_POLICY = Path(__file__).resolve().parents[2] / "generator" / "data" / "learned_policy.pt"
-#: ``default_config``'s ``policy`` for "the shipped checkpoint, if the package has one"
-SHIPPED = "shipped"
+
+
+class Shipped(Enum):
+    """The type of :data:`SHIPPED`, ``default_config``'s default ``policy``. An enum member rather
+    than a reserved string, so that no path (not even one named ``shipped``) is mistaken for it and
+    a type checker tells the two apart."""
+
+    CHECKPOINT = "shipped"
+
+
+#: ``default_config``'s ``policy`` for "the checkpoint shipped in the package (:data:`SHIPPED_POLICY`),
+#: if it has one"; a path names a checkpoint of the caller's, None none
+SHIPPED = Shipped.CHECKPOINT
 
 
 def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tactic_timeout,
                    hammer_timeout: float | None = RUN.hammer_timeout, max_expansions: int | None = RUN.max_expansions,
-                   project: str | None = None, policy: str | None = SHIPPED) -> ProverConfig:
+                   project: str | None = None, policy: str | Path | Shipped | None = SHIPPED) -> ProverConfig:
     """The default Coq prover's preset with these budgets (defaults: :data:`prover.defaults.RUN`):
     a :class:`prover.registry.ProverConfig` whose search is best-first with ``timeout`` wall-clock
     seconds per theorem. ``hammer`` gets ``hammer_timeout`` seconds, by default
@@ -56,13 +68,13 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     minute), not more. ``project`` (:func:`prover.coq.project.load_project`'s spec) is where
     theorems are looked up by name, and whose corpus and traces the prover learns from; default
     the stdlib. ``policy``: the learned checkpoint that orders candidates and values states
-    (:data:`SHIPPED`: the one in the package, if any; None: none); the search takes its value from
-    the generator."""
+    (a path; :data:`SHIPPED`: the one in the package, if any; None: none); the search takes its
+    value from the generator."""
     from prover.coq.default_generator import default_width
 
     limits = Limits(timeout, tactic_timeout, hammer_timeout, max_expansions)
-    if policy == SHIPPED:
-        policy = str(SHIPPED_POLICY) if SHIPPED_POLICY.exists() else None
+    if isinstance(policy, Shipped):
+        policy = SHIPPED_POLICY if SHIPPED_POLICY.exists() else None
     reserve = {"tactic": "hammer.", "first_limit": limits.hammer, "first_by": HAMMER_BY, "final": HAMMER_FINAL}
     search = {"timeout": timeout, "num_sampled_tactics": default_width(), "value": "generator", "reserve": reserve}
     if max_expansions is not None:
@@ -74,7 +86,7 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     return ProverConfig(
         env=ComponentSpec("coq", env),
         prover=ComponentSpec("best_first", search),
-        generator=ComponentSpec("coq_default", {} if policy is None else {"policy": policy}),
+        generator=ComponentSpec("coq_default", {} if policy is None else {"policy": str(policy)}),
         retriever=ComponentSpec("bm25", {}),
     )
 

@@ -49,6 +49,7 @@ from prover.registry import (
     build_retriever,
     outside_modules,
     require_specs,
+    warn_missing_traces,
     with_defaults,
 )
 from search_tree import EnvironmentFailure, SearchResult, StopKind, StopReason, Theorem
@@ -258,6 +259,7 @@ class DistributedProver:
             raise ValueError("num_workers must be at least 1")
         self.config = config
         self._completed = False  # with_defaults applied to config
+        self._warned = False  # warn_missing_traces said what the run's searches go without
         self.num_workers = num_workers
         self.max_retries = max_retries
         self.record_events = record_events
@@ -310,6 +312,9 @@ class DistributedProver:
         """Run ``tasks`` and yield each :class:`Outcome` as soon as it is finished."""
         tasks = list(tasks)
         self._complete([task.theorem for task in tasks])
+        if tasks and not self._warned:  # searching starts here: say what it goes without, once
+            self._warned = True
+            warn_missing_traces(self.config, [task.theorem for task in tasks])
         if self.in_process:
             yield from self._iter_local(tasks)
         else:

@@ -8,6 +8,7 @@ limits), so each test takes well under a minute on two cores.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import signal
@@ -101,6 +102,33 @@ def test_demo_prints_its_count_and_proofs_that_coq_accepts_and_no_warning(privat
         script = "\n".join(text for text in lines if not text.startswith(ANNOTATION))
         with CoqEnvironment(tactic_timeout=10, additions=chosen) as env:
             assert isinstance(replay(env, theorem, script), ProofFinished), f"{name}:\n{indented}"
+
+
+UNTRACED = ("warning: the Coq stdlib is not traced here, so kNN and proof retrieval are left out of the default "
+            "prover; run `dojo-prover trace --env coq` once to enable them")
+
+
+def test_an_untraced_stdlib_is_said_once_where_searching_starts_and_never_for_bad_input(private_cache, tmp_path):
+    """With the stdlib not traced (a cache of the test's own), ``prove`` of a name that is no
+    theorem exits 2 with its one-line error and nothing else, ``prove`` and ``eval`` of a theorem
+    say once, before searching, that the stdlib is not traced, and ``eval`` resumed on a finished
+    run, which searches nothing, says nothing. Fails if the warning is given where the run is
+    configured (seen: a resumed ``eval`` warned with nothing to search, and ``prove`` had to hold
+    the warning back until the name was resolved) or by every worker."""
+    def cli(*argv: str) -> tuple[int, list[str]]:
+        done = subprocess.run([sys.executable, "-m", "prover.cli", *argv], cwd=ROOT, env=subprocess_env(),
+                              capture_output=True, text=True, timeout=600)
+        return done.returncode, done.stderr.splitlines()
+
+    code, err = cli("prove", "Nat.no_such_lemma_xyz")
+    assert code == 2 and len(err) == 1 and err[0].startswith(
+        "dojo-prover prove: error: no theorem 'Nat.no_such_lemma_xyz' in the Coq stdlib"), err
+    assert cli("prove", "--timeout", "5", "Nat.add_0_l") == (0, [f"dojo-prover prove: {UNTRACED}"])
+    listing = tmp_path / "one.json"
+    listing.write_text(json.dumps([{"project": "coq-stdlib", "file": "Arith/PeanoNat.v", "name": "Nat.add_0_l"}]))
+    run = ["eval", "--benchmark", str(listing), "--timeout", "5", "--out", str(tmp_path / "run"), "--no-progress"]
+    assert cli(*run) == (0, [f"dojo-prover eval: {UNTRACED}"])
+    assert cli(*run) == (0, [])
 
 
 def test_eval_coq_with_two_workers_killed_by_sigkill_resumes_without_loss_or_duplicate(tmp_path):

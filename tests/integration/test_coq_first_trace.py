@@ -47,7 +47,7 @@ def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(pri
     ``trace`` writes under ``$DOJO_PROVER_CACHE``, says nothing (or more than one line) before a
     trace, says anything when nothing is missing, replays a file whose trace failed (``trace``
     does that, the first use does not), or if the default prover's traces are not
-    switched on once the trace exists (one warning before it, none after)."""
+    switched on once the trace exists (one line saying they are missing before it, none after)."""
     from prover.coq.env import CoqEnvironment
     from prover.coq.first_trace import trace_untraced
     from prover.coq.install import cache_dir
@@ -55,8 +55,11 @@ def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(pri
     from prover.coq.tracer import traced_data_dir, untraced_files
 
     assert traced_data_dir() == cache_dir() / "traced" and private_cache in traced_data_dir().parents
-    with pytest.warns(RuntimeWarning, match=r"^the Coq stdlib is not traced here, .*dojo-prover trace --env coq"):
-        assert CoqEnvironment.default_traces() == []  # no learned member, and no worker left to warn again
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # configuring a run says nothing; the search's start does
+        assert CoqEnvironment.default_traces() == []  # no learned member
+    missing, = CoqEnvironment.missing_traces()
+    assert re.fullmatch(r"the Coq stdlib is not traced here, .*dojo-prover trace --env coq.*", missing), missing
 
     said: list[str] = []
     assert trace_untraced(1, said.append, files=FILES[:1]) == 1
@@ -80,9 +83,8 @@ def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(pri
     assert TRACER.run(args, lines.append) == 0
     assert lines[:2] == [f"traced data in {traced_data_dir()}",
                          f"files: {len(FILES)} requested, 1 traced now, 0 failed (all traced so far in the directory below)"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert CoqEnvironment.default_traces() is None  # the stdlib's own default: the traced directory
+    assert CoqEnvironment.default_traces() is None  # the stdlib's own default: the traced directory
+    assert CoqEnvironment.missing_traces() == []
 
 
 def _sigint_default() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import pytest
@@ -120,6 +121,39 @@ def test_hammer_run_within_a_longer_limit_proves_once_and_is_rewritten():
         verdict = env.verify(REV, linear_proof(["intros A l.", "hammer."]))
         assert verdict.ok, verdict.message
         assert "use: rev_involutive" in verdict.script.splitlines()[-1], verdict.script
+    assert atp_processes() == []
+
+
+TRUES = adhoc_theorem("Lemma trues : True /\\ True /\\ True.", [])
+
+
+def atp_limit_in_force(session) -> int:
+    """CoqHammer's ``ATPLimit`` in the proof state coqtop is at now (the last state a step reached)."""
+    reply = session.coqtop.send("Test Hammer ATPLimit.", 30)
+    match = re.search(r"Current value of Hammer ATPLimit is (\d+)", reply.output)
+    assert reply.ok and match, reply
+    return int(match.group(1))
+
+
+def test_every_hammer_call_runs_under_its_own_atp_limit():
+    """A longer ``hammer`` call (``run_tac_within``, as the search's final reserved call) sets a
+    higher ``ATPLimit``; Coq's ``Set`` holds for every state below, so a later call there must set
+    its own again. Three goals ``True``, which hammer closes without an ATP (fast): 30 s on the
+    first (limit 15), then the environment's 4 s on the state below it (limit 2), then 12 s. Fails
+    if the second call runs under the 15 the first left (only a longer call set the option)."""
+    with CoqEnvironment(tactic_timeout=5, additions=("hammer",), hammer_timeout=4) as env:
+        with env.open(TRUES) as (session, state):
+            split = session.run_tac(state, "split; [|split].")
+            assert split.num_goals == 3, split
+            longer = session.run_tac_within(split, "hammer.", 30)
+            assert longer.num_goals == 2, longer
+            assert atp_limit_in_force(session) == 15
+            plain = session.run_tac(longer, "hammer.")
+            assert plain.num_goals == 1, plain
+            assert atp_limit_in_force(session) == 2
+            last = session.run_tac_within(plain, "hammer.", 12)
+            assert isinstance(last, ProofFinished), last
+            assert atp_limit_in_force(session) == 6
     assert atp_processes() == []
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from prover.coq.index import code_version, load_index
 from prover.coq.install import cache_dir, stdlib_root
 from prover.coq.project import load_project, stdlib_project
 from prover.coq.scanner import source_hash
-from prover.registry import ComponentSpec, ProverConfig, with_defaults
+from prover.registry import ComponentSpec, ProverConfig, warn_missing_traces, with_defaults
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "coqproj"
 CORPUS_MODULE = Path(__file__).parents[2] / "prover" / "coq" / "corpus.py"
@@ -164,15 +165,27 @@ def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
     index = load_index(project, progress=False)
     config = ProverConfig(ComponentSpec("coq"), ComponentSpec("best_first"),
                           ComponentSpec("coq_default", {"hammer": False}), ComponentSpec("bm25"))
-    with pytest.warns(RuntimeWarning) as warned:  # neither this cache's stdlib nor the project is traced
-        assert with_defaults(config, index.theorems()).generator.options["traces"] == []
-    assert [str(w.message).split(",")[0] for w in warned] == [
-        "the Coq stdlib is not traced here", f"Coq project {project.name} is not traced"]
-    assert "dojo-prover trace --env coq --project " in str(warned[1].message)
-    assert ensure_traced(out_dir=None, progress=False, project=project).failed == []
-    with pytest.warns(RuntimeWarning, match="^the Coq stdlib is not traced here"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # configuring the run says nothing: its search's start does
         completed = with_defaults(config, index.theorems())
+    assert completed.generator.options["traces"] == []
+    for run in (config, completed):  # the defaults, given or filled in
+        with pytest.warns(RuntimeWarning) as warned:  # neither this cache's stdlib nor the project is traced
+            warn_missing_traces(run, index.theorems())
+        assert [str(w.message).split(",")[0] for w in warned] == [
+            "the Coq stdlib is not traced here", f"Coq project {project.name} is not traced"]
+        assert "dojo-prover trace --env coq --project " in str(warned[1].message)
+    assert ensure_traced(out_dir=None, progress=False, project=project).failed == []
+    completed = with_defaults(config, index.theorems())
     assert completed.generator.options["traces"] == [str(traced_data_dir(project))]
+    with pytest.warns(RuntimeWarning, match="^the Coq stdlib is not traced here") as warned:
+        warn_missing_traces(completed, index.theorems())
+    assert len(warned) == 1
+    chosen = ProverConfig(config.env, config.prover, ComponentSpec("coq_default", {"hammer": False, "traces": []}),
+                          config.retriever)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # traces the caller chose: nothing to say about the defaults
+        warn_missing_traces(chosen, index.theorems())
     generator = build_generator(completed.generator)
 
     def proposed(name: str, goal: str) -> list[str]:

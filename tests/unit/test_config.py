@@ -108,6 +108,24 @@ def test_derived_limits(limits, hammer, verify):
     assert (preset.env.options["hammer_timeout"], preset.env.options["verify_timeout"]) == (hammer, verify)
 
 
+def test_the_presets_policy_is_a_path_the_shipped_checkpoint_or_none(tmp_path):
+    """``default_config``'s ``policy``: a path is the caller's checkpoint, whatever its name (a
+    file called ``shipped`` too), :data:`SHIPPED` the package's own where it has one, None none.
+    Fails if a path is read as the sentinel (it was the string "shipped": such a path was
+    swapped for the package's checkpoint, or dropped)."""
+    from prover.coq.presets import SHIPPED, SHIPPED_POLICY
+
+    def policy(config):
+        return config.generator.options.get("policy")
+
+    shipped = tmp_path / "shipped"
+    assert policy(default_config(policy=shipped)) == str(shipped)
+    assert policy(default_config(policy="shipped")) == "shipped"
+    assert policy(default_config(policy=None)) is None
+    expected = str(SHIPPED_POLICY) if SHIPPED_POLICY.exists() else None
+    assert policy(default_config(policy=SHIPPED)) == policy(default_config()) == expected
+
+
 def synthetic(generator=None, **search):
     return ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first", {"max_expansions": 20, **search}),
                         generator if generator is not None else ComponentSpec("synthetic"))

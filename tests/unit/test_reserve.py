@@ -213,3 +213,26 @@ def test_the_default_preset_runs_under_mcts_without_the_reserve():
     assert "reserve" not in options and options["timeout"] == 30 and options["value"] == "generator"
     prover = build_prover(ComponentSpec("mcts", options), FixedTacticGenerator([("auto.", 0.0)]))
     assert isinstance(prover, MCTSProver) and prover.budget.timeout == 30
+
+
+def test_at_the_demos_ten_seconds_the_deadline_passes_without_a_second_call(clock):
+    """The demo's limits (10 s, hammer 5 s): hammer runs on the root with its 5 s, and at the
+    final deadline (7.5 s) at most a second would be left, so no second call is made (a search
+    that keeps going); one whose paths have all failed early still gets one, with the time left
+    but a second. Fails if the deadline's call is made with the scrap of time left (the demo's
+    logs: the root call ends at 6.5 to 7.5 s) or the early one is lost with it."""
+    from prover.coq.presets import default_config
+    from prover.defaults import DEMO
+
+    options = default_config(DEMO.timeout, DEMO.tactic_timeout, DEMO.hammer_timeout).prover.options["reserve"]
+    reserve = Reserve(**options)
+    chain = {f"s{i}": {"step.": f"s{i + 1}", "slow.": "error"} for i in range(40)}
+    chain["s0"][HAMMER] = "timeout"
+    env = TimedEnv(chain, clock, {"slow.": 1.0})
+    result = search(env, _RootOnly(FixedTacticGenerator([("step.", -1.0), ("slow.", -1.5)]), HAMMER), reserve=reserve,
+                    timeout=DEMO.timeout)
+    # s0: step, slow, hammer in its turn by 6.1 s; s1 by 7.2 s; s2's slow ends at 8.3 s, 1.7 s left
+    assert result.stop_reason.kind == StopKind.TIMEOUT and hammer_calls(env) == [("s0", 5.0)]
+    env = TimedEnv({"s0": {"intros.": "s1", HAMMER: "error"}, "s1": {}}, clock, {HAMMER: 0.5})
+    search(env, _RootOnly(FixedTacticGenerator([("intros.", -1.0)]), HAMMER), reserve=reserve, timeout=DEMO.timeout)
+    assert hammer_calls(env) == [("s0", 5.0), ("s1", 8.0)]
