@@ -40,7 +40,8 @@ Why this design, and its sources:
   ``p_i / c_i`` (Simon & Kadane, "Optimal problem-solving search: all-or-none solutions",
   Artificial Intelligence 6, 1975). Ordering by P(solves) alone puts a 2-s ``sauto`` that sometimes
   solves before a 10-ms ``auto`` that solves as often; so a cost head regresses each candidate's
-  ``log(1 + seconds)`` from the logged times (a timeout logs its whole limit) and the score is
+  ``log(1 + seconds)`` from the logged times (a timeout logs its whole limit; a tactic that finishes
+  the proof is left out, as its time includes the check of the proof) and the score is
   ``log P(solves) - log(seconds + COST_OVERHEAD)``, renormalised over the state's candidates.
 
 A checkpoint records its format version, the model's sizes, the provenance of its data (the Coq
@@ -333,7 +334,7 @@ def _examples(searches: Sequence[SearchData], buckets: int) -> dict[str, Any]:
     """Flat feature rows of every tried candidate and every state, with their targets."""
     state_rows: list[list[int]] = []
     state_proved, state_steps = [], []
-    pair_state, tactic_rows, priors, labels, seconds = [], [], [], [], []
+    pair_state, tactic_rows, priors, labels, seconds, timed = [], [], [], [], [], []
     for search in searches:
         base = len(state_rows)
         contexts = []
@@ -349,10 +350,11 @@ def _examples(searches: Sequence[SearchData], buckets: int) -> dict[str, Any]:
             priors.append(_prior(attempt.prior))
             labels.append(outcome_class(attempt.outcome, attempt.solves))
             seconds.append(math.log1p(max(attempt.seconds, 0.0)))
+            timed.append(attempt.outcome != "proved")
     return {"state_rows": state_rows, "state_proved": torch.tensor(state_proved),
             "state_steps": torch.tensor(state_steps), "pair_state": torch.tensor(pair_state, dtype=torch.long),
             "tactic_rows": tactic_rows, "priors": torch.tensor(priors), "labels": torch.tensor(labels),
-            "seconds": torch.tensor(seconds)}
+            "seconds": torch.tensor(seconds), "timed": torch.tensor(timed, dtype=torch.float)}
 
 
 def _lightning_module(net: PolicyValueNet, data: dict[str, Any], config: TrainConfig):
@@ -376,7 +378,10 @@ def _lightning_module(net: PolicyValueNet, data: dict[str, Any], config: TrainCo
             tflat, toffsets = _bags([data["tactic_rows"][i] for i in pairs.tolist()])
             logits, cost = self.net.pair_outputs(encoded[inverse], tflat, toffsets, data["priors"][pairs])
             policy = nn.functional.cross_entropy(logits, data["labels"][pairs], weight=self.class_weight)
-            seconds = nn.functional.mse_loss(cost, data["seconds"][pairs])
+            # a proof-finishing tactic's logged seconds include the check of the whole proof (see
+            # seconds_before_solving): not the tactic's cost, so not a cost target
+            timed = data["timed"][pairs]
+            seconds = ((cost - data["seconds"][pairs]) ** 2 * timed).sum() / timed.sum().clamp(min=1.0)
             out = self.net.value(encoded)
             proved = data["state_proved"][unique]
             value = nn.functional.binary_cross_entropy_with_logits(out[:, 0], proved)
@@ -401,22 +406,23 @@ def tier_ranking(text: str, candidates: Sequence[tuple[str, str, float]]) -> lis
     return [prior for _, _, prior in candidates]
 
 
-def seconds_to_solve(attempts: Sequence[Attempt]) -> float | None:
-    """Seconds until the first solving attempt has run, running ``attempts`` in the order given:
-    the logged seconds of every attempt before it and its own (None if none solves). Its own time
-    counts because a slow solver ranked first is what a wall-clock search pays for."""
+def seconds_before_solving(attempts: Sequence[Attempt]) -> float | None:
+    """Seconds spent before the first solving attempt, running ``attempts`` in the order given: the
+    logged seconds of every attempt ordered before it (None if none solves). Not its own: the
+    logged time of a tactic that finishes the proof includes the environment's check of the whole
+    proof, which the search pays once whichever tactic finishes it."""
     spent = 0.0
     for attempt in attempts:
-        spent += attempt.seconds
         if attempt.solves:
             return spent
+        spent += attempt.seconds
     return None
 
 
 def ranking_metrics(rank: Ranking, searches: Sequence[SearchData]) -> dict[str, float]:
     """On the states where some tried candidate solved, with the tried candidates run in ``rank``'s
     order (ties in the order tried): how often the first one solves (``top1_solves``), and the
-    median and mean :func:`seconds_to_solve`. Only what the logs hold is replayed: an untried
+    median and mean :func:`seconds_before_solving`. Only what the logs hold is replayed: an untried
     candidate's outcome is unknown, so each state's candidates are those its search tried."""
     hits, spent = 0, []
     for search in searches:
@@ -429,13 +435,13 @@ def ranking_metrics(rank: Ranking, searches: Sequence[SearchData]) -> dict[str, 
             scores = rank(search.states[state].text, [(a.tactic, a.member, a.prior) for a in attempts])
             ordered = [a for _, a in sorted(zip(scores, attempts, strict=True), key=lambda p: -p[0])]
             hits += ordered[0].solves
-            seconds = seconds_to_solve(ordered)
+            seconds = seconds_before_solving(ordered)
             assert seconds is not None  # the state has a solving attempt
             spent.append(seconds)
     return {"states_with_a_solver": float(len(spent)),
             "top1_solves": hits / len(spent) if spent else math.nan,
-            "seconds_to_solve_median": statistics.median(spent) if spent else math.nan,
-            "seconds_to_solve_mean": statistics.fmean(spent) if spent else math.nan}
+            "seconds_before_solving_median": statistics.median(spent) if spent else math.nan,
+            "seconds_before_solving_mean": statistics.fmean(spent) if spent else math.nan}
 
 
 def value_accuracy(policy: LearnedPolicy, searches: Sequence[SearchData]) -> float:

@@ -261,7 +261,8 @@ class Learner:
             row["examples"] = metrics["training_examples"]
             learned, tiers = metrics["held_out_learned"], metrics["held_out_tiers"]
             row["held_out"] = (learned["top1_solves"], tiers["top1_solves"])
-            row["held_out_seconds"] = tuple(m[f"seconds_to_solve_{s}"] for m in (learned, tiers) for s in ("median", "mean"))
+            row["held_out_seconds"] = tuple(m[f"seconds_before_solving_{s}"] for m in (learned, tiers)
+                                            for s in ("median", "mean"))
             cpu += metrics["cpu_seconds"]
         row["cpu_minutes"] = cpu / 60
         _write_json(self.round_dir(k) / "metrics.json", row)
@@ -284,7 +285,7 @@ def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path) -> s
     lines = [f"Learn run `{out}`: {settings.theorems} theorems of `{settings.benchmark}` searched per round, "
              f"{settings.val} of `{settings.val_benchmark}` to measure, {settings.timeout:g} s per search.", "",
              "| round | policy | proved (train sample) | proved (val sample) | training examples | "
-             "held-out top-1 solves: learned / tiers | held-out seconds to solve, median, mean: learned / tiers "
+             "held-out top-1 solves: learned / tiers | held-out seconds before solving, median, mean: learned / tiers "
              "| CPU minutes |",
              "|---|---|---|---|---|---|---|---|"]
     for row in rows:
@@ -304,7 +305,7 @@ def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path) -> s
     lines += ["", "Training examples: tried (state, tactic) pairs of the rounds before. Held-out: on the states "
               "of held-out training theorems where a tried tactic solved, with the tried tactics run in the "
               "learned policy's order and in the tier scores' order, the share where the first one solves (top-1 "
-              "solves), and the seconds until the first solving one has run (the logged seconds of the tactics "
-              "before it and its own). CPU minutes: this process and its Coq processes, for the round's "
+              "solves), and the seconds before the first solving one (the logged seconds of the tactics run "
+              "before it). CPU minutes: this process and its Coq processes, for the round's "
               "searches and training."]
     return "\n".join(lines)
