@@ -4,9 +4,10 @@ What it does. Given a proof state and the union of candidate tactics the default
 propose (:mod:`prover.coq.default_generator`), the *policy* estimates for each candidate the chance that
 it *solves* the state (finishes the proof, or leads to a state the search goes on to prove), that
 it merely *applies*, or that it *fails* (an error, or a timeout that costs the tactic's whole
-limit); candidates are then ordered by the log-probability of solving, renormalised over the
-state's candidates. The *value* estimates whether the search proves a state and in how many steps,
-and is read as a remaining cost for best-first priority (:mod:`search_tree.best_first`) or MCTS.
+limit), and how many seconds running it takes. Candidates are ordered by their chance of solving
+per expected second (:meth:`LearnedPolicy.score`), renormalised over the state's candidates.
+The *value* estimates whether the search proves a state and in how many steps, and is read as
+a remaining cost for best-first priority (:mod:`search_tree.best_first`) or MCTS.
 Both are trained by :func:`train` on :mod:`generator.action_data`, the searches' own action logs,
 which ``dojo-prover learn`` collects round after round.
 
@@ -32,6 +33,16 @@ Why this design, and its sources:
 * The member's own score (its tier score) is an input, so the policy starts from what the tiers
   know and learns where they are wrong: which members' tactics solve which goals, and which
   expensive ones (``firstorder``, ``sauto``) time out where.
+* Cost, not only chance: best-first search runs a state's candidates one after another under a
+  wall-clock limit, and a search that expands a state spends its budget on that state's tactics in
+  the order given. Trying alternatives in sequence until one succeeds, the order that minimises
+  the expected cost of the first success sorts them by success probability per unit of cost,
+  ``p_i / c_i`` (Simon & Kadane, "Optimal problem-solving search: all-or-none solutions",
+  Artificial Intelligence 6, 1975). Ordering by P(solves) alone puts a 2-s ``sauto`` that sometimes
+  solves before a 10-ms ``auto`` that solves as often; so a cost head regresses each candidate's
+  ``log(1 + seconds)`` from the logged times (a timeout logs its whole limit; a tactic that finishes
+  the proof is left out, as its time includes the check of the proof) and the score is
+  ``log P(solves) - log(seconds + COST_OVERHEAD)``, renormalised over the state's candidates.
 
 A checkpoint records its format version, the model's sizes, the provenance of its data (the Coq
 version and library, :class:`generator.action_data.Provenance`) and its training metrics. A
@@ -44,11 +55,12 @@ import contextlib
 import logging
 import math
 import re
+import statistics
 import sys
 import warnings
 import zlib
 from itertools import accumulate
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -56,12 +68,13 @@ from typing import Any
 import torch
 from torch import nn
 
-from generator.action_data import FAILURES, Provenance, SearchData, live_state_text
+from generator.action_data import FAILURES, Attempt, Provenance, SearchData, live_state_text
 from search_tree.errors import UserError
 from search_tree.protocol import TacticState, Theorem
 
 FORMAT = "dojo-prover-learned-policy"
-FORMAT_VERSION = 1
+#: 2: the pair head has a cost output (version 1 had none, and orders by P(solves) alone)
+FORMAT_VERSION = 2
 #: outcome classes of a tried candidate, in the policy head's order
 OUTCOMES = ("solves", "applies", "fails")
 #: the command that rebuilds a checkpoint, named in every error about one
@@ -70,6 +83,10 @@ REBUILD = "dojo-prover learn --out RUN_DIR (see docs/learning.md)"
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_']*(?:\.[A-Za-z_][A-Za-z0-9_']*)*|\d+|[^\sA-Za-z0-9_]+")
 #: the value's cost of a state it is sure will not be proved (in tactic steps)
 MAX_COST = 50.0
+#: seconds added to every candidate's predicted time in the score: the search's own work per
+#: tactic (a node, a log line) besides Coq's, and a floor that keeps a near-zero prediction from
+#: dominating the ratio; chosen on held-out training theorems (docs/learning.md)
+COST_OVERHEAD = 0.05
 
 
 class CheckpointError(UserError, ValueError):
@@ -148,25 +165,33 @@ class PolicyValueNet(nn.Module):
         self.embed = nn.EmbeddingBag(config.buckets, config.dim, mode="sum")
         self.state = nn.Sequential(nn.Linear(config.dim, config.hidden), nn.ReLU())
         self.tactic = nn.Sequential(nn.Linear(config.dim + 1, config.hidden), nn.ReLU())
-        self.pair = nn.Sequential(nn.Linear(3 * config.hidden, config.hidden), nn.ReLU(),
-                                  nn.Linear(config.hidden, len(OUTCOMES)))
+        self.pair = nn.Sequential(nn.Linear(3 * config.hidden, config.hidden), nn.ReLU())
+        self.outcome = nn.Linear(config.hidden, len(OUTCOMES))
+        self.cost = nn.Linear(config.hidden, 1)  # log(1 + seconds) the candidate takes to run
         self.value = nn.Linear(config.hidden, 2)  # logit of "proved", log(1 + steps) if proved
         nn.init.normal_(self.embed.weight, std=0.05)
 
     def encode_states(self, flat: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
         return self.state(torch.tanh(self.embed(flat, offsets)))
 
-    def outcome_logits(self, states: torch.Tensor, flat: torch.Tensor, offsets: torch.Tensor,
-                       priors: torch.Tensor) -> torch.Tensor:
-        """Outcome logits of each candidate; ``states`` holds its state's encoding, row by row."""
+    def pair_outputs(self, states: torch.Tensor, flat: torch.Tensor, offsets: torch.Tensor,
+                     priors: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Outcome logits (one row each) and predicted ``log(1 + seconds)`` of each candidate;
+        ``states`` holds its state's encoding, row by row."""
         bag = torch.tanh(self.embed(flat, offsets))
         tactic = self.tactic(torch.cat([bag, priors.unsqueeze(1)], dim=1))
-        return self.pair(torch.cat([states, tactic, states * tactic], dim=1))
+        hidden = self.pair(torch.cat([states, tactic, states * tactic], dim=1))
+        return self.outcome(hidden), self.cost(hidden).squeeze(1)
 
 
 def _prior(score: float) -> float:
     """A tier score as an input: clipped, and scaled to about [-1, 1]."""
     return max(-10.0, min(0.0, score)) / 5.0 + 1.0
+
+
+def _seconds(log1p_seconds: torch.Tensor) -> torch.Tensor:
+    """Seconds from the cost head's ``log(1 + seconds)``, at least 0 (an untrained head may go below)."""
+    return torch.expm1(log1p_seconds.clamp(min=0.0, max=8.0))
 
 
 class LearnedPolicy:
@@ -180,8 +205,10 @@ class LearnedPolicy:
 
     # --- inference ---------------------------------------------------------------------------
     def score(self, state: TacticState, candidates: Sequence[tuple[str, str, float]]) -> list[float]:
-        """Log-probabilities, over ``candidates`` (``(tactic, member, tier score)``), of being the one
-        that solves ``state``: each candidate's log P(solves) renormalised over the candidates."""
+        """One log-probability per candidate (``(tactic, member, tier score)``) of ``state``, in the
+        order to try them: proportional to P(solves) / (predicted seconds + :data:`COST_OVERHEAD`),
+        Simon and Kadane's index (module docstring), renormalised over the candidates so that the
+        best-first search adds them to a path's score as it adds any generator's log-probabilities."""
         return self.score_text(live_state_text(state), candidates)
 
     def score_text(self, text: str, candidates: Sequence[tuple[str, str, float]]) -> list[float]:
@@ -189,22 +216,28 @@ class LearnedPolicy:
         if not candidates:
             return []
         with torch.no_grad():
-            solves = torch.log_softmax(self._outcome_logits(text, candidates), dim=1)[:, 0]
-            return torch.log_softmax(solves, dim=0).tolist()
+            logits, cost = self._pair_outputs(text, candidates)
+            solves = torch.log_softmax(logits, dim=1)[:, 0]
+            return torch.log_softmax(solves - torch.log(_seconds(cost) + COST_OVERHEAD), dim=0).tolist()
 
     def outcome_probabilities(self, text: str, candidates: Sequence[tuple[str, str, float]]) -> torch.Tensor:
         """P(solves, applies, fails) of each candidate in the state of ``text``, one row each."""
         with torch.no_grad():
-            return torch.softmax(self._outcome_logits(text, candidates), dim=1)
+            return torch.softmax(self._pair_outputs(text, candidates)[0], dim=1)
 
-    def _outcome_logits(self, text: str, candidates: Sequence[tuple[str, str, float]]) -> torch.Tensor:
+    def seconds(self, text: str, candidates: Sequence[tuple[str, str, float]]) -> list[float]:
+        """The predicted seconds each candidate takes to run in the state of ``text``."""
+        with torch.no_grad():
+            return _seconds(self._pair_outputs(text, candidates)[1]).tolist() if candidates else []
+
+    def _pair_outputs(self, text: str, candidates: Sequence[tuple[str, str, float]]) -> tuple[torch.Tensor, torch.Tensor]:
         buckets = self.net.config.buckets
         head, names = _context(text)
         flat, offsets = _bags([state_features(text, buckets)])
         encoded = self.net.encode_states(flat, offsets).expand(len(candidates), -1)
         flat, offsets = _bags([tactic_features(t, m, head, names, buckets) for t, m, _ in candidates])
         priors = torch.tensor([_prior(p) for _, _, p in candidates])
-        return self.net.outcome_logits(encoded, flat, offsets, priors)
+        return self.net.pair_outputs(encoded, flat, offsets, priors)
 
     def costs(self, texts: Sequence[str]) -> list[float]:
         """Remaining cost of each state in tactic steps: the predicted steps if proved, plus
@@ -301,7 +334,7 @@ def _examples(searches: Sequence[SearchData], buckets: int) -> dict[str, Any]:
     """Flat feature rows of every tried candidate and every state, with their targets."""
     state_rows: list[list[int]] = []
     state_proved, state_steps = [], []
-    pair_state, tactic_rows, priors, labels, groups = [], [], [], [], []
+    pair_state, tactic_rows, priors, labels, seconds, timed = [], [], [], [], [], []
     for search in searches:
         base = len(state_rows)
         contexts = []
@@ -316,11 +349,12 @@ def _examples(searches: Sequence[SearchData], buckets: int) -> dict[str, Any]:
             tactic_rows.append(tactic_features(attempt.tactic, attempt.member, head, names, buckets))
             priors.append(_prior(attempt.prior))
             labels.append(outcome_class(attempt.outcome, attempt.solves))
-            groups.append(base + attempt.state)
+            seconds.append(math.log1p(max(attempt.seconds, 0.0)))
+            timed.append(attempt.outcome != "proved")
     return {"state_rows": state_rows, "state_proved": torch.tensor(state_proved),
             "state_steps": torch.tensor(state_steps), "pair_state": torch.tensor(pair_state, dtype=torch.long),
             "tactic_rows": tactic_rows, "priors": torch.tensor(priors), "labels": torch.tensor(labels),
-            "groups": groups}
+            "seconds": torch.tensor(seconds), "timed": torch.tensor(timed, dtype=torch.float)}
 
 
 def _lightning_module(net: PolicyValueNet, data: dict[str, Any], config: TrainConfig):
@@ -342,15 +376,19 @@ def _lightning_module(net: PolicyValueNet, data: dict[str, Any], config: TrainCo
             flat, offsets = _bags([data["state_rows"][i] for i in unique.tolist()])
             encoded = self.net.encode_states(flat, offsets)
             tflat, toffsets = _bags([data["tactic_rows"][i] for i in pairs.tolist()])
-            logits = self.net.outcome_logits(encoded[inverse], tflat, toffsets, data["priors"][pairs])
+            logits, cost = self.net.pair_outputs(encoded[inverse], tflat, toffsets, data["priors"][pairs])
             policy = nn.functional.cross_entropy(logits, data["labels"][pairs], weight=self.class_weight)
+            # a proof-finishing tactic's logged seconds include the check of the whole proof (see
+            # seconds_before_solving): not the tactic's cost, so not a cost target
+            timed = data["timed"][pairs]
+            seconds = ((cost - data["seconds"][pairs]) ** 2 * timed).sum() / timed.sum().clamp(min=1.0)
             out = self.net.value(encoded)
             proved = data["state_proved"][unique]
             value = nn.functional.binary_cross_entropy_with_logits(out[:, 0], proved)
             steps = ((out[:, 1] - data["state_steps"][unique]) ** 2 * proved).sum() / proved.sum().clamp(min=1.0)
-            loss = policy + value + 0.5 * steps
-            self.log_dict({"policy_loss": policy, "value_loss": value, "steps_loss": steps}, prog_bar=True,
-                          batch_size=len(pairs))
+            loss = policy + value + 0.5 * steps + 0.5 * seconds
+            self.log_dict({"policy_loss": policy, "value_loss": value, "steps_loss": steps,
+                           "seconds_loss": seconds}, prog_bar=True, batch_size=len(pairs))
             return loss
 
         def configure_optimizers(self):
@@ -359,42 +397,68 @@ def _lightning_module(net: PolicyValueNet, data: dict[str, Any], config: TrainCo
     return Module()
 
 
-def ranking_metrics(policy: LearnedPolicy | None, searches: Sequence[SearchData]) -> dict[str, float]:
-    """On the states where some tried candidate solved: how often the top-ranked tried candidate
-    solves, by the policy (``policy``) or by the tier scores (``policy=None``); and the value's
-    accuracy at telling proved states from the rest."""
-    hits = total = 0
-    value_right = value_total = 0
+#: how a ranking orders a state's tried candidates: one score each, higher first
+Ranking = Callable[[str, Sequence[tuple[str, str, float]]], Sequence[float]]
+
+
+def tier_ranking(text: str, candidates: Sequence[tuple[str, str, float]]) -> list[float]:
+    """The tiers' order: the members' shifted scores, as the default without a policy runs them."""
+    return [prior for _, _, prior in candidates]
+
+
+def seconds_before_solving(attempts: Sequence[Attempt]) -> float | None:
+    """Seconds spent before the first solving attempt, running ``attempts`` in the order given: the
+    logged seconds of every attempt ordered before it (None if none solves). Not its own: the
+    logged time of a tactic that finishes the proof includes the environment's check of the whole
+    proof, which the search pays once whichever tactic finishes it."""
+    spent = 0.0
+    for attempt in attempts:
+        if attempt.solves:
+            return spent
+        spent += attempt.seconds
+    return None
+
+
+def ranking_metrics(rank: Ranking, searches: Sequence[SearchData]) -> dict[str, float]:
+    """On the states where some tried candidate solved, with the tried candidates run in ``rank``'s
+    order (ties in the order tried): how often the first one solves (``top1_solves``), and the
+    median and mean :func:`seconds_before_solving`. Only what the logs hold is replayed: an untried
+    candidate's outcome is unknown, so each state's candidates are those its search tried."""
+    hits, spent = 0, []
     for search in searches:
-        by_state: dict[int, list] = {}
+        by_state: dict[int, list[Attempt]] = {}
         for a in search.attempts:
             by_state.setdefault(a.state, []).append(a)
         for state, attempts in by_state.items():
             if not any(a.solves for a in attempts):
                 continue
+            scores = rank(search.states[state].text, [(a.tactic, a.member, a.prior) for a in attempts])
+            ordered = [a for _, a in sorted(zip(scores, attempts, strict=True), key=lambda p: -p[0])]
+            hits += ordered[0].solves
+            seconds = seconds_before_solving(ordered)
+            assert seconds is not None  # the state has a solving attempt
+            spent.append(seconds)
+    return {"states_with_a_solver": float(len(spent)),
+            "top1_solves": hits / len(spent) if spent else math.nan,
+            "seconds_before_solving_median": statistics.median(spent) if spent else math.nan,
+            "seconds_before_solving_mean": statistics.fmean(spent) if spent else math.nan}
+
+
+def value_accuracy(policy: LearnedPolicy, searches: Sequence[SearchData]) -> float:
+    """The share of the searches' states whose P(proved) is on the right side of 1/2."""
+    right = total = 0
+    for search in searches:
+        for record, p in zip(search.states, policy.proved_probabilities([s.text for s in search.states]), strict=True):
             total += 1
-            if policy is None:
-                best = max(attempts, key=lambda a: a.prior)
-            else:
-                probs = policy.outcome_probabilities(search.states[state].text,
-                                                     [(a.tactic, a.member, a.prior) for a in attempts])
-                best = attempts[int(torch.argmax(probs[:, 0]))]
-            hits += best.solves
-        if policy is not None:
-            for record, p in zip(search.states, policy.proved_probabilities([s.text for s in search.states]),
-                                 strict=True):
-                value_total += 1
-                value_right += (p > 0.5) == record.proved
-    out = {"states_with_a_solver": float(total), "top1_solves": hits / total if total else float("nan")}
-    if value_total:
-        out["value_accuracy"] = value_right / value_total
-    return out
+            right += (p > 0.5) == record.proved
+    return right / total if total else math.nan
 
 
 def train(searches: Sequence[SearchData], provenance: Provenance, config: TrainConfig = TrainConfig(),
           model: ModelConfig = ModelConfig(), progress: bool = True) -> LearnedPolicy:
-    """A :class:`LearnedPolicy` trained with Lightning on ``searches``; its ``metrics`` compare its
-    ranking with the tiers' on the held-out theorems."""
+    """A :class:`LearnedPolicy` trained with Lightning on ``searches``; its ``metrics`` compare, on
+    the held-out theorems, its order (``held_out_learned``) with the tiers' (``held_out_tiers``) and
+    with its own P(solves) alone, without the cost head (``held_out_solves_only``)."""
     import lightning as L
     from torch.utils.data import DataLoader
 
@@ -422,8 +486,14 @@ def train(searches: Sequence[SearchData], provenance: Provenance, config: TrainC
         warnings.filterwarnings("ignore", module="lightning")  # deprecations inside Lightning itself
         trainer.fit(module, loader)
     policy = LearnedPolicy(net, provenance)
+
+    def solves_only(text: str, candidates: Sequence[tuple[str, str, float]]) -> list[float]:
+        return policy.outcome_probabilities(text, candidates)[:, 0].tolist()
+
+    learned = ranking_metrics(policy.score_text, held_out)
+    learned["value_accuracy"] = value_accuracy(policy, held_out)
     policy.metrics = {"train_theorems": len(train_set), "held_out_theorems": len(held_out),
                       "training_examples": int(len(data["labels"])), "training_states": len(data["state_rows"]),
-                      "held_out_learned": ranking_metrics(policy, held_out),
-                      "held_out_tiers": ranking_metrics(None, held_out), "config": asdict(config)}
+                      "held_out_learned": learned, "held_out_tiers": ranking_metrics(tier_ranking, held_out),
+                      "held_out_solves_only": ranking_metrics(solves_only, held_out), "config": asdict(config)}
     return policy

@@ -259,7 +259,10 @@ class Learner:
         if checkpoint is not None:
             metrics = LearnedPolicy.load(checkpoint).metrics
             row["examples"] = metrics["training_examples"]
-            row["held_out"] = (metrics["held_out_learned"]["top1_solves"], metrics["held_out_tiers"]["top1_solves"])
+            learned, tiers = metrics["held_out_learned"], metrics["held_out_tiers"]
+            row["held_out"] = (learned["top1_solves"], tiers["top1_solves"])
+            row["held_out_seconds"] = tuple(m[f"seconds_before_solving_{s}"] for m in (learned, tiers)
+                                            for s in ("median", "mean"))
             cpu += metrics["cpu_seconds"]
         row["cpu_minutes"] = cpu / 60
         _write_json(self.round_dir(k) / "metrics.json", row)
@@ -282,13 +285,16 @@ def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path) -> s
     lines = [f"Learn run `{out}`: {settings.theorems} theorems of `{settings.benchmark}` searched per round, "
              f"{settings.val} of `{settings.val_benchmark}` to measure, {settings.timeout:g} s per search.", "",
              "| round | policy | proved (train sample) | proved (val sample) | training examples | "
-             "held-out top-1 solves: learned / tiers | CPU minutes |",
-             "|---|---|---|---|---|---|---|"]
+             "held-out top-1 solves: learned / tiers | held-out seconds before solving, median, mean: learned / tiers "
+             "| CPU minutes |",
+             "|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        held = row.get("held_out")
+        held, seconds = row.get("held_out"), row.get("held_out_seconds")
         lines.append(f"| {row['round']} | `{row['policy']}` | {_fraction(row.get('search'))} | "
                      f"{_fraction(row.get('val'))} | {row.get('examples', '-')} | "
-                     f"{'-' if held is None else f'{held[0]:.2f} / {held[1]:.2f}'} | {row['cpu_minutes']:.1f} |")
+                     f"{'-' if held is None else f'{held[0]:.2f} / {held[1]:.2f}'} | "
+                     f"{'-' if seconds is None else '{:.2f}, {:.2f} / {:.2f}, {:.2f}'.format(*seconds)} | "
+                     f"{row['cpu_minutes']:.1f} |")
     baseline = set(rows[0].get("val_proved", []))
     for row in rows[1:]:
         if "val_proved" in row:
@@ -296,8 +302,10 @@ def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path) -> s
             lines += ["", f"Round {row['round']} against round 0 on the validation sample: {len(now - baseline)} "
                       f"proved that round 0 did not ({', '.join(sorted(now - baseline)) or 'none'}), "
                       f"{len(baseline - now)} lost ({', '.join(sorted(baseline - now)) or 'none'})."]
-    lines += ["", "Training examples: tried (state, tactic) pairs of the rounds before. Held-out top-1 solves: on "
-              "the states of held-out training theorems where a tried tactic solved, the share where the "
-              "top-ranked tried tactic solves, by the learned policy and by the tier scores. CPU minutes: this "
-              "process and its Coq processes, for the round's searches and training."]
+    lines += ["", "Training examples: tried (state, tactic) pairs of the rounds before. Held-out: on the states "
+              "of held-out training theorems where a tried tactic solved, with the tried tactics run in the "
+              "learned policy's order and in the tier scores' order, the share where the first one solves (top-1 "
+              "solves), and the seconds before the first solving one (the logged seconds of the tactics run "
+              "before it). CPU minutes: this process and its Coq processes, for the round's "
+              "searches and training."]
     return "\n".join(lines)

@@ -30,7 +30,8 @@ its time in order of cost:
 
 A learned policy and value (:mod:`generator.learned_policy`, trained by ``dojo-prover learn`` on the
 default's own searches): given a checkpoint (``policy=PATH``), the generator rescores the union of
-its members' suggestions with it, instead of ordering by tier alone, and exposes the checkpoint's
+its members' suggestions with it, by chance of solving per predicted second instead of by tier
+alone, and exposes the checkpoint's
 value estimate as :attr:`CoqDefaultGenerator.value`, which the preset's best-first search adds to
 its priority. Every suggestion's member and tier score stay available through
 :meth:`CoqDefaultGenerator.proposers`, which the action logs record for the next round's data.
@@ -99,7 +100,8 @@ class CoqDefaultGenerator(TacticGenerator):
     members keeps its best shifted score. ``top`` caps how many suggestions a member contributes.
     ``names`` name the members in the action logs (default ``member0``, ``member1``...). ``policy``
     (a :class:`generator.learned_policy.LearnedPolicy`) rescores the union: a tactic's score is then
-    the policy's log-probability of it among the state's candidates, given its member and tier score."""
+    the policy's :meth:`~generator.learned_policy.LearnedPolicy.score`, its P(solves) per predicted
+    second renormalised over the state's candidates, given its member and tier score."""
 
     def __init__(self, members: Sequence[tuple[TacticGenerator, float, int]], names: Sequence[str] | None = None,
                  policy: Any | None = None) -> None:

@@ -1,5 +1,7 @@
-"""The learned policy's features and model (generator.learned_policy), untrained: shapes,
-determinism, checkpoints and their errors. Training is tested in tests/integration/test_learn.py."""
+"""The learned policy's features and model (generator.learned_policy): shapes, determinism,
+checkpoints and their errors, the held-out ranking metric on hand-made searches, and the cost
+head trained on a small synthetic set. Training on larger data, and ``learn`` with Coq, are tested
+in tests/integration/test_learn.py."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ import sys
 import pytest
 import torch
 
-from generator.action_data import Provenance
+from generator.action_data import Attempt, Provenance, SearchData, StateRecord
 from generator.learned_policy import (MAX_COST, REBUILD, CheckpointError, LearnedPolicy, ModelConfig, PolicyValueNet,
-                                      state_features, tactic_features)
+                                      TrainConfig, ranking_metrics, seconds_before_solving, state_features,
+                                      tactic_features, tier_ranking, train)
 from search_tree.protocol import Goal, Hypothesis, TacticState, Theorem
 
 TEXT = "n : nat\nm : nat\n|- n + m = m + n"
@@ -62,6 +65,8 @@ def test_scores_are_log_probabilities_over_the_candidates_in_any_order():
     probabilities = p.outcome_probabilities(TEXT, CANDIDATES)
     assert probabilities.shape == (4, 3) and torch.allclose(probabilities.sum(dim=1), torch.ones(4))
     assert p.score_text(TEXT, CANDIDATES) == scores  # the live state's text is the logged text
+    seconds = p.seconds(TEXT, CANDIDATES)
+    assert len(seconds) == 4 and all(s >= 0 for s in seconds)
     costs = p.value_function().value([STATE, STATE], Theorem("t"))
     assert len(costs) == 2 and costs[0] == costs[1] and 0 <= costs[0] <= MAX_COST
 
@@ -80,11 +85,21 @@ def test_a_checkpoint_round_trips_and_is_a_few_megabytes(tmp_path):
     assert (tmp_path / "full.pt").stat().st_size < 3 * 2**20
 
 
+def _version_1(path) -> None:
+    """A checkpoint as version 1 wrote it: an outcome head of three logits and no cost output."""
+    net = PolicyValueNet(ModelConfig(buckets=2**12, dim=8, hidden=16))
+    state = {k: v for k, v in net.state_dict().items() if not k.startswith(("outcome.", "cost."))}
+    state |= {"pair.2.weight": net.outcome.weight, "pair.2.bias": net.outcome.bias}
+    torch.save({"format": "dojo-prover-learned-policy", "version": 1, "config": {"buckets": 2**12, "dim": 8, "hidden": 16},
+                "provenance": None, "metrics": {}, "state_dict": state}, path)
+
+
 @pytest.mark.parametrize("damage, reason", [
     (lambda path: None, "does not exist"),
     (lambda path: path.write_bytes(b"not a checkpoint"), "is unreadable"),
     (lambda path: torch.save({"format": "something else"}, path), r"is unreadable \(not a learned-policy checkpoint\)"),
     (lambda path: torch.save({"format": "dojo-prover-learned-policy", "version": 99}, path), "format version 99"),
+    (lambda path: _version_1(path), r"is unreadable \(format version 1, this code reads 2\)"),
 ])
 def test_a_missing_or_damaged_checkpoint_is_one_line_naming_it_and_the_rebuild(tmp_path, damage, reason):
     """Fails if a bad checkpoint raises a bare torch/pickle error, spans lines, or does not say
@@ -112,3 +127,67 @@ def test_the_default_runs_without_a_bad_checkpoint_and_warns_once(tmp_path, capl
     assert generator.policy is None and generator.value is None and generator.names == ["automation", "decision"]
     warned = [r.getMessage() for r in caplog.records if "learned policy" in r.getMessage()]
     assert len(warned) == 1 and str(path) in warned[0] and f"rebuild it with {REBUILD}" in warned[0]
+
+
+def _attempt(state: int, tactic: str, prior: float, seconds: float, solves: bool) -> Attempt:
+    return Attempt(state, tactic, "automation", prior, "proved" if solves else "error", seconds, solves)
+
+
+def test_seconds_before_solving_counts_every_tactic_run_before_the_first_solver():
+    """Fails if the solver's own time (which holds the check of the proof when it finishes one) or
+    a later tactic's is counted, or a state with no solver gets a number."""
+    ordered = [_attempt(0, "a.", 0, 0.5, False), _attempt(0, "b.", 0, 2.0, False), _attempt(0, "c.", 0, 9.0, True),
+               _attempt(0, "d.", 0, 0.1, True)]
+    assert seconds_before_solving(ordered) == 2.5
+    assert seconds_before_solving(ordered[::-1]) == 0.0
+    assert seconds_before_solving(ordered[:2]) is None
+
+
+def test_the_held_out_metric_replays_each_state_in_the_rankings_order():
+    """Two states with a solver and one without (left out). In the tiers' order, state a spends
+    2.0 s on a failing tactic before its solver and state b none; in the reverse order state a
+    0.75 s and state b 1.5 s. Fails if a state without a solver is counted, the order is not replayed, or
+    the median and mean are of anything else."""
+    states = [StateRecord("|- a", True, 1), StateRecord("|- b", True, 1), StateRecord("|- c", False, None)]
+    search = SearchData("t", True, states, [
+        _attempt(0, "slow.", -0.1, 2.0, False), _attempt(0, "fast.", -0.5, 0.25, True),
+        _attempt(0, "last.", -0.9, 0.75, False),
+        _attempt(1, "one.", -0.2, 0.5, True), _attempt(1, "two.", -0.3, 1.5, False),
+        _attempt(2, "none.", -0.1, 9.0, False)])
+    tiers = ranking_metrics(tier_ranking, [search])
+    assert tiers == {"states_with_a_solver": 2.0, "top1_solves": 0.5,
+                     "seconds_before_solving_median": 1.0, "seconds_before_solving_mean": 1.0}
+    reverse = ranking_metrics(lambda text, candidates: [-p for _, _, p in candidates], [search])
+    assert reverse == {"states_with_a_solver": 2.0, "top1_solves": 0.0,
+                       "seconds_before_solving_median": 1.125, "seconds_before_solving_mean": 1.125}
+
+
+def _costly_search(i: int) -> SearchData:
+    """``cheap.`` and ``dear.`` solve the same states (the ``easy`` ones, by a step to a proved
+    state) and fail on the others, ``cheap.`` in 0.02 s, ``dear.`` in 2 s either way (it times out
+    when it fails); ``slow.``, which the tiers rank first, always times out in 2 s."""
+    easy = i % 2 == 0
+    state = StateRecord(f"|- {'easy' if easy else 'hard'} {i}", easy, 2 if easy else None)
+    return SearchData(f"thm{i}", easy, [state], [
+        Attempt(0, "slow.", "hammer", -0.2, "timeout", 2.0, False),
+        Attempt(0, "dear.", "hammer", -0.5, "state" if easy else "timeout", 2.0, easy),
+        Attempt(0, "cheap.", "automation", -1.0, "state" if easy else "error", 0.02, easy)])
+
+
+def test_the_cost_head_orders_a_cheap_solver_before_an_expensive_one_that_solves_as_often():
+    """Trained on searches where two tactics solve exactly the same states but one takes 100 times
+    as long, the policy predicts their seconds and scores the cheap one first on a new state; on the
+    held-out states its order spends nothing before a solver where the tiers' spends the 2 s of
+    ``slow.``. Fails if the cost head is not trained, or the score ignores it (P(solves) alone
+    cannot tell the two apart)."""
+    policy = train([_costly_search(i) for i in range(60)], Provenance("8.16.1", "test"),
+                   TrainConfig(epochs=8, batch_size=16, seed=0), ModelConfig(buckets=2**12, dim=16, hidden=32), progress=False)
+    candidates = [("dear.", "hammer", -0.5), ("cheap.", "automation", -1.0)]
+    dear, cheap = policy.seconds("|- easy 1000", candidates)
+    assert dear > 1.0 and cheap < 0.2
+    scores = policy.score_text("|- easy 1000", candidates)
+    assert scores[1] - scores[0] > math.log(5)
+    held_out, tiers = policy.metrics["held_out_learned"], policy.metrics["held_out_tiers"]
+    assert held_out["states_with_a_solver"] == tiers["states_with_a_solver"] > 0
+    assert (held_out["top1_solves"], held_out["seconds_before_solving_mean"]) == (1.0, 0.0)
+    assert (tiers["top1_solves"], tiers["seconds_before_solving_mean"]) == (0.0, 2.0)
