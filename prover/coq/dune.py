@@ -23,7 +23,7 @@ from pathlib import Path
 
 from search_tree.errors import UserError
 
-from .install import debian_package, installed_libraries, user_contrib
+from .install import not_installed, user_contrib
 from .syntax import IDENT
 
 DUNE_PROJECT = "dune-project"
@@ -176,10 +176,8 @@ def dune_load_paths(root: Path) -> tuple[list[tuple[str, str, str]], list[str], 
                 continue
             where = installed_theory(dep)
             if where is None:
-                package = debian_package(dep)
-                offer = f"`apt-get install {package}` provides it" if package else "no Debian package provides it"
                 raise DuneError(f"{t.where}: theory {t.name} depends on {dep}, which is neither a theory of the project "
-                                f"nor installed ({offer}; installed: {', '.join(installed_libraries()) or 'none'})")
+                                f"nor installed ({not_installed(dep)})")
             if ("-Q", str(where), dep) not in bindings:
                 bindings.append(("-Q", str(where), dep))
         if t.flags and t.flags not in seen_flags:  # theories of a project mostly share their flags: give them once
