@@ -254,7 +254,9 @@ def load_index(project: CoqProject | None = None, rebuild: bool = False, progres
     if progress and len(cached) < len(paths) // 2:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(paths), desc=f"indexing {project.name}", unit="file", file=sys.stderr)
+        # cleared when done: what follows (a build's bar, or the one line of a project refused for
+        # what its scan found) takes its place on the terminal
+        bar = tqdm(total=len(paths), desc=f"indexing {project.name}", unit="file", file=sys.stderr, leave=False)
     for p in paths:
         if bar:
             bar.update()
