@@ -148,7 +148,7 @@ def read_theories(root: Path) -> list[Theory]:
             if head is not None and head.startswith("coq.") and head not in COQ_STANZAS:
                 raise DuneError(f"{dune}, ({head} ...) at line {line}: unknown stanza (dune's Coq stanzas are "
                                 f"{', '.join(COQ_STANZAS)}), so the theory it may declare would be missing")
-            if head != "coq.theory":
+            if head != "coq.theory" or not isinstance(stanza, list):
                 continue
             where = f"{dune}, (coq.theory ...) at line {line}"
             fields = _fields(stanza, where)
