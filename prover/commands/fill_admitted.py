@@ -25,8 +25,8 @@ from .eval import add_run_arguments, build_config
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("project", help="the project, as the backend names one (coq: a directory with a _CoqProject "
-                                         "or --flags, or coq-lib:NAME)")
+    parser.add_argument("project", help="the project, as the backend names one (coq: a directory with a _CoqProject, "
+                                         "a dune-project or --flags, or coq-lib:NAME)")
     parser.add_argument("--flags", help="load-path flags when the project does not say its own "
                                           "(coq: when it has no _CoqProject, e.g. '-Q theories Foo')")
     parser.add_argument("--files", nargs="+", metavar="GLOB",

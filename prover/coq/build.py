@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .index import CoqIndex, load_index
-from .project import CoqProject, inside_root
+from .install import not_installed
+from .project import CoqProject, ProjectError, inside_root
 from .sandbox import sandbox_dir, sandbox_env
 
 COQC_TIMEOUT = 1800.0  # seconds per file: more means a hang, reported as that file's failure
@@ -175,6 +176,18 @@ def build_project(project: CoqProject, files: list[str] | None = None, jobs: int
 def project_index(project: CoqProject, jobs: int = 2, progress: bool = True, rebuild: bool = False) -> CoqIndex:
     """The project's index after bringing its ``.vo`` up to date: what every job that opens its
     theorems uses (coqtop loads the ``.vo`` of the files a theorem's file requires). Files coqc
-    rejects are in :attr:`CoqIndex.failed` with coqc's message, their theorems left out."""
+    rejects are in :attr:`CoqIndex.failed` with coqc's message, their theorems left out.
+
+    A file that requires a library that is not installed (:meth:`CoqIndex.missing_libraries`) is
+    a :class:`ProjectError` naming the file and the library, before anything is compiled: the
+    project was not compiled against what this machine has, and skipping that file's theorems
+    would hide it."""
+    scanned = load_index(project, rebuild=rebuild, progress=progress)
+    missing = scanned.missing_libraries()
+    if missing:
+        path, name = missing[0]
+        library = name.split(".")[0]
+        raise ProjectError(f"Coq project {project.root}: {path} requires {name}, but no library {library} is "
+                           f"installed nor bound by the project ({not_installed(library)})")
     report = build_project(project, jobs=jobs, progress=progress)
-    return load_index(project, rebuild=rebuild, progress=progress, failed=report.failed)
+    return CoqIndex(project.root, list(scanned.files.values()), project, {**scanned.failed, **report.failed})

@@ -11,8 +11,9 @@ compiles with these flags too, unless two theories have files of the same short 
 file requires by that short name.
 
 The ``dune-project`` file must enable Coq (``(using coq X)``), as dune requires. A file that cannot
-be read, a stanza without a name, or a theory that depends on one neither in the project nor
-installed is a :class:`~search_tree.errors.UserError` naming the file and the stanza.
+be read, a misspelt Coq stanza, a stanza without a name, or a theory that depends on one neither
+in the project nor installed is a :class:`~search_tree.errors.UserError` naming the file and the
+stanza.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from pathlib import Path
 
 from search_tree.errors import UserError
 
-from .install import debian_package, installed_libraries, user_contrib
+from .install import not_installed, user_contrib
 from .syntax import IDENT
 
 DUNE_PROJECT = "dune-project"
+#: the stanzas of dune's Coq mode: a misspelt one is refused, as dune refuses it, rather than
+#: skipped like the project's other (OCaml) stanzas
+COQ_STANZAS = ("coq.theory", "coq.extraction", "coq.pp")
 STDLIB_THEORY = "Coq"
 
 Sexp = str | list  # an atom (quoted strings unquoted) or a list of sexps
@@ -140,7 +144,11 @@ def read_theories(root: Path) -> list[Theory]:
         stanzas = read_sexps(dune.read_text(), str(dune))
         subdirs = any(isinstance(s, list) and s[:2] == ["include_subdirs", "qualified"] for _, s in stanzas)
         for line, stanza in stanzas:
-            if not (isinstance(stanza, list) and stanza and stanza[0] == "coq.theory"):
+            head = stanza[0] if isinstance(stanza, list) and stanza and isinstance(stanza[0], str) else None
+            if head is not None and head.startswith("coq.") and head not in COQ_STANZAS:
+                raise DuneError(f"{dune}, ({head} ...) at line {line}: unknown stanza (dune's Coq stanzas are "
+                                f"{', '.join(COQ_STANZAS)}), so the theory it may declare would be missing")
+            if head != "coq.theory" or not isinstance(stanza, list):
                 continue
             where = f"{dune}, (coq.theory ...) at line {line}"
             fields = _fields(stanza, where)
@@ -176,10 +184,8 @@ def dune_load_paths(root: Path) -> tuple[list[tuple[str, str, str]], list[str], 
                 continue
             where = installed_theory(dep)
             if where is None:
-                package = debian_package(dep)
-                offer = f"`apt-get install {package}` provides it" if package else "no Debian package provides it"
                 raise DuneError(f"{t.where}: theory {t.name} depends on {dep}, which is neither a theory of the project "
-                                f"nor installed ({offer}; installed: {', '.join(installed_libraries()) or 'none'})")
+                                f"nor installed ({not_installed(dep)})")
             if ("-Q", str(where), dep) not in bindings:
                 bindings.append(("-Q", str(where), dep))
         if t.flags and t.flags not in seen_flags:  # theories of a project mostly share their flags: give them once

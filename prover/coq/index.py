@@ -23,11 +23,11 @@ from typing import Any
 from search_tree.errors import UserError
 from search_tree.protocol import Theorem, TheoremNotFound
 
-from .install import cache_dir, coq_version
+from .install import cache_dir, coq_version, installed_modules
 from .project import STDLIB_PREFIX, CoqProject, stdlib_project
 from .records import CoqFields, Declaration, SourceFile, StdlibScanError, TheoremEntry, to_theorem
 from .sentences import SentenceSplitError
-from .scanner import logical_modules, scan_file, source_hash
+from .scanner import logical_modules, scan_file, source_hash, stdlib_modules
 
 # the modules whose code decides what the scan produces (see code_version)
 _SCANNER_MODULES = ("sentences.py", "vernacular.py", "records.py", "scanner.py", "index.py", "project.py")
@@ -76,6 +76,21 @@ class CoqIndex:
             if lost:
                 out[f.path] = (lost, f"loads {f.missing_loads[0]}, which is not installed")
         return out
+
+    def missing_libraries(self) -> list[tuple[str, str]]:
+        """``(file, name)`` for each ``Require`` of a project's file that names a qualified module
+        (``From Foo Require Bar``, ``Require Foo.Bar``) whose first part is nowhere on this machine:
+        no logical name bound by the project, no part of a module name of the project, the stdlib
+        or an installed library. That file cannot compile here, for want of a library, not for a
+        fault of its own. A short name found nowhere (``Require Bar``) may be a file the project
+        lacks, and is left to coqc. Read against the libraries installed now, not when the index
+        was scanned."""
+        if self.project.kind != "project":
+            return []
+        names = [lp.logical for lp in self.project.load_paths] + [f.module for f in self.files.values()]
+        known = {part for name in [*names, *stdlib_modules(), *installed_modules()] for part in name.split(".")}
+        return [(f.path, name) for f in self.files.values() for name in f.unresolved_requires
+                if "." in name and name.split(".")[0] not in known]
 
     def _theorem(self, f: SourceFile, t: TheoremEntry) -> Theorem:
         """The protocol's theorem; :attr:`CoqFields.ssreflect` says that its context loads ssreflect,
@@ -239,7 +254,9 @@ def load_index(project: CoqProject | None = None, rebuild: bool = False, progres
     if progress and len(cached) < len(paths) // 2:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(paths), desc=f"indexing {project.name}", unit="file", file=sys.stderr)
+        # cleared when done: what follows (a build's bar, or the one line of a project refused for
+        # what its scan found) takes its place on the terminal
+        bar = tqdm(total=len(paths), desc=f"indexing {project.name}", unit="file", file=sys.stderr, leave=False)
     for p in paths:
         if bar:
             bar.update()

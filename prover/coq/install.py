@@ -94,6 +94,20 @@ def debian_package(name: str) -> str | None:
     return next((p for p in debian_coq_packages() if _folded(p[len("libcoq-"):]) == folded), None)
 
 
+def not_installed(name: str, contrib: Path | None = None) -> str:
+    """What to tell a user who names the library ``name`` that ``contrib`` (default
+    :func:`user_contrib`) does not hold: the installed library it differs from only by case or
+    punctuation (``aac_tactics``), else the Debian package that provides it, if one does; then the
+    installed libraries. One clause for every error that names a missing library, so that each
+    says how to get it."""
+    installed = installed_libraries(contrib)
+    spelled = next((n for n in installed if _folded(n) == _folded(name)), None)
+    package = debian_package(name)
+    offer = (f"it is installed as {spelled}" if spelled else f"`apt-get install {package}` provides it" if package
+             else "no Debian package provides it")
+    return f"{offer}; installed: {', '.join(installed) or 'none'}"
+
+
 def _coqc(arg: str) -> str:
     try:
         return subprocess.run(["coqc", arg], capture_output=True, text=True, check=True).stdout

@@ -37,7 +37,7 @@ from pathlib import Path
 from search_tree.errors import UserError
 
 from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
-from .install import debian_package, installed_libraries, stdlib_root, user_contrib
+from .install import not_installed, stdlib_root, user_contrib
 from .provenance import check_bindings
 from .sandbox import sandbox_dir, sandbox_env
 from .vo import compiled_noinit
@@ -302,9 +302,24 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
                            f"using coq); {_FLAG_HELP}")
     if not any(lp.flag in ("-Q", "-R") for lp in load):
         raise ProjectError(f"Coq project {root}: no -Q or -R flag, so its files have no logical names; {_FLAG_HELP}")
+    for lp in load:
+        if lp.flag != "-I" and not (root / lp.path).is_dir():
+            raise ProjectError(f"{where}: {lp.flag} {lp.path} {lp.logical}: {_missing_directory(root / lp.path)}")
     check_bindings([(lp.flag, (root / lp.path).resolve(), lp.logical) for lp in load], options, where)
     files = inside_root(root, files, where, load)
     return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None)
+
+
+def _missing_directory(path: Path) -> str:
+    """Why a ``-Q``/``-R`` directory that does not exist is refused: coqc would only warn, and
+    every ``Require`` of its name would then fail file by file. One under ``user-contrib`` is a
+    library that is not installed, named with how to get it."""
+    contrib = user_contrib()
+    where = Path(os.path.normpath(path))
+    if where.is_relative_to(contrib) and where != contrib:
+        name = ".".join(where.relative_to(contrib).parts)
+        return f"no such directory: the library {name} is not installed ({not_installed(name)})"
+    return "no such directory"
 
 
 def library_root(name: str) -> Path:
@@ -314,10 +329,7 @@ def library_root(name: str) -> Path:
     contrib = user_contrib()
     root = contrib.joinpath(*name.split("."))
     if not _IDENT_PATH.fullmatch(name) or not root.is_dir():
-        package = debian_package(name)
-        offer = f"`apt-get install {package}` provides it" if package else "no Debian package provides it"
-        raise ProjectError(f"no installed Coq library {name!r} under {contrib} ({offer}; installed: "
-                           f"{', '.join(installed_libraries(contrib)) or 'none'})")
+        raise ProjectError(f"no installed Coq library {name!r} under {contrib} ({not_installed(name, contrib)})")
     return root
 
 

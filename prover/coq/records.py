@@ -67,7 +67,7 @@ class SourceFile:
     sentences: list[tuple[int, int]]
     declarations: list[Declaration] = field(default_factory=list)
     theorems: list[TheoremEntry] = field(default_factory=list)
-    unresolved_requires: list[str] = field(default_factory=list)  # names found nowhere (as written)
+    unresolved_requires: list[str] = field(default_factory=list)  # found nowhere (From prefix.name)
     # installed library modules required (``mathcomp.ssreflect.seq``), not of the project nor the stdlib
     library_requires: list[str] = field(default_factory=list)
     tactic_names: list[str] = field(default_factory=list)  # Ltac, Tactic Notation and hint database names

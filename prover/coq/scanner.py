@@ -109,7 +109,7 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
                     if library not in sf.library_requires:
                         sf.library_requires.append(library)
                 elif target is None:
-                    sf.unresolved_requires.append(name)
+                    sf.unresolved_requires.append(f"{m.group('from')}.{name}" if m.group("from") else name)
                 elif target not in sf.requires:
                     sf.requires.append(target)
             continue

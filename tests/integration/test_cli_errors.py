@@ -8,6 +8,7 @@ test belongs to Coq.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,12 +32,13 @@ COQ_TACTICS = ["--generator", "fixed", "--generator-opt", 'tactics=["auto"]']
 
 
 def one_line_error(capsys, argv: list[str], *fragments: str) -> str:
-    """Run the CLI on ``argv``; assert exit 2 and one stderr line holding every fragment."""
+    """Run the CLI on ``argv``; assert exit 2 and one stderr line holding every fragment (as a
+    terminal shows it: a progress bar cleared by carriage returns takes no line)."""
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2, err
     assert "Traceback" not in err
-    lines = err.splitlines()
+    lines = [shown for line in err.split("\n") if (shown := line.rsplit("\r", 1)[-1]).strip()]
     assert len(lines) == 1, err
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
@@ -215,3 +217,52 @@ def test_every_bad_input_error_is_a_user_error(exc):
     :class:`UserError` (e.g. ``RegistryError`` back on ``LookupError`` alone): the CLI, which
     catches only ``UserError``, would print its traceback."""
     assert isinstance(exc, UserError) and is_bad_input(exc)
+
+
+def _every_coq_command(project: str, out: Path) -> list[list[str]]:
+    """trace, eval, fill-admitted and prove on ``project`` (a directory or ``coq-lib:NAME``)."""
+    benchmark = project if project.startswith("coq-lib:") else f"coq-project:{project}"
+    return [["trace", "--project", project, "--out", str(out)],
+            ["eval", "--benchmark", benchmark, *COQ_TACTICS, "--no-progress", "--out", str(out)],
+            ["fill-admitted", project, "--no-progress", "--out", str(out)],
+            ["prove", "--project", project, "--timeout", "5", "b"]]
+
+
+def test_a_library_that_is_not_installed_is_one_line_for_every_command(tmp_path, private_cache, capsys):
+    """Fails if ``coq-lib:NAME`` of a library that is not installed is not one line naming it, how
+    to get it (its Debian package; the installed spelling of a misspelt one) and the installed
+    libraries, for each command, or if a command wrote anything first."""
+    out = tmp_path / "out"
+    for argv in _every_coq_command("coq-lib:NoSuchLibrary", out):
+        one_line_error(capsys, argv, "no installed Coq library 'NoSuchLibrary'", "no Debian package provides it",
+                       "installed: AAC_tactics, ")
+    one_line_error(capsys, ["prove", "--project", "coq-lib:aac_tactics", "b"],
+                   "'aac_tactics'", "it is installed as AAC_tactics; installed: ")
+    assert not out.exists() and not (tmp_path / "out.diff").exists()
+
+
+def test_a_project_requiring_a_library_that_is_not_installed_is_one_line_for_every_command(
+        tmp_path, private_cache, capsys):
+    """A _CoqProject project one of whose files requires a library that is not installed: fails
+    unless every command stops with one line naming the file and the library before anything is
+    compiled or written (its other file was once built and its theorems run, the missing library
+    reported only as that file's coqc error). A -Q of a library directory that is not there is one
+    line naming it too."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "_CoqProject").write_text("-Q src Bad\n")
+    (root / "src" / "A.v").write_text("From NoSuchLibrary Require Import Foo.\nLemma a : True.\nProof. exact I. Qed.\n")
+    (root / "src" / "B.v").write_text("Lemma b : True.\nProof. exact I. Qed.\n")
+    out = tmp_path / "out"
+    for argv in _every_coq_command(str(root), out):
+        one_line_error(capsys, argv, f"Coq project {root}: src/A.v requires NoSuchLibrary.Foo, but no library "
+                                     "NoSuchLibrary is installed nor bound by the project (no Debian package provides it")
+    assert not out.exists() and not (tmp_path / "out.diff").exists() and not list(root.rglob("*.vo"))
+    from prover.coq.install import user_contrib
+
+    bound = tmp_path / "bound"  # another root: a project is loaded once per process
+    shutil.copytree(root / "src", bound / "src")
+    (bound / "_CoqProject").write_text(f"-Q src Bad\n-Q {user_contrib() / 'NoSuchLibrary'} NoSuchLibrary\n")
+    one_line_error(capsys, _every_coq_command(str(bound), out)[0],
+                   f"{bound / '_CoqProject'}: -Q {user_contrib() / 'NoSuchLibrary'} NoSuchLibrary: no such directory: "
+                   "the library NoSuchLibrary is not installed (no Debian package provides it")

@@ -2,11 +2,13 @@
 ``tests/fixtures/duneproj`` has two theories, ``Dn.Base`` (which uses the installed AAC_tactics)
 and ``Dn.Top`` (which depends on both, requires a file of its own by its short name, and has one
 provable and one unprovable admitted lemma), traced, evaluated, filled and proved with the real
-coqc/coqtop/coqchk; plus a ``_CoqProject`` project whose files require an installed library."""
+coqc/coqtop/coqchk; plus a ``_CoqProject`` project whose files require installed libraries, put
+through the same four commands."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -66,8 +68,27 @@ def test_cli_traces_evaluates_fills_and_proves_the_dune_fixture(proj, tmp_path, 
     assert "| triple_succ_zero | theories/Top/Open.v | yes |" in table
     assert "| excluded_middle | theories/Top/Open.v | no |" in table
     assert (proj / "theories/Top/Open.v").read_text().count("Admitted.") == 1
-    assert _cli("prove", "--project", str(proj), "--tactics", "reflexivity.", "--timeout", "20", "Dn.Top.Facts.triple_one") == 0
-    assert "status: proved" in capsys.readouterr().out
+    assert _kernel_axioms(load_project(str(proj)), "theories/Top/Open.v") >= {"Dn.Top.Open.excluded_middle"}
+    assert "Dn.Top.Open.triple_succ_zero" not in _kernel_axioms(load_project(str(proj)), "theories/Top/Open.v")
+    assert _cli("prove", "--project", str(proj), "--timeout", "20", "Dn.Base.Sums.sum_swap", "--tactics",
+                "intros; aac_reflexivity.") == 0
+    assert "intros; aac_reflexivity." in capsys.readouterr().out
+
+
+def _kernel_axioms(project, path: str) -> set[str]:
+    """The axioms coqchk finds in the compiled ``path`` (an admitted lemma is one), after coqc has
+    compiled it again with the project's flags: fails unless the file compiles and the kernel
+    accepts its ``.vo``."""
+    root = project.root
+    built = subprocess.run(["coqc", "-q", *project.coq_args, str(root / path)], capture_output=True, text=True,
+                           cwd=root)
+    assert built.returncode == 0, built.stderr
+    checked = subprocess.run(["coqchk", "-o", "-silent", "-norec", project.module(path), *project.load_args],
+                             capture_output=True, text=True, cwd=root)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    summary = checked.stdout + checked.stderr
+    axioms = summary.split("* Axioms:", 1)[1].split("* Constants", 1)[0]
+    return set(axioms.split()) - {"<none>"}
 
 
 @pytest.mark.parametrize("text, message", [
@@ -80,16 +101,19 @@ def test_cli_traces_evaluates_fills_and_proves_the_dune_fixture(proj, tmp_path, 
      r"package provides it; installed: .*AAC_tactics.*\)$"),
     ("(coq.theory (name Dn.Base) (flags (:standard)))", r"at line 1: \(flags ...\) must list names, got "
                                                          r"\(\(:standard\)\)$"),
+    ("(rule (copy a b))\n(coq.theroy (name Dn.Base))", r"theories/Base/dune, \(coq.theroy ...\) at line 2: unknown "
+                                                      r"stanza \(dune's Coq stanzas are coq.theory, coq.extraction"),
 ])
 def test_a_bad_dune_file_is_one_line_naming_it_and_the_stanza(proj, tmp_path, capsys, text, message):
-    """Fails if a dune file that cannot be read, a theory without a name, a dependency that is not
-    installed or a malformed field is not a usage error (exit 2) of one line naming the file and
-    the stanza."""
+    """Fails if a dune file that cannot be read, a misspelt Coq stanza, a theory without a name, a
+    dependency that is not installed or a malformed field is not a usage error (exit 2) of one line
+    naming the file and the stanza, or if anything was built or written first."""
     (proj / "theories/Base/dune").write_text(text)
     assert _cli("trace", "--project", str(proj), "--out", str(tmp_path / "traced")) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and str(proj) in err
-    assert __import__("re").search(message, err), err
+    assert re.search(message, err), err
+    assert not (tmp_path / "traced").exists() and not list(proj.rglob("*.vo"))
 
 
 def test_the_s_expression_reader_takes_dune_syntax():
@@ -100,20 +124,37 @@ def test_the_s_expression_reader_takes_dune_syntax():
         read_sexps(")", "x")
 
 
-def test_a_coq_project_requiring_an_installed_library_traces_and_evaluates(tmp_path, private_cache):
-    """A _CoqProject project whose file requires AAC_tactics: fails if its files cannot be built,
-    traced or opened with the installed library found."""
-    root = tmp_path / "uses_aac"
+def test_a_coq_project_requiring_installed_libraries_traces_evaluates_fills_and_proves(tmp_path, private_cache, capsys):
+    """A _CoqProject project whose files require AAC_tactics and ExtLib, one file requiring the
+    other, through the CLI: fails if any of trace, eval, fill-admitted or prove cannot open its
+    files with the installed libraries found, or if a filled file does not compile or the kernel
+    still takes its lemma for an axiom."""
+    root = tmp_path / "uses_libs"
     (root / "src").mkdir(parents=True)
-    (root / "_CoqProject").write_text("-Q src Uses\n")
+    (root / "_CoqProject").write_text("-Q src Uses\nsrc/M.v\nsrc/N.v\n")
     (root / "src" / "M.v").write_text("From AAC_tactics Require Import AAC Instances.\nImport Instances.Peano.\n"
+                                      "Definition double (n : nat) : nat := n + n.\n"
                                       "Lemma swap3 : forall a b c : nat, a + (b + c) = c + (a + b).\n"
-                                      "Proof. intros. aac_reflexivity. Qed.\n")
+                                      "Proof. intros. aac_reflexivity. Qed.\n"
+                                      "Lemma double_zero : double 0 = 0.\nAdmitted.\n")
+    (root / "src" / "N.v").write_text("From ExtLib Require Import Data.Nat.\nFrom Uses Require Import M.\n"
+                                      "Lemma wf_ok : well_founded R_nat_S.\nProof. exact wf_R_S. Qed.\n"
+                                      "Lemma double_one : double 1 = 2.\nAdmitted.\n")
     assert _cli("trace", "--project", str(root), "--out", str(tmp_path / "traced")) == 0
-    assert _cli("eval", "--benchmark", f"coq-project:{root}", "--env-opt", "additions=", "--generator", "fixed",
-                "--generator-opt", 'tactics=[["intros; aac_reflexivity.", 0.0]]', "--timeout", "20",
-                "--out", str(tmp_path / "eval"), "--no-progress") == 0
+    traced = [r for split in ("train", "val", "test")
+              for r in json.loads((tmp_path / "traced" / f"{split}.json").read_text())]
+    assert {r["full_name"] for r in traced} == {"swap3", "wf_ok"}
+    fixed = ["--env-opt", "additions=", "--generator", "fixed", "--generator-opt",
+             'tactics=[["intros; aac_reflexivity.", 0.0], ["exact wf_R_S.", -1.0], ["reflexivity.", -2.0]]',
+             "--timeout", "20", "--no-progress"]
+    assert _cli("eval", "--benchmark", f"coq-project:{root}", *fixed, "--out", str(tmp_path / "eval")) == 0
     statuses = {json.loads(x)["key"]: json.loads(x)["status"] for x in (tmp_path / "eval" / "results.jsonl").open()}
-    assert statuses == {"src/M.v::swap3": "proved"}
-    built = subprocess.run(["coqc", "-Q", str(root / "src"), "Uses", str(root / "src" / "M.v")], capture_output=True)
-    assert built.returncode == 0
+    assert statuses == {"src/M.v::swap3": "proved", "src/N.v::wf_ok": "proved"}
+    assert _cli("fill-admitted", str(root), *fixed, "--out", str(tmp_path / "fill"), "--write") == 0
+    table = capsys.readouterr().out
+    assert "| double_zero | src/M.v | yes |" in table and "| double_one | src/N.v | yes |" in table
+    project = load_project(str(root))
+    axioms = _kernel_axioms(project, "src/M.v") | _kernel_axioms(project, "src/N.v")
+    assert not {"Uses.M.double_zero", "Uses.N.double_one"} & axioms
+    assert _cli("prove", "--project", str(root), "--timeout", "20", "Uses.N.wf_ok", "--tactics", "exact wf_R_S.") == 0
+    assert "exact wf_R_S." in capsys.readouterr().out

@@ -44,10 +44,14 @@ def test_index_covers_qed_and_admitted_with_logical_names(proj):
 
 
 def test_no_coqproject_and_no_flags_says_how_to_give_them(tmp_path):
-    """Fails if a directory without _CoqProject is accepted (its files would have no logical names)."""
+    """Fails if a directory without _CoqProject is accepted (its files would have no logical names),
+    or flags that bind a directory that is not there (coqc would only warn)."""
     (tmp_path / "bare").mkdir()
     with pytest.raises(ProjectError, match=r"no _CoqProject and no load-path flags.*--flags '-Q theories Foo'"):
         load_project(str(tmp_path / "bare"))
+    with pytest.raises(ProjectError, match=r"^--flags: -Q theories Bar: no such directory$"):
+        load_project(str(tmp_path / "bare"), ("-Q", "theories", "Bar"))
+    (tmp_path / "bare" / "theories").mkdir()
     explicit = load_project(str(tmp_path / "bare"), ("-Q", "theories", "Bar"))
     assert explicit.load_args[0] == "-Q" and explicit.load_args[2] == "Bar"
 
