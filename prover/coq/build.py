@@ -91,11 +91,14 @@ def _stale(root: Path, path: str, deps: list[str]) -> bool:
 
 def compile_file(project: CoqProject, path: str) -> str | None:
     """Run coqc on one file (in a sandbox, see the module docstring); None on success, else coqc's
-    error (its last ``Error`` block, one line, paths relative to the root)."""
+    error (its last ``Error`` block, one line, paths relative to the root). A file compiled without
+    the Prelude (:meth:`CoqProject.noinit`, a dune theory's ``(stdlib no)``) gets ``-noinit``."""
     root = project.root.resolve()
+    noinit = ("-noinit",) if project.noinit(path) else ()
     with sandbox_dir("coqc") as box:
         try:
-            done = subprocess.run(["coqc", "-q", *project.coq_args, str(root / path)], cwd=box, env=sandbox_env(box),
+            done = subprocess.run(["coqc", "-q", *project.coq_args, *noinit, str(root / path)], cwd=box,
+                                  env=sandbox_env(box),
                                   capture_output=True, text=True, timeout=COQC_TIMEOUT, check=False)
         except subprocess.TimeoutExpired:
             return f"coqc timed out after {COQC_TIMEOUT:.0f} s"

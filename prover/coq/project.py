@@ -86,6 +86,7 @@ class CoqProject:
     listed: tuple[str, ...] = ()  # the _CoqProject's .v files, relative to the root (empty: all)
     spec: str = STDLIB
     flags: tuple[str, ...] | None = None
+    noinit_files: frozenset[str] = frozenset()  # files compiled with -noinit beside the options' (a dune theory's)
 
     @property
     def name(self) -> str:
@@ -100,6 +101,8 @@ class CoqProject:
     def key(self) -> str:
         """Names this project's caches: its kind, resolved root and flags."""
         text = f"{self.kind}\0{self.root.resolve()}\0{self.load_paths}\0{self.options}"
+        if self.noinit_files:
+            text += f"\0{sorted(self.noinit_files)}"
         return f"{self.kind}-{self.root.name}-{hashlib.sha1(text.encode()).hexdigest()[:10]}"
 
     def ref(self) -> dict:
@@ -162,13 +165,14 @@ class CoqProject:
         passes ``-noinit``: the stdlib's ``Init/`` files (which define the Prelude); an installed
         library's file whose ``.vo`` says so (:func:`prover.coq.vo.compiled_noinit`: HoTT,
         UniMath, Equations' HoTT part, each file on its own); every file of a project whose
-        options hold ``-noinit``."""
+        options hold ``-noinit``, and each file of a dune theory compiled so (``(stdlib no)``,
+        :mod:`prover.coq.dune`)."""
         if self.is_stdlib:
             return path.startswith("Init/")
         if self.kind == "library":
             vo = (self.root / path).with_suffix(".vo")
             return vo.is_file() and compiled_noinit(vo, user_contrib(), self.load_paths[0].logical)
-        return "-noinit" in self.options
+        return "-noinit" in self.options or path in self.noinit_files
 
     def implicit_imports(self, path: str) -> list[str]:
         """Files ``path`` imports without a ``Require``: the stdlib's Prelude, which coqc loads for
@@ -287,6 +291,7 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
     root = Path(spec).expanduser().resolve()
     if not root.is_dir():
         raise ProjectError(f"Coq project {spec!r}: no such directory (expected a directory, coq-lib:NAME or {STDLIB})")
+    noinit_files: frozenset[str] = frozenset()
     if flags:
         where = "--flags"
         load, options, files = parse_flags(list(flags), where)
@@ -295,8 +300,9 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
         load, options, files = parse_flags(_tokens((root / PROJECT_FILE).read_text()), where)
     elif is_dune_project(root):
         where = str(root / DUNE_PROJECT)
-        bindings, dune_options, dune_files = dune_load_paths(root)
-        load, options, files = tuple(LoadPath(*b) for b in bindings), tuple(dune_options), tuple(dune_files)
+        dune = dune_load_paths(root)
+        load, options, files, noinit_files = tuple(LoadPath(*b) for b in dune.bindings), dune.options, dune.files, \
+            dune.noinit_files
     else:
         raise ProjectError(f"Coq project {root}: no {PROJECT_FILE} and no load-path flags (nor a {DUNE_PROJECT} "
                            f"using coq); {_FLAG_HELP}")
@@ -307,7 +313,8 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
             raise ProjectError(f"{where}: {lp.flag} {lp.path} {lp.logical}: {_missing_directory(root / lp.path)}")
     check_bindings([(lp.flag, (root / lp.path).resolve(), lp.logical) for lp in load], options, where)
     files = inside_root(root, files, where, load)
-    return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None)
+    return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None,
+                      noinit_files=noinit_files)
 
 
 def _missing_directory(path: Path) -> str:

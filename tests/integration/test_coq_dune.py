@@ -2,8 +2,10 @@
 ``tests/fixtures/duneproj`` has two theories, ``Dn.Base`` (which uses the installed AAC_tactics)
 and ``Dn.Top`` (which depends on both, requires a file of its own by its short name, and has one
 provable and one unprovable admitted lemma), traced, evaluated, filled and proved with the real
-coqc/coqtop/coqchk; plus a ``_CoqProject`` project whose files require installed libraries, put
-through the same four commands."""
+coqc/coqtop/coqchk; ``tests/fixtures/dunebare`` has a ``(stdlib no)`` theory (a file that only
+compiles without the Prelude, and one that is no module of it) beside one with the Prelude; plus
+a ``_CoqProject`` project whose files require installed libraries, put through the same four
+commands."""
 
 from __future__ import annotations
 
@@ -16,11 +18,15 @@ from pathlib import Path
 import pytest
 
 from prover.cli import main
+from prover.coq.additions import offered
+from prover.coq.build import compile_file
 from prover.coq.dune import DuneError, read_sexps
 from prover.coq.install import user_contrib
 from prover.coq.project import load_project
+from search_tree.protocol import Theorem
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "duneproj"
+BARE = Path(__file__).parents[1] / "fixtures" / "dunebare"
 
 
 @pytest.fixture
@@ -99,15 +105,35 @@ def _kernel_axioms(project, path: str) -> set[str]:
     ("\n(coq.theory (name Dn.Base) (theories NoSuchLibrary))", r"theories/Base/dune, \(coq.theory ...\) at line 2: "
      r"theory Dn.Base depends on NoSuchLibrary, which is neither a theory of the project nor installed \(no Debian "
      r"package provides it; installed: .*AAC_tactics.*\)$"),
-    ("(coq.theory (name Dn.Base) (flags (:standard)))", r"at line 1: \(flags ...\) must list names, got "
-                                                         r"\(\(:standard\)\)$"),
+    ("(coq.theory (name Dn.Base) (flags (:include extra.sexp)))", r"at line 1: \(flags ...\) uses :include, which "
+                                                                  r"depends on what dune alone evaluates"),
+    ("(coq.theory (name Dn.Base) (modules Sums Nope))", r"at line 1: \(modules ...\) names Nope, which has no file "
+                                                        r"theories/Base/Nope.v$"),
+    ("(coq.theory (name Dn.Base) (stdlib maybe))", r"at line 1: \(stdlib ...\) must be yes or no, got "
+                                                   r"\(stdlib maybe\)$"),
+    ("(coq.theory (name Dn.Base) (boot))", r"at line 1: field \(boot ...\) is not read here: the theory is Coq's own "
+                                           r"standard library; open it as coq-stdlib$"),
+    ("(coq.theory (name Dn.Base) (modules_flags (Sums (:standard -impredicative-set))))",
+     r"at line 1: field \(modules_flags ...\) is not read here: its files are compiled with flags of their own"),
+    ("(coq.theory (name Dn.Base) (enabled_if (>= %{coq:version} 8.16)))",
+     r"at line 1: field \(enabled_if ...\) is not read here: whether the theory is built depends"),
+    ("(coq.theory (name Dn.Base) (flgas -w -all))", r"at line 1: unknown field \(flgas ...\) \(dune's coq.theory "
+                                                     r"fields are name, theories, flags"),
+    ("(env (_ (coq (flags :standard -impredicative-set))))\n(coq.theory (name Dn.Base) (theories AAC_tactics))",
+     r"theories/Base/dune, \(env ...\) at line 1: sets \(coq ...\) for a build profile, which changes the "
+     r":standard flags"),
+    ("(coq.theory (name Dn.Base) (theories AAC_tactics) (plugins no-such-plugin.plugin))",
+     r"at line 1: plugin no-such-plugin.plugin is not an installed OCaml library \(ocamlfind query: .*\); a plugin "
+     r"the project builds itself needs dune"),
     ("(rule (copy a b))\n(coq.theroy (name Dn.Base))", r"theories/Base/dune, \(coq.theroy ...\) at line 2: unknown "
                                                       r"stanza \(dune's Coq stanzas are coq.theory, coq.extraction"),
 ])
 def test_a_bad_dune_file_is_one_line_naming_it_and_the_stanza(proj, tmp_path, capsys, text, message):
     """Fails if a dune file that cannot be read, a misspelt Coq stanza, a theory without a name, a
-    dependency that is not installed or a malformed field is not a usage error (exit 2) of one line
-    naming the file and the stanza, or if anything was built or written first."""
+    dependency or plugin that is not installed, a malformed or unknown field, a field that changes
+    how files are compiled and is not read, or a module with no file is not a usage error (exit 2)
+    of one line naming the file, the stanza and the field, or if anything was built or written
+    first."""
     (proj / "theories/Base/dune").write_text(text)
     assert _cli("trace", "--project", str(proj), "--out", str(tmp_path / "traced")) == 2
     err = capsys.readouterr().err.strip()
@@ -158,3 +184,49 @@ def test_a_coq_project_requiring_installed_libraries_traces_evaluates_fills_and_
     assert not {"Uses.M.double_zero", "Uses.N.double_one"} & axioms
     assert _cli("prove", "--project", str(root), "--timeout", "20", "Uses.N.wf_ok", "--tactics", "exact wf_R_S.") == 0
     assert "exact wf_R_S." in capsys.readouterr().out
+
+
+def test_a_theory_without_the_stdlib_is_opened_without_the_prelude(tmp_path, private_cache, capsys):
+    """``(stdlib no)`` through the CLI, beside a theory with the Prelude: fails if its file is not
+    compiled, traced and proved with -noinit (it holds ``Fail Check nat.``, which fails with the
+    Prelude, and defines its own ``eq``) while the other theory's file keeps the Prelude, if
+    context additions (which load the Prelude) are offered in it, or if the file that
+    ``(modules :standard \\ Scratch)`` leaves out (it does not compile) is indexed or built."""
+    root = tmp_path / "dunebare"
+    shutil.copytree(BARE, root)
+    project = load_project(str(root))
+    assert project.source_files() == ["bare/Bool.v", "full/Use.v"]
+    assert (project.noinit("bare/Bool.v"), project.noinit("full/Use.v")) == (True, False)
+    assert project.implicit_imports("bare/Bool.v") == [] and project.options == ()
+    assert _cli("trace", "--project", str(root), "--out", str(tmp_path / "traced")) == 0
+    traced = {r["full_name"]: [t["tactic"] for t in r["traced_tactics"]] for split in ("train", "val", "test")
+              for r in json.loads((tmp_path / "traced" / f"{split}.json").read_text())}
+    assert traced == {"negb_involutive": ["intros b.", "destruct b; exact (eq_refl _)."],
+                      "negb_twice": ["exact Bool.negb_involutive."], "two": ["reflexivity."]}
+    assert not (root / "bare/Scratch.vo").exists()
+    ref = project.ref()
+    assert offered(("lia",), Theorem("negb_false", file_path="bare/Bool.v",
+                                     extra={"project": ref, "module": "Bare.Bool"})) == ()
+    assert offered(("lia",), Theorem("two", file_path="full/Use.v", extra={"project": ref, "module": "Full.Use"})) \
+        == ("lia",)
+    assert _cli("prove", "--project", str(root), "--timeout", "20", "Bare.Bool.negb_false", "--tactics",
+                "exact (eq_refl _).") == 0
+    out = capsys.readouterr().out
+    assert "status: proved" in out and "exact (eq_refl _)." in out
+    # the witness that the flag matters: with the Prelude, the same file does not compile
+    (root / "bare/dune").write_text("(coq.theory (name Bare) (modules :standard \\ Scratch))")
+    load_project.cache_clear()
+    assert "The command has not failed!" in (compile_file(load_project(str(root)), "bare/Bool.v") or "")
+
+
+def test_a_plugin_is_bound_with_the_directories_ocamlfind_gives(proj):
+    """Fails if ``(plugins ...)`` does not add ``-I`` for the plugin's directory (and those of the
+    libraries it needs) as ocamlfind has them, or adds a binding twice."""
+    (proj / "theories/Base/dune").write_text("(coq.theory (name Dn.Base) (theories AAC_tactics) "
+                                             "(plugins coq-aac-tactics.plugin))")
+    wanted = subprocess.run(["ocamlfind", "query", "-r", "coq-aac-tactics.plugin"], capture_output=True, text=True,
+                            check=True).stdout.split()
+    project = load_project(str(proj))
+    includes = [lp.path for lp in project.load_paths if lp.flag == "-I"]
+    assert includes == list(dict.fromkeys(wanted)) and subprocess.run(
+        ["ocamlfind", "query", "coq-aac-tactics.plugin"], capture_output=True, text=True).stdout.strip() in includes
