@@ -300,6 +300,35 @@ def plugin_directories(plugin: str, where: str) -> list[str]:
     return [d for d in found.stdout.split("\n") if d]
 
 
+def logical_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """The flags among ``flags`` that change what Coq accepts (``-impredicative-set``,
+    ``-type-in-type``, ``-set OPTION``...): all but warning settings (``-w W``) and ``-q``."""
+    kept: list[str] = []
+    skip = False
+    for i, flag in enumerate(flags):
+        if skip:
+            skip = False
+        elif flag == "-w" and i + 1 < len(flags):
+            skip = True
+        elif flag != "-q":
+            kept.append(flag)
+    return tuple(kept)
+
+
+def _check_same_logic(theories: list[Theory]) -> None:
+    """The project's files are opened with one set of options, the union of its theories'
+    flags; that is sound only while no theory's flags change the logic for another's files (an
+    ``-impredicative-set`` given to one theory would let a search prove, in another, what its own
+    compilation rejects). So theories whose logical flags differ are a :class:`DuneError`."""
+    first = theories[0]
+    for t in theories[1:]:
+        if logical_flags(t.flags) != logical_flags(first.flags):
+            raise DuneError(f"{t.where}: theory {t.name} is compiled with the flags "
+                            f"{' '.join(logical_flags(t.flags)) or '(none)'} but {first.name} ({first.where}) with "
+                            f"{' '.join(logical_flags(first.flags)) or '(none)'}; a project is opened with one set of "
+                            "flags, so theories whose flags change the logic cannot share it")
+
+
 def dune_load_paths(root: Path) -> DuneLoad:
     """The load path, options and files of the dune project at ``root`` (module docstring)."""
     theories = read_theories(root)
@@ -324,6 +353,7 @@ def dune_load_paths(root: Path) -> DuneLoad:
         if t.flags and t.flags not in seen_flags:  # theories of a project mostly share their flags: give them once
             seen_flags.append(t.flags)
             options.extend(t.flags)
+    _check_same_logic(theories)
     files = tuple(sorted({f for t in theories for f in t.files}))
     if not files:
         raise DuneError(f"dune project {root}: its theories hold no .v file")

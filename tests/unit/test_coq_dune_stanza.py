@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prover.coq.dune import DuneError, ordered_set, read_sexps, read_theories
+from prover.coq.dune import DuneError, dune_load_paths, ordered_set, read_sexps, read_theories
 
 
 @pytest.mark.parametrize("text, standard, expected", [
@@ -67,3 +67,33 @@ def test_a_theory_without_the_stdlib_and_the_accepted_fields(tmp_path):
     (root / "th" / "dune").write_text("(coqlib (name T) (flags :standard -noinit -w -all))")
     [theory] = read_theories(root)
     assert (theory.name, theory.noinit, theory.flags) == ("T", True, ("-w", "-all"))
+
+
+def _two_theories(root: Path, flags_a: str, flags_b: str) -> Path:
+    (root / "dune-project").write_text("(lang dune 3.8)\n(using coq 0.8)\n")
+    for name, flags in (("A", flags_a), ("B", flags_b)):
+        (root / name).mkdir()
+        (root / name / "dune").write_text(f"(coq.theory (name {name}) (flags {flags}))\n")
+        (root / name / "F.v").write_text("Lemma t : True. Proof. exact I. Qed.\n")
+    return root
+
+
+@pytest.mark.parametrize("flags_a, flags_b", [
+    (":standard -w -notation-overridden", ":standard -q -w -deprecated"),
+    (":standard -impredicative-set", "-impredicative-set -w -all"),
+])
+def test_theories_may_differ_in_warnings_only(tmp_path, flags_a, flags_b):
+    load = dune_load_paths(_two_theories(tmp_path, flags_a, flags_b))
+    assert load.files == ("A/F.v", "B/F.v")
+
+
+@pytest.mark.parametrize("flags_a, flags_b", [
+    (":standard -impredicative-set", ":standard"),
+    (":standard", ":standard -type-in-type"),
+    ("-set \"Universe Polymorphism\"", "-w -all"),
+])
+def test_theories_whose_flags_change_the_logic_differently_are_one_line(tmp_path, flags_a, flags_b):
+    with pytest.raises(DuneError) as refused:
+        dune_load_paths(_two_theories(tmp_path, flags_a, flags_b))
+    message = str(refused.value)
+    assert "\n" not in message and "B/dune" in message and "cannot share" in message
