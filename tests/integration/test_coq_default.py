@@ -12,6 +12,7 @@ import pytest
 
 from prover.coq.default_generator import CoqDefaultGenerator, coq_default, default_width
 from prover.coq.presets import ADDITIONS, TACTIC_LIMITS, default_config
+from prover.defaults import HAMMER_BY
 from prover.registry import build_run
 from generator.fixed import FixedTacticGenerator
 from generator.knn import KNNGenerator
@@ -169,21 +170,22 @@ def test_default_search_runs_hammer_once_per_state_and_leaves_no_atp():
 def test_default_runs_hammer_by_its_deadline_on_a_stdlib_theorem_whose_tactics_time_out():
     """QArith's ``Qpower_plus`` (val split) at 8 s: ``sauto`` times out on the first state under
     its own 2-s limit (not the 5-s tactic timeout), and ``hammer``, scored below a hundred other
-    suggestions, runs on that state by its deadline (a quarter of the 8 s, plus the one tactic
-    running then), before suggestions scored above it. Fails if hammer waits its turn (it then
-    ran after 3.7 s here at 20 s, and never where more tactics time out) or if the expensive
-    tactics get the whole tactic timeout."""
+    suggestions, runs on that state by its deadline (a quarter of the 8 s, or when the tactic
+    running then ends), before suggestions scored above it where they have not all run by then
+    (a fast machine runs them all in under 2 s, and hammer then comes next in its turn). Fails if
+    hammer waits its turn past the deadline (it then ran after 3.7 s here at 20 s, and never where
+    more tactics time out) or if the expensive tactics get the whole tactic timeout."""
     env, prover = build_run(default_config(timeout=8))
     events: list[SearchEvent] = []
     with env:
         prover.search(env, env.theorem("Qpower_plus"), on_event=events.append)
     runs = [e for e in events if isinstance(e, TacticRun)]
     hammer = next(e for e in runs if e.tactic == "hammer.")
-    assert hammer.state == 0 and hammer.t - hammer.seconds <= 2.0 + 2.0 + 1.0, hammer
+    deadline = 8 * HAMMER_BY
+    running = [e.t for e in runs if e.t - e.seconds <= deadline < e.t]  # the tactic the deadline found running
+    assert hammer.state == 0 and hammer.t - hammer.seconds <= max(running, default=deadline) + 0.5, (hammer, running)
     expensive = [e for e in runs if e.state == 0 and e.tactic.split()[0].rstrip(".") in TACTIC_LIMITS]
     assert expensive and all(e.seconds < 3.0 for e in expensive), expensive
-    later = [e for e in runs if e.state == 0 and e.t > hammer.t and e.tactic != "hammer."]
-    assert later, "hammer ran last on the first state, as if it had waited its turn"
 
 
 @pytest.mark.coq
