@@ -146,16 +146,15 @@ class CoqEnvironment(Environment):
         proofs are the ones most like its next (Tactician learns from them).
         What is not traced is left out silently: this is asked while a run is configured, and
         :meth:`missing_traces` says what is missing once the run starts searching."""
-        from .default_generator import trace_files
         from .tracer import library_traces, traced_data_dir
 
         project = run_project(options or {}, theorems)
-        stdlib = [str(traced_data_dir())] if trace_files(traced_data_dir()) else []
+        stdlib = [str(traced_data_dir())] if _stdlib_traced() else []
         if project.is_stdlib:
             return None if stdlib else []
         below = [*stdlib, *map(str, library_traces(project))]
         own = traced_data_dir(project)
-        if not (own / "corpus.jsonl").exists():
+        if not _own_traced(project):
             return None if below == [str(traced_data_dir())] else below
         return [*below, str(own)]
 
@@ -163,15 +162,12 @@ class CoqEnvironment(Environment):
     def missing_traces(options: dict | None = None, theorems: Sequence[Theorem] = ()) -> list[str]:
         """What :meth:`default_traces` leaves out because it is not traced here, one line each
         (the stdlib's traces; a project's own), with the command that traces it."""
-        from .default_generator import trace_files
-        from .tracer import traced_data_dir
-
         project = run_project(options or {}, theorems)
         out = []
-        if not trace_files(traced_data_dir()):
+        if not _stdlib_traced():
             out.append("the Coq stdlib is not traced here, so kNN and proof retrieval are left out of the "
                        "default prover; run `dojo-prover trace --env coq` once to enable them")
-        if not project.is_stdlib and not (traced_data_dir(project) / "corpus.jsonl").exists():
+        if not project.is_stdlib and not _own_traced(project):
             out.append(f"Coq project {project.name} is not traced, so kNN and proof retrieval learn from the "
                        "proofs of the stdlib and of the libraries it requires only; run `dojo-prover trace "
                        f"--env coq --project {project.ref()['spec']}` once to learn from its own")
@@ -370,3 +366,18 @@ def run_project(options: dict, theorems: Sequence[Theorem] = ()) -> CoqProject:
                       "stdlib's (give the retriever a corpus option to retrieve a project's lemmas)",
                       RuntimeWarning, stacklevel=2)
     return load_project_ref(json.loads(refs.pop()) if len(refs) == 1 else None)
+
+
+def _stdlib_traced() -> bool:
+    """Whether the stdlib's traced proofs are here (what kNN and proof retrieval learn from)."""
+    from .default_generator import trace_files
+    from .tracer import traced_data_dir
+
+    return bool(trace_files(traced_data_dir()))
+
+
+def _own_traced(project: CoqProject) -> bool:
+    """Whether ``dojo-prover trace --project`` has traced ``project``'s own proofs here."""
+    from .tracer import traced_data_dir
+
+    return (traced_data_dir(project) / "corpus.jsonl").exists()
