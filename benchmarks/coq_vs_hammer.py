@@ -55,8 +55,9 @@ STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", 
 COMPARED = ("hammer", "sauto", "stock", "template", "default")
 
 
-def systems(timeout: float) -> dict:
-    """The systems by name, as prover configurations (module docstring)."""
+def systems(timeout: float, hammer_timeout: float | None = None) -> dict:
+    """The systems by name, as prover configurations (module docstring); ``hammer_timeout``: the
+    default's ``hammer`` calls (None: :attr:`prover.defaults.Limits.hammer`)."""
     from prover.coq.presets import alone_config, default_config
     from prover.registry import ComponentSpec, ProverConfig, options_for_search
 
@@ -67,9 +68,9 @@ def systems(timeout: float) -> dict:
         "sauto": alone_config(["sauto."], timeout, ["hammer-tactics"]),
         "stock": alone_config(list(STOCK), timeout, ["lia"]),
         "template": template,
-        "default": default_config(timeout),
-        "default-mcts": dataclasses.replace(default_config(timeout), prover=ComponentSpec(
-            "mcts", options_for_search("mcts", default_config(timeout).prover.options))),
+        "default": default_config(timeout, hammer_timeout=hammer_timeout),
+        "default-mcts": dataclasses.replace(default_config(timeout, hammer_timeout=hammer_timeout), prover=ComponentSpec(
+            "mcts", options_for_search("mcts", default_config(timeout, hammer_timeout=hammer_timeout).prover.options))),
     }
 
 
@@ -121,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
                                                        "FILE.jsonl); several are compared one by one, then pooled")
     parser.add_argument("--timeout", type=float, default=RUN.timeout,
                         help=f"wall-clock seconds per theorem and system (default: {RUN.timeout:g}, the run default)")
+    parser.add_argument("--hammer-timeout", type=float, metavar="S",
+                        help="seconds for the default's hammer calls, to choose them on the train or val split "
+                             f"(default: {RUN.hammer:g} at the run default's timeout: a share of --timeout, capped)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/coq_vs_hammer"), help="run directories, one per system")
     parser.add_argument("--given-back", type=int, metavar="N",
@@ -133,13 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     add_ray_address_argument(parser)
     add_results_flag(parser, markdown=True)
     args = parser.parse_args(argv)
-    if args.limit < 1 or args.timeout <= 0 or args.workers < 1 or (args.given_back is not None and args.given_back < 1):
-        parser.error("--limit, --timeout, --workers and --given-back must be positive")
+    if args.limit < 1 or args.timeout <= 0 or args.workers < 1 or (args.given_back is not None and args.given_back < 1) \
+            or (args.hammer_timeout is not None and args.hammer_timeout <= 0):
+        parser.error("--limit, --timeout, --workers, --given-back and --hammer-timeout must be positive")
 
     names = args.only or list(COMPARED)
     unknown = sorted(set(names) - set(systems(args.timeout)))
     if unknown:
         parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(systems(args.timeout))})")
+    if args.hammer_timeout is not None and not {"default", "default-mcts"} & set(names):
+        parser.error("--hammer-timeout: it sets the default's hammer calls, and --only runs no default")
     pooled = {name: 0 for name in names}
     total = 0
     for benchmark in args.benchmark or [f"coq-stdlib:{args.split}"]:
@@ -177,10 +184,11 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
         theorems = reopened(("hammer",), theorems)[:args.given_back]
         if not theorems:
             parser.error(f"--given-back: none of the {args.limit} theorems is given back to CoqHammer")
-    table = systems(args.timeout)
+    table = systems(args.timeout, args.hammer_timeout)
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", benchmark)
     run_dir = args.out / (f"{label}-n{args.limit}-t{args.timeout:g}"
-                          + (f"-given-back{args.given_back}" if args.given_back is not None else ""))
+                          + (f"-given-back{args.given_back}" if args.given_back is not None else "")
+                          + (f"-hammer{args.hammer_timeout:g}" if args.hammer_timeout is not None else ""))
     proved: dict[str, dict[str, float]] = {}
     refusals: dict[str, tuple[int, int]] = {}
     late: dict[str, int] = {}
