@@ -258,5 +258,16 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
     return proved, n
 
 
+def interruptible(argv: list[str] | None = None) -> int:
+    """:func:`main`, with Ctrl-C answered in one line (exit 130): what was proved stays in the run
+    directories, which the same command resumes."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        print("interrupted: the results so far stay in the run directories under --out; "
+              "the same command resumes them", file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(write_results(main()))
+    sys.exit(write_results(interruptible()))
