@@ -175,6 +175,8 @@ class BestFirstSearch:
                 if reason:
                     stop_reason = reason
                     break
+                if self.root.status != Status.OPEN:  # the reserve's turn proved the theorem
+                    continue
                 entry = self._pop()
                 if entry is None:
                     if self._unexpanded_left:

@@ -291,3 +291,61 @@ def test_the_prover_takes_the_generators_own_value_when_asked():
     assert BestFirstSearchProver(FixedTacticGenerator(["auto"]), value="generator").value is None
     env = ScriptedEnv({"s0": {"intro": "s1"}, "s1": {"auto": "proved"}})
     assert valued.search(env, THM).status == Status.PROVED and Valued.value.asked == ["s1"]
+
+
+def _tactic_runs(events):
+    return [(e.state, e.tactic) for e in events if isinstance(e, TacticRun)]
+
+
+def test_a_likely_second_step_runs_before_the_roots_unlikely_tactics():
+    """Lazy expansion: ``intros`` leads to a state whose likeliest tactic ``ring`` proves it, and
+    that runs before the root's less likely ``auto`` and its slow ``sauto`` (the path through
+    ``intros`` and ``ring`` scores -0.3, ``auto`` -0.5, ``sauto`` -3.0). Fails if a state's
+    suggestions are all run before any of its children's (then ``auto`` and ``sauto`` come first)."""
+    env = ScriptedEnv({"s0": {"intros.": "s1", "auto.": "error", "sauto.": "timeout"}, "s1": {"ring.": "proved"}})
+    scores = {"s0": [("intros.", -0.1), ("auto.", -0.5), ("sauto.", -3.0)], "s1": [("ring.", -0.2), ("sauto.", -3.0)]}
+    events = []
+    search = BestFirstSearch(*_open(env), lambda s: scores[s.key], Budget(timeout=10), on_event=events.append)
+    result = search.run(THM)
+    assert result.status == Status.PROVED and result.tactics == ["intros.", "ring."]
+    s0, s1 = search.root.state.id, search.nodes["s1"].state.id
+    assert _tactic_runs(events) == [(s0, "intros."), (s1, "ring.")]
+    assert [e.kind for e in events if e.kind in ("expand", "tactic")] == ["expand", "tactic", "expand", "tactic"]
+    assert not search.root.is_expanded  # auto. and sauto. still wait
+
+
+def test_a_state_is_not_failed_while_candidates_of_it_wait():
+    """The root's child ``s1`` fails (its only tactic errs) while the root's unlikely ``c`` still
+    waits: the root stays open and ``c`` is run; once it too has failed, the root fails. Fails if
+    a state counts as expanded when its suggestions are queued (the root would fail with ``s1``
+    and the search end without ``c``)."""
+    env = ScriptedEnv({"s0": {"a": "error", "b": "s1", "c": "error"}, "s1": {"x": "error"}})
+    scores = {"s0": [("a", -0.1), ("b", -0.2), ("c", -5.0)], "s1": [("x", -0.3)]}
+    seen = []
+
+    def on_event(event):
+        if isinstance(event, TacticRun) and event.tactic == "c":  # c has run; its edge is not added yet
+            seen.append((search.root.status, search.root.is_expanded, search.nodes["s1"].status))
+
+    search = BestFirstSearch(*_open(env), lambda s: scores[s.key], Budget(timeout=10), on_event=on_event)
+    result = search.run(THM)
+    assert env.calls == [("s0", "a"), ("s0", "b"), ("s1", "x"), ("s0", "c")]
+    assert seen == [(Status.OPEN, False, Status.FAILED)]
+    assert result.status == Status.FAILED and result.stop_reason == StopReason(StopKind.EXHAUSTED)
+    assert search.root.is_expanded and search.root.status == Status.FAILED
+
+
+def test_max_expansions_counts_generator_calls_and_their_candidates_still_run():
+    """Two expansions (s0, then s1): every candidate they gave is tried, also after the second
+    expansion spent the budget, but s2 and s3 are never expanded (s3's ``a`` would prove). Fails
+    if the budget counts tactics, if the search stops as soon as it is spent (only ``a`` at s0
+    would run), or if it lets a third state be expanded (the proof would be found)."""
+    env = ScriptedEnv({"s0": {"a": "s1", "b": "s2"}, "s1": {"a": "s3"}, "s2": {"a": "proved"}, "s3": {"a": "proved"}})
+    events = []
+    search = BestFirstSearch(*_open(env), lambda s: [("a", -0.25), ("b", -0.5)], Budget(timeout=10, max_expansions=2),
+                             on_event=events.append)
+    result = search.run(THM)
+    assert env.calls == [("s0", "a"), ("s0", "b"), ("s1", "a"), ("s1", "b")]
+    assert [e.kind for e in events].count("generate") == result.num_expansions == 2
+    assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind.MAX_EXPANSIONS)
+    assert not search.nodes["s2"].is_expanded and not search.nodes["s3"].is_expanded
