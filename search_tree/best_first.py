@@ -4,7 +4,8 @@ one tactic at a time.
 Priority is the cumulative log-probability of the best path to a node, optionally
 length-normalised as ``score / depth**alpha`` so that long but likely paths are not starved.
 Equal states (by :attr:`TacticState.key`) are merged; a state reached again by a more likely path
-takes the better priority while it still has tactics to try.
+takes the better priority while it still has tactics to try, and so do those tactics (the states
+they already reached keep theirs: the better path is not propagated down).
 
 The queue holds two kinds of entries. An open node not yet expanded stands at its priority; when
 it comes first the generator is asked once for its suggestions (one expansion), which enter the
@@ -16,10 +17,11 @@ behind the likely tactics of its children. Running all of a state's suggestions 
 is tried (the eager expansion of ReProver's search) spends the whole budget of a short search on
 the root whenever its low-ranked suggestions are slow ones (CoqHammer's ``sauto`` and ``hammer``
 under a time limit of seconds each), while a two-step proof, a likely first step and then a likely
-second one, waits behind them. Without a length normalisation or a value, a candidate's priority is
-exactly its child's, never above its node's (log-probabilities are never above 0): the queue is
-then a uniform-cost search over tactic steps costing ``-logprob``, and every state is first
-reached by a most likely path.
+second one, waits behind them. Without a value, a candidate's priority is exactly that of the new
+state it may reach; without a length normalisation too, it is never above its node's
+(log-probabilities are never above 0), and the queue is a uniform-cost search over tactic steps
+costing ``-logprob``: every state is first reached by a most likely path. Entries of equal
+priority come out in the order they went in.
 
 With a value function (:mod:`search_tree.value`: a remaining cost in tactic steps), a node's
 priority also pays ``value_weight`` per estimated step: the path's log-probability times the
