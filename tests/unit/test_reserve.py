@@ -114,7 +114,7 @@ def test_the_deadline_gives_hammer_its_turn_on_the_root_while_the_search_is_deep
     root (with its 20 s) while its candidate still waits; when that candidate's turn comes (past
     the tenth state), hammer is not run on the root again, and the root fails once every path has
     failed. Fails if the deadline is not kept under lazy expansion (hammer would run in its turn
-    at 17 s, or never in a search going deeper), or if the waiting candidate runs it a second time
+    at about 17 s, or never in a search whose later states are slow too), or if the waiting candidate runs it a second time
     on the root or is left waiting (the root would not fail)."""
     chain = {f"s{i}": {"intros.": f"s{i + 1}", "slow.": "timeout" if i < 3 else "error"} for i in range(40)}
     chain["s0"][HAMMER] = "error"
