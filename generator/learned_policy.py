@@ -34,8 +34,8 @@ Why this design, and its sources:
   know and learns where they are wrong: which members' tactics solve which goals, and which
   expensive ones (``firstorder``, ``sauto``) time out where.
 * Cost, not only chance: best-first search runs a state's candidates one after another under a
-  wall-clock limit, and a search that expands a state spends its budget on that state's tactics in
-  the order given. Trying alternatives in sequence until one succeeds, the order that minimises
+  wall-clock limit, and spends its budget on that state's tactics in the order given (between
+  other states' tactics, by the path's score). Trying alternatives in sequence until one succeeds, the order that minimises
   the expected cost of the first success sorts them by success probability per unit of cost,
   ``p_i / c_i`` (Simon & Kadane, "Optimal problem-solving search: all-or-none solutions",
   Artificial Intelligence 6, 1975). Ordering by P(solves) alone puts a 2-s ``sauto`` that sometimes

@@ -34,10 +34,14 @@ def test_finds_proof_and_verifies():
     assert result.script == "intro\nauto"
 
 
-def test_tactics_tried_best_first_and_expansion_stops_at_first_proof():
+def test_tactics_tried_best_first_and_search_stops_at_first_proof():
+    """The candidates of the root and of its child ``s1`` are tried in one order, by the path's
+    log-probability: ``c`` at s0 (-0.1), ``c`` at s1 (-0.2), ``a`` at s0 (-1.0), which proves;
+    ``b`` is never run. Fails if a state's tactics are all run before its child's (then ``c``
+    at s1 comes after ``a``) or the search goes on after the proof."""
     env = ScriptedEnv({"s0": {"a": "proved", "b": "proved", "c": "s1"}})
     result = prover([("c", -0.1), ("a", -1.0), ("b", -2.0)]).search(env, THM)
-    assert [t for _, t in env.calls] == ["c", "a"]
+    assert env.calls == [("s0", "c"), ("s1", "c"), ("s0", "a")]
     assert result.tactics == ["a"]
 
 
@@ -67,18 +71,31 @@ def test_merged_states_propagate_status_to_every_parent():
     assert search.nodes["s2"].distance_to_proof == 2
 
 
-def test_better_path_raises_priority_of_unexpanded_state():
-    # s2 is first reached by a poor tactic from s0, then by a likely path through s1.
-    graph = {"s0": {"a": "s1", "b": "s2", "x": "s4"}, "s1": {"c": "s2"}, "s2": {"p": "proved"}, "s4": {}}
+def test_better_path_raises_priority_of_a_state_and_of_its_waiting_candidates():
+    """A state first reached by an unlikely path takes the better priority of a likely one found
+    later, and so do its candidates still waiting. Without a value every state is first reached by
+    its most likely path; with one, ``s1``'s estimate (3 steps) keeps its tactic ``c`` behind the
+    unlikely ``b``, which reaches ``s2`` first (at -2.0). ``s2`` is expanded; then ``c`` reaches it
+    at -0.2, which moves its candidates ``d`` and ``p`` from -3.5 and -4.0 (-2.0 plus their
+    log-probabilities, less the estimate of 1 step) to -1.7 and -2.2, before ``e`` at ``s1``
+    (-3.3): ``p`` proves with ``e`` never run. Fails if a better path leaves a state's priority,
+    depth or waiting candidates where they were (``e`` then runs before ``d``)."""
+    graph = {"s0": {"a": "s1", "b": "s2"}, "s1": {"c": "s2", "e": "s5"}, "s2": {"d": "s3", "p": "proved"},
+             "s3": {}, "s5": {}}
+    scores = {"s0": [("a", -0.1), ("b", -2.0)], "s1": [("c", -0.1), ("e", -0.2)], "s2": [("d", -0.5), ("p", -1.0)]}
+    costs = _CostByName({"s1": 3.0, "s2": 1.0, "s3": 5.0, "s5": 0.0})
     env = ScriptedEnv(graph)
-    scores = {"a": -0.1, "b": -9.0, "c": -0.1, "x": -1.0, "p": -0.5}
-    search = BestFirstSearch(*_open(env), lambda s: list(scores.items()), Budget(timeout=10))
+    events = []
+    search = BestFirstSearch(*_open(env), lambda s: scores.get(s.key, []), Budget(timeout=10), on_event=events.append,
+                             value=costs)
     result = search.run(THM)
-    assert result.status == Status.PROVED
+    assert result.status == Status.PROVED and result.tactics == ["b", "p"]  # the shortest proof
+    assert env.calls == [("s0", "a"), ("s0", "b"), ("s1", "c"), ("s2", "d"), ("s2", "p")]
     s2 = search.nodes["s2"]
     assert s2.cumulative_logprob == pytest.approx(-0.2) and s2.depth == 2
-    # s2 (now -0.2) was expanded before s4 (-1.0): s4 never expanded
-    assert not search.nodes["s4"].is_expanded
+    key = {n.state.id: k for k, n in search.nodes.items()}
+    assert [(key[e.state], e.priority) for e in events if isinstance(e, Expanded)] == [
+        ("s0", 0.0), ("s2", -3.0), ("s1", -3.1)]
 
 
 def test_length_normalisation_prefers_deep_likely_paths():
@@ -242,8 +259,9 @@ class _CostByName:
 
 def test_a_value_adds_the_estimated_remaining_cost_to_the_priority():
     """With a value, priority is the path's log-probability minus ``value_weight`` per estimated
-    step, and each new state is valued once. The graph and scores of the test above, but s2 is
-    estimated 3 steps from a proof: s1 and s3 now come before it. Fails if the value is ignored,
+    step, and each new state is valued once; a candidate is valued as its node. The graph and
+    scores of the test above, but s2 is estimated 1.5 steps from a proof: s1 and s3 now come
+    before it. Fails if the value is ignored,
     added with the wrong sign or weight, or asked again for a state already valued."""
     graph = {"s0": {"a": "s1", "b": "s2", "c": "s3"}, "s1": {"e": "s5"}, "s2": {"d": "s4"},
              "s3": {"f": "s1"}, "s4": {}, "s5": {}}
@@ -256,7 +274,9 @@ def test_a_value_adds_the_estimated_remaining_cost_to_the_priority():
     assert search.run(THM).stop_reason == StopReason(StopKind.EXHAUSTED)
     key = {n.state.id: k for k, n in search.nodes.items()}
     expanded = [(key[e.state], e.priority) for e in events if isinstance(e, Expanded)]
-    assert expanded == [("s0", 0.0), ("s1", -1.0), ("s3", -2.5), ("s2", -3.5), ("s4", -1.5), ("s5", -4.0)]
+    # s2's candidate d stands at s2's estimate (-0.5 - 1.0 - 3.0 = -4.5), behind s1's e (-4.0): s5
+    # is reached and expanded first, though s4 turns out to be valued above it
+    assert expanded == [("s0", 0.0), ("s1", -1.0), ("s3", -2.5), ("s2", -3.5), ("s5", -4.0), ("s4", -1.5)]
     assert sorted(costs.asked) == ["s1", "s2", "s3", "s4", "s5"]
 
 
@@ -271,3 +291,61 @@ def test_the_prover_takes_the_generators_own_value_when_asked():
     assert BestFirstSearchProver(FixedTacticGenerator(["auto"]), value="generator").value is None
     env = ScriptedEnv({"s0": {"intro": "s1"}, "s1": {"auto": "proved"}})
     assert valued.search(env, THM).status == Status.PROVED and Valued.value.asked == ["s1"]
+
+
+def _tactic_runs(events):
+    return [(e.state, e.tactic) for e in events if isinstance(e, TacticRun)]
+
+
+def test_a_likely_second_step_runs_before_the_roots_unlikely_tactics():
+    """Lazy expansion: ``intros`` leads to a state whose likeliest tactic ``ring`` proves it, and
+    that runs before the root's less likely ``auto`` and its slow ``sauto`` (the path through
+    ``intros`` and ``ring`` scores -0.3, ``auto`` -0.5, ``sauto`` -3.0). Fails if a state's
+    suggestions are all run before any of its children's (then ``auto`` and ``sauto`` come first)."""
+    env = ScriptedEnv({"s0": {"intros.": "s1", "auto.": "error", "sauto.": "timeout"}, "s1": {"ring.": "proved"}})
+    scores = {"s0": [("intros.", -0.1), ("auto.", -0.5), ("sauto.", -3.0)], "s1": [("ring.", -0.2), ("sauto.", -3.0)]}
+    events = []
+    search = BestFirstSearch(*_open(env), lambda s: scores[s.key], Budget(timeout=10), on_event=events.append)
+    result = search.run(THM)
+    assert result.status == Status.PROVED and result.tactics == ["intros.", "ring."]
+    s0, s1 = search.root.state.id, search.nodes["s1"].state.id
+    assert _tactic_runs(events) == [(s0, "intros."), (s1, "ring.")]
+    assert [e.kind for e in events if e.kind in ("expand", "tactic")] == ["expand", "tactic", "expand", "tactic"]
+    assert not search.root.is_expanded  # auto. and sauto. still wait
+
+
+def test_a_state_is_not_failed_while_candidates_of_it_wait():
+    """The root's child ``s1`` fails (its only tactic errs) while the root's unlikely ``c`` still
+    waits: the root stays open and ``c`` is run; once it too has failed, the root fails. Fails if
+    a state counts as expanded when its suggestions are queued (the root would fail with ``s1``
+    and the search end without ``c``)."""
+    env = ScriptedEnv({"s0": {"a": "error", "b": "s1", "c": "error"}, "s1": {"x": "error"}})
+    scores = {"s0": [("a", -0.1), ("b", -0.2), ("c", -5.0)], "s1": [("x", -0.3)]}
+    seen = []
+
+    def on_event(event):
+        if isinstance(event, TacticRun) and event.tactic == "c":  # c has run; its edge is not added yet
+            seen.append((search.root.status, search.root.is_expanded, search.nodes["s1"].status))
+
+    search = BestFirstSearch(*_open(env), lambda s: scores[s.key], Budget(timeout=10), on_event=on_event)
+    result = search.run(THM)
+    assert env.calls == [("s0", "a"), ("s0", "b"), ("s1", "x"), ("s0", "c")]
+    assert seen == [(Status.OPEN, False, Status.FAILED)]
+    assert result.status == Status.FAILED and result.stop_reason == StopReason(StopKind.EXHAUSTED)
+    assert search.root.is_expanded and search.root.status == Status.FAILED
+
+
+def test_max_expansions_counts_generator_calls_and_their_candidates_still_run():
+    """Two expansions (s0, then s1): every candidate they gave is tried, also after the second
+    expansion spent the budget, but s2 and s3 are never expanded (s3's ``a`` would prove). Fails
+    if the budget counts tactics, if the search stops as soon as it is spent (only ``a`` at s0
+    would run), or if it lets a third state be expanded (the proof would be found)."""
+    env = ScriptedEnv({"s0": {"a": "s1", "b": "s2"}, "s1": {"a": "s3"}, "s2": {"a": "proved"}, "s3": {"a": "proved"}})
+    events = []
+    search = BestFirstSearch(*_open(env), lambda s: [("a", -0.25), ("b", -0.5)], Budget(timeout=10, max_expansions=2),
+                             on_event=events.append)
+    result = search.run(THM)
+    assert env.calls == [("s0", "a"), ("s0", "b"), ("s1", "a"), ("s1", "b")]
+    assert [e.kind for e in events].count("generate") == result.num_expansions == 2
+    assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind.MAX_EXPANSIONS)
+    assert not search.nodes["s2"].is_expanded and not search.nodes["s3"].is_expanded

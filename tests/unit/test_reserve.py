@@ -107,6 +107,33 @@ def test_hammer_in_its_turn_before_the_deadline_is_not_run_again(clock):
     assert [s for s, _ in hammer_calls(env)].count("s0") == 1
 
 
+def test_the_deadline_gives_hammer_its_turn_on_the_root_while_the_search_is_deep_in_its_children(clock):
+    """Lazy expansion tries the likely tactics of the root's children before the root's hammer
+    (scored -3.0): ``intros.`` reaches a new state at every step, and ``slow.`` times out (5 s) on
+    the first three states. At 15.3 s, after the third timeout, the deadline runs hammer on the
+    root (with its 20 s) while its candidate still waits; when that candidate's turn comes (past
+    the tenth state), hammer is not run on the root again, and the root fails once every path has
+    failed. Fails if the deadline is not kept under lazy expansion (hammer would run in its turn
+    at about 17 s, or never in a search whose later states are slow too), or if the waiting candidate runs it a second time
+    on the root or is left waiting (the root would not fail)."""
+    chain = {f"s{i}": {"intros.": f"s{i + 1}", "slow.": "timeout" if i < 3 else "error"} for i in range(40)}
+    chain["s0"][HAMMER] = "error"
+    generator = FixedTacticGenerator([("intros.", -0.25), ("slow.", -0.5)])
+    env = TimedEnv(chain, clock, {HAMMER: 1.0})
+    result = search(env, _RootOnly(generator, HAMMER))
+    assert [(s, t) for s, t, _ in env.limits[:7]] == [
+        ("s0", "intros."), ("s0", "slow."), ("s1", "intros."), ("s1", "slow."), ("s2", "intros."), ("s2", "slow."),
+        ("s0", HAMMER)]
+    assert result.status == Status.FAILED and result.stop_reason.kind == StopKind.EXHAUSTED
+    # the second call is the final one (every path has failed at 23.9 s), on the best other state
+    assert hammer_calls(env) == [("s0", 20.0), ("s1", 35.0)]
+    chain["s0"][HAMMER] = "proved"
+    env = TimedEnv(chain, clock, {HAMMER: 1.0})
+    result = search(env, _RootOnly(generator, HAMMER))
+    assert result.status == Status.PROVED and result.tactics == [HAMMER] and hammer_calls(env) == [("s0", 20.0)]
+    assert result.total_time == pytest.approx(16.3)
+
+
 def test_when_every_path_fails_the_time_left_goes_to_hammer_on_the_best_other_state(clock):
     """Every path has failed by 20.2 s (hammer timed out on the root): the second call runs on the
     state after ``intros.`` (not the root again: once per state) with the 39.8 s left but a second,
