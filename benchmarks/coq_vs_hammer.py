@@ -14,6 +14,8 @@ with the same wall-clock limit per theorem (``--timeout``) and the same workers 
   seconds each (a theorem counts when any of them proves it: the best stock tactic per theorem);
 * ``template``: the old baseline, best-first over the ``template`` generator with BM25 premises;
 * ``default``: the default Coq prover (:mod:`prover.coq.default_generator`), best-first;
+* ``default-unlearned``: the default without a learned policy (the hand-tiered union), beside
+  ``default`` where the package ships a checkpoint or ``--policy`` names one;
 * ``default-mcts``: the same generator and environment under AND-OR MCTS; run only when named
   with ``--only``, to choose the default's search on the train or val split (``--split``),
   never on the test theorems it is compared on.
@@ -55,12 +57,14 @@ STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", 
 COMPARED = ("hammer", "sauto", "stock", "template", "default")
 
 
-def systems(timeout: float, hammer_timeout: float | None = None) -> dict:
+def systems(timeout: float, hammer_timeout: float | None = None, policy: Path | None = None) -> dict:
     """The systems by name, as prover configurations (module docstring); ``hammer_timeout``: the
-    default's ``hammer`` calls (None: :attr:`prover.defaults.Limits.hammer`)."""
-    from prover.coq.presets import alone_config, default_config
+    default's ``hammer`` calls (None: :attr:`prover.defaults.Limits.hammer`); ``policy``: the
+    default's learned checkpoint (None: the one shipped in the package, if any)."""
+    from prover.coq.presets import SHIPPED, alone_config, default_config
     from prover.registry import ComponentSpec, ProverConfig, options_for_search
 
+    default = default_config(timeout, hammer_timeout=hammer_timeout, policy=SHIPPED if policy is None else policy)
     template = ProverConfig(env=ComponentSpec("coq", {}), prover=ComponentSpec("best_first", {"timeout": timeout}),
                             generator=ComponentSpec("template", {"templates": "coq"}), retriever=ComponentSpec("bm25"))
     return {
@@ -68,9 +72,10 @@ def systems(timeout: float, hammer_timeout: float | None = None) -> dict:
         "sauto": alone_config(["sauto."], timeout, ["hammer-tactics"]),
         "stock": alone_config(list(STOCK), timeout, ["lia"]),
         "template": template,
-        "default": default_config(timeout, hammer_timeout=hammer_timeout),
-        "default-mcts": dataclasses.replace(default_config(timeout, hammer_timeout=hammer_timeout), prover=ComponentSpec(
-            "mcts", options_for_search("mcts", default_config(timeout, hammer_timeout=hammer_timeout).prover.options))),
+        "default": default,
+        "default-unlearned": default_config(timeout, hammer_timeout=hammer_timeout, policy=None),
+        "default-mcts": dataclasses.replace(default, prover=ComponentSpec(
+            "mcts", options_for_search("mcts", default.prover.options))),
     }
 
 
@@ -125,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hammer-timeout", type=float, metavar="S",
                         help="seconds for the default's hammer calls, to choose them on the train or val split "
                              f"(default: {RUN.hammer:g} at the run default's timeout: a share of --timeout, capped)")
+    parser.add_argument("--policy", type=Path, metavar="CHECKPOINT",
+                        help="the default's learned policy (default: the one shipped in the package, if any), "
+                             "to choose one on the train or val split before it is shipped")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/coq_vs_hammer"), help="run directories, one per system")
     parser.add_argument("--given-back", type=int, metavar="N",
@@ -145,8 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(systems(args.timeout)))
     if unknown:
         parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(systems(args.timeout))})")
-    if args.hammer_timeout is not None and not {"default", "default-mcts"} & set(names):
+    if args.hammer_timeout is not None and not {"default", "default-unlearned", "default-mcts"} & set(names):
         parser.error("--hammer-timeout: it sets the default's hammer calls, and --only runs no default")
+    if args.policy is not None:
+        from generator.learned_policy import CheckpointError, LearnedPolicy
+        try:
+            LearnedPolicy.load(args.policy)
+        except CheckpointError as exc:
+            parser.error(f"--policy: {exc}")
     pooled = {name: 0 for name in names}
     total = 0
     for benchmark in args.benchmark or [f"coq-stdlib:{args.split}"]:
@@ -184,11 +198,12 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
         theorems = reopened(("hammer",), theorems)[:args.given_back]
         if not theorems:
             parser.error(f"--given-back: none of the {args.limit} theorems is given back to CoqHammer")
-    table = systems(args.timeout, args.hammer_timeout)
+    table = systems(args.timeout, args.hammer_timeout, args.policy)
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", benchmark)
     run_dir = args.out / (f"{label}-n{args.limit}-t{args.timeout:g}"
                           + (f"-given-back{args.given_back}" if args.given_back is not None else "")
-                          + (f"-hammer{args.hammer_timeout:g}" if args.hammer_timeout is not None else ""))
+                          + (f"-hammer{args.hammer_timeout:g}" if args.hammer_timeout is not None else "")
+                          + (f"-policy-{args.policy.stem}" if args.policy is not None else ""))
     proved: dict[str, dict[str, float]] = {}
     refusals: dict[str, tuple[int, int]] = {}
     late: dict[str, int] = {}

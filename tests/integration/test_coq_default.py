@@ -7,6 +7,7 @@ import argparse
 import logging
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -243,6 +244,12 @@ def test_side_by_side_systems_share_one_wall_clock_limit():
     assert {name: table[name].prover.options["timeout"] for name in table} == dict.fromkeys(table, 21.0)
     assert table["default"].env.options["hammer_timeout"] == pytest.approx(7.0)
     assert table["default-mcts"].prover.name == "mcts"
+    assert "policy" not in table["default-unlearned"].generator.options
+    chosen = systems(21.0, hammer_timeout=9.0, policy=Path("round-1/policy.pt"))
+    assert chosen["default"].generator.options == {"policy": "round-1/policy.pt"}
+    assert chosen["default"].env.options["hammer_timeout"] == chosen["default-mcts"].env.options["hammer_timeout"] == 9.0
+    assert chosen["default"].prover.options["reserve"]["first_limit"] == 9.0
+    assert chosen["hammer"].env.options == table["hammer"].env.options  # the flags set the default's only
 
 
 def test_coq_run_config_survives_its_json_round_trip():
