@@ -62,7 +62,7 @@ class _Node:
     focus_depth: int = 0  # how many blocks opened by focus() enclose this state
 
 
-REPLAY_SLACK = 3.0  # replays get this many times the tactic timeout
+REPLAY_SLACK = 3.0  # replays get this many times a tactic's own limit
 #: Seconds the wall-clock watchdog waits past a tactic's limit before it interrupts coqtop. Coq's own
 #: ``Timeout`` normally stops a tactic first; the watchdog stops those it does not (CoqHammer's
 #: ``hammer`` can run on past it), soon enough that a search's time limit holds within seconds.
