@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from search_tree.events import Focused, Generated, LoggedGoal, SearchEvent, StateLogged, TacticRun
 from search_tree.protocol import (
+    ErrorKind,
     FocusingSession,
     ProofFinished,
     ProofGivenUp,
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
 Propose = Callable[[TacticState], list[tuple[str, float]]]
 # Receives every search event (expansion, tactic, outcome, timings); see search_tree.events.
 EventSink = Callable[[SearchEvent], None]
+#: Seconds past a search's timeout within which a tactic's success still counts (see Meter.run_tac):
+#: the search reads its clock only between tactics, and a tactic that its session stopped on time
+#: still spends a moment printing and parsing its answer.
+LATE_GRACE = 0.5
 
 
 @dataclass(frozen=True)
@@ -142,16 +148,29 @@ class Meter:
     def run_tac(self, session: Session, state: TacticState, tactic: str, logprob: float | None = None,
                 prior: float | None = None, seconds: float | None = None) -> tuple[TacticResult, float]:
         """Run ``tactic``; the search's own numbers (a log-probability, a prior) go into its event.
-        ``seconds``: the tactic's time limit, where the session takes one (a :class:`TimedSession`)."""
+
+        ``seconds``: the limit the search chose for this tactic instead of the session's own (the
+        reserved tactic's). Under a timeout no tactic gets more than the search has left
+        (:meth:`tactic_limit`), where the session takes a limit (a :class:`TimedSession`); and a
+        success that answers more than :data:`LATE_GRACE` seconds after the timeout (a session that
+        cannot be limited, or one that overran its limit) is a ``TIMEOUT`` error: a proof is found
+        within the limit or not at all, whatever the backend.
+        """
         self.describe(state)
+        limit = self.tactic_limit(seconds)
         t0 = time.monotonic()
-        if seconds is not None and isinstance(session, TimedSession):
-            result = session.run_tac_within(state, tactic, seconds)
+        if limit is not None and isinstance(session, TimedSession):
+            result = session.run_tac_within(state, tactic, limit, at_most=seconds is None)
         else:
             result = session.run_tac(state, tactic)
         dt = time.monotonic() - t0
         self.env_time += dt
         self.env_calls += 1
+        timeout = self.budget.timeout
+        late = None if timeout is None else self.elapsed - timeout
+        if late is not None and late > LATE_GRACE and isinstance(result, (TacticState, ProofFinished)):
+            result = TacticError(f"the tactic answered {late:.1f}s after the search's {timeout:g}s timeout; "
+                                 f"its result does not count", ErrorKind.TIMEOUT)
         if isinstance(result, TacticState):
             self.describe(result)
         self.emit(TacticRun(
@@ -165,6 +184,17 @@ class Meter:
             prior=prior,
         ))
         return result, dt
+
+    def tactic_limit(self, seconds: float | None = None) -> float | None:
+        """The limit of a tactic run now: ``seconds`` (None: the session's own), and under a
+        timeout at most the whole seconds the search has left, at least one (coqtop's ``Timeout``
+        takes whole seconds; rounding down keeps the tactic within the search's time, and a
+        tactic started in the last second gets one, which :data:`LATE_GRACE` may not cover)."""
+        timeout = self.budget.timeout
+        if timeout is None:
+            return seconds
+        left = max(1.0, float(math.floor(timeout - self.elapsed)))
+        return left if seconds is None else min(seconds, left)
 
     def generate(self, propose: Propose, state: TacticState) -> list[tuple[str, float]]:
         t0 = time.monotonic()

@@ -313,11 +313,16 @@ class FocusingSession(Session, Protocol):
 
 @runtime_checkable
 class TimedSession(Session, Protocol):
-    """A session that runs one tactic under a time limit the search chooses (best-first's
-    :class:`search_tree.budget.Reserve` gives an expensive tactic the time the theorem has left)."""
+    """A session that runs one tactic under a time limit the search chooses: best-first's
+    :class:`search_tree.budget.Reserve` gives an expensive tactic the time the theorem has left,
+    and :meth:`search_tree.budget.Meter.run_tac` keeps every tactic within the time the search has
+    left."""
 
-    def run_tac_within(self, state: TacticState, tactic: str, seconds: float) -> TacticResult:
-        """:meth:`run_tac` with ``seconds`` as the tactic's time limit instead of the session's own."""
+    def run_tac_within(self, state: TacticState, tactic: str, seconds: float,
+                       at_most: bool = False) -> TacticResult:
+        """:meth:`run_tac` with ``seconds`` as the tactic's time limit instead of the session's own
+        (a session may let only its expensive tactics run longer than their own limit); with
+        ``at_most``, ``seconds`` only lowers the tactic's own limit, never raises it."""
         ...
 
 

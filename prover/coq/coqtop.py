@@ -358,8 +358,8 @@ class Coqtop:
                 self._buf += chunk
                 if len(self._buf) > MAX_REPLY_BYTES:
                     self._drop_middle()
-            if deadline is None or time.monotonic() < deadline:
-                continue
+            if deadline is None or time.monotonic() < deadline or (readable and PROMPT.search(self._buf, self._scan)):
+                continue  # (a prompt read just as the watchdog expired: the reply came in time)
             if not interrupted and not self._pending and self._waits_for_input():
                 raise self._died(f"coqtop waited {timeout}s for input that was all sent (a sentence left a "
                                  f"quotation, comment or string open and swallowed the rest); killed")

@@ -119,7 +119,8 @@ class RewriteLog:
 
 
 class HammerSession(CoqSession):
-    """A :class:`CoqSession` where ``hammer`` has its own time limit, runs once per state and is
+    """A :class:`CoqSession` where ``hammer`` has its own time limit (which :meth:`run_tac_within` may
+    raise as well as lower, unless ``at_most``), runs once per state and is
     recorded as its reconstruction tactic (module docstring)."""
 
     runs_atp = True
@@ -131,7 +132,6 @@ class HammerSession(CoqSession):
         self.log = RewriteLog()
         self._hammered: set[str] = set()  # keys of the states hammer was tried on
         self._replacement: str | None = None
-        self._within: float | None = None  # the limit run_tac_within gives the tactic now running
 
     def start(self) -> TacticState:
         state = super().start()
@@ -149,22 +149,9 @@ class HammerSession(CoqSession):
         result = super().run_tac(state, tactic)
         if hammer and isinstance(result, TacticError) and "Control.Timeout" in result.message:
             # Coq's Timeout reaches hammer as an exception it reports as "CoqHammer bug: ... Control.Timeout"
-            limit = self.hammer_timeout if self._within is None else self._within
-            result = TacticError(f"hammer ran past its time limit ({limit:g}s)", ErrorKind.TIMEOUT)
+            result = TacticError(f"hammer ran past its time limit ({self._hammer_limit():g}s)", ErrorKind.TIMEOUT)
         self._log(state, _norm(tactic), result, self._replacement if hammer else None)
         return result
-
-    def run_tac_within(self, state: TacticState, tactic: str, seconds: float) -> TacticResult:
-        """:meth:`run_tac` under ``seconds`` (:class:`search_tree.protocol.TimedSession`): a
-        ``hammer`` step then gets ``seconds`` instead of :attr:`hammer_timeout`, its ATPs half of
-        them, still once per state; any other tactic at most its own limit."""
-        if seconds <= 0:
-            raise ValueError(f"a tactic's time limit must be positive, got {seconds!r}")
-        self._within = seconds
-        try:
-            return self.run_tac(state, tactic)
-        finally:
-            self._within = None
 
     def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
         result = super().focus(state, goal_index)
@@ -177,21 +164,27 @@ class HammerSession(CoqSession):
         key = result.key if isinstance(result, TacticState) else ""
         self.log.moves[(state.key, what)] = _Move(key, replacement)
 
+    def _hammer_limit(self) -> float:
+        """The time limit of a ``hammer`` step run now (see :meth:`run_tac_within`)."""
+        if self._within is None:
+            return self.hammer_timeout
+        seconds, at_most = self._within
+        return min(seconds, self.hammer_timeout) if at_most else seconds
+
     def _time_limit(self, step: CheckedTactic) -> float:
         if step.tactic is not None and calls_atp(step.tactic):
-            return self.hammer_timeout if self._within is None else self._within
-        own = super()._time_limit(step)
-        return own if self._within is None else min(own, self._within)
+            return self._hammer_limit()
+        return super()._time_limit(step)
 
-    def _sentences(self, step: CheckedTactic, slack: float = 1.0) -> list[str]:
-        """Every ``hammer`` step is preceded by the ATP limit of its own time limit. The option
+    def _sentences(self, step: CheckedTactic, limit: float) -> list[str]:
+        """Every ``hammer`` step is preceded by the ATP limit of its time limit. The option
         belongs to the proof state (Coq's ``Set`` is global to the state, not to one tactic): the
         states below a step keep the value it set, so a limit set once for a longer call would
         stay in force for every later call below it, and one set only in the context would be
         overridden there. Setting it on every call makes each call run under exactly its limit."""
-        out = super()._sentences(step, slack)
+        out = super()._sentences(step, limit)
         if step.tactic is not None and calls_atp(step.tactic):
-            out.insert(len(step.focusing), f"Set Hammer ATPLimit {atp_limit(self._time_limit(step))}.")
+            out.insert(len(step.focusing), f"Set Hammer ATPLimit {atp_limit(limit)}.")
         return out
 
     def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:

@@ -62,7 +62,11 @@ class _Node:
     focus_depth: int = 0  # how many blocks opened by focus() enclose this state
 
 
-REPLAY_SLACK = 3.0  # replays get this many times the tactic timeout
+REPLAY_SLACK = 3.0  # replays get this many times a tactic's own limit
+#: Seconds the wall-clock watchdog waits past a tactic's limit before it interrupts coqtop. Coq's own
+#: ``Timeout`` normally stops a tactic first; the watchdog stops those it does not (CoqHammer's
+#: ``hammer`` can run on past it), soon enough that a search's time limit holds within seconds.
+WATCHDOG_GRACE = 1.5
 
 
 class CoqSession:
@@ -76,6 +80,7 @@ class CoqSession:
 
     def __init__(self, worker: Worker, context: CoqContext, tactic_timeout: float, max_restarts: int,
                  tactic_limits: Mapping[str, float] | None = None) -> None:
+        self._within: tuple[float, bool] | None = None  # (seconds, at_most) of the run_tac_within call running
         self._worker = worker
         self._context = context
         self.tactic_timeout = tactic_timeout
@@ -113,6 +118,20 @@ class CoqSession:
                                f"focused (the search does the focusing; a `}}` would close its block)",
                                ErrorKind.REFUSED)
         return self._run_checked(state, checked, repr(tactic))
+
+    def run_tac_within(self, state: TacticState, tactic: str, seconds: float,
+                       at_most: bool = False) -> TacticResult:
+        """:meth:`run_tac` under at most ``seconds`` (:class:`search_tree.protocol.TimedSession`):
+        the search's clock bounds every tactic, so that none runs past the time a search has left.
+        Here ``seconds`` only lowers a tactic's own limit (whatever ``at_most`` says);
+        :class:`prover.coq.hammer.HammerSession` lets a ``hammer`` step have more."""
+        if seconds <= 0:
+            raise ValueError(f"a tactic's time limit must be positive, got {seconds!r}")
+        self._within = (seconds, at_most)
+        try:
+            return self.run_tac(state, tactic)
+        finally:
+            self._within = None
 
     def focus(self, state: TacticState, goal_index: int) -> TacticState | TacticError:
         """Only goal ``goal_index`` of ``state``, focused with ``n: {`` (n = goal_index + 1).
@@ -175,30 +194,38 @@ class CoqSession:
 
     # -- running tactics ----------------------------------------------------------------------
 
-    def _sentences(self, step: CheckedTactic, slack: float = 1.0) -> list[str]:
-        """The sentences sent for a step: focusing ones as they are, the tactic under ``Timeout``.
+    def _sentences(self, step: CheckedTactic, limit: float) -> list[str]:
+        """The sentences sent for a step: focusing ones as they are, the tactic under ``Timeout``
+        of ``limit`` seconds (rounded up: Coq takes whole seconds).
 
         They are the policy's normalised sentences (:attr:`CheckedTactic.sentences`), the same text
         :func:`prover.coq.render.render_proof` writes, never the generator's raw string.
-
-        Replays pass ``slack`` > 1: a tactic that succeeded once near its limit must not fail
-        when it is replayed to rebuild a state.
         """
         out = list(step.focusing)
         if step.tactic is not None:
-            out.append(f"Timeout {max(1, math.ceil(self._time_limit(step) * slack))} {step.tactic}")
+            out.append(f"Timeout {max(1, math.ceil(limit))} {step.tactic}")
         return out
 
-    def _watchdog(self, slack: float = 1.0, limit: float | None = None) -> float:
-        """Wall-clock limit per reply: Coq's own Timeout plus slack for printing and scheduling."""
-        return math.ceil((self.tactic_timeout if limit is None else limit) * slack) * 1.5 + 2.0
+    @staticmethod
+    def _watchdog(limit: float) -> float:
+        """Wall-clock limit per reply for a sentence under Coq's ``Timeout`` of ``limit`` seconds:
+        that ``Timeout`` plus :data:`WATCHDOG_GRACE` for printing and scheduling. Past it coqtop is
+        interrupted (SIGINT keeps its state; :class:`prover.coq.coqtop.Coqtop`) and the tactic
+        answers ``TIMEOUT``."""
+        return max(1, math.ceil(limit)) + WATCHDOG_GRACE
 
-    def _time_limit(self, step: CheckedTactic) -> float:
-        """The time limit of one step: ``tactic_timeout``, or less for a tactic whose first word
-        has its own limit in ``tactic_limits`` (a hook: :class:`prover.coq.hammer.HammerSession`
-        gives ``hammer`` its own)."""
+    def _own_limit(self, step: CheckedTactic) -> float:
+        """The time limit of one step of its own: ``tactic_timeout``, or less for a tactic whose
+        first word has its own limit in ``tactic_limits``; a hook
+        (:class:`prover.coq.hammer.HammerSession` gives ``hammer`` its own)."""
         head = None if step.tactic is None else head_word(step.tactic)
         return min(self.tactic_timeout, self.tactic_limits.get(head, self.tactic_timeout) if head else self.tactic_timeout)
+
+    def _time_limit(self, step: CheckedTactic) -> float:
+        """The time limit of one step run now: its own, lowered to the seconds
+        :meth:`run_tac_within` was given."""
+        own = self._own_limit(step)
+        return own if self._within is None else min(own, self._within[0])
 
     def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:
         """The step to remember for a new state (it is what replays re-run), given the replies to
@@ -208,10 +235,11 @@ class CoqSession:
 
     def _apply(self, node_id: int, checked: CheckedTactic, backto: list[str], opens_focus: bool) -> TacticResult:
         node = self._nodes[node_id]
-        sentences = self._sentences(checked)
+        limit = self._time_limit(checked)
+        sentences = self._sentences(checked, limit)
         coqtop = self._worker.coqtop
         assert coqtop is not None
-        replies = coqtop.send_all(backto + sentences, self._watchdog(limit=self._time_limit(checked)))
+        replies = coqtop.send_all(backto + sentences, self._watchdog(limit))
         if not all(r.ok for r in replies[:len(backto)]):
             raise CoqtopDied(f"BackTo {node.coq_id} failed: {replies[0].error}")
         self._set_chain(self._chain[: self._on_chain[node_id] + 1])  # later states are discarded
@@ -309,10 +337,13 @@ class CoqSession:
         if not path:
             return coqtop.back_to_sentences(self._nodes[node_id].coq_id)
         path.reverse()
-        per_node = [self._sentences(self._nodes[j].step, REPLAY_SLACK) for j in path]  # type: ignore[arg-type]
+        # a replayed tactic gets REPLAY_SLACK times its own limit (not the search's time left): one that
+        # succeeded once near its limit must not fail when it is replayed to rebuild a state
+        steps: list[CheckedTactic] = [self._nodes[j].step for j in path]  # type: ignore[misc]
+        per_node = [self._sentences(step, self._own_limit(step) * REPLAY_SLACK) for step in steps]
         sentences = [s for group in per_node for s in group]
         replies = coqtop.send_all(coqtop.back_to_sentences(self._nodes[i].coq_id) + sentences,
-                                  self._watchdog(REPLAY_SLACK))
+                                  self._watchdog(max(map(self._own_limit, steps)) * REPLAY_SLACK))
         bad = next((r for r in replies if not r.ok), None)
         if bad is not None:
             self._set_chain(self._chain[: self._on_chain[i] + 1])  # the old branch is gone either way

@@ -1,5 +1,7 @@
 """Best-first search's reserved tactic (search_tree.budget.Reserve): CoqHammer's ``hammer`` gets
-its turns by a deadline and with the time left, whatever cheaper suggestions wait before it.
+its turns by a deadline and with the time left, whatever cheaper suggestions wait before it; and
+every tactic of a search with a timeout runs within the time the search has left, and counts only
+when it answers in time (search_tree.budget.Meter.run_tac).
 
 The session is scripted and the clock is the test's: every tactic costs the seconds the script
 gives it (a timeout costs its limit), so the schedule is asserted to the second."""
@@ -12,7 +14,9 @@ import search_tree.budget
 from generator import FixedTacticGenerator
 from prover.proof_search import BestFirstSearchProver
 from scripted_env import ScriptedEnv, ScriptedSession
-from search_tree import Reserve, Status, StopKind, TacticState, Theorem, TimedSession
+from search_tree import (ErrorKind, ProofFinished, Reserve, Status, StopKind, TacticError, TacticState, Theorem,
+                         TimedSession)
+from search_tree.budget import LATE_GRACE, Budget, Meter
 
 THM = Theorem("t")
 HAMMER = "hammer."
@@ -30,32 +34,43 @@ class Clock:
 
 class TimedScriptedSession(ScriptedSession):
     """A scripted session whose tactics cost ``env.costs[tactic]`` seconds of the test's clock
-    (default 0.1; a scripted ``timeout`` costs its whole limit, 5 s), with the limit the search
-    chose recorded in ``env.limits``."""
+    (default 0.1; a scripted ``timeout`` costs its whole limit, by default 5 s), with the limit
+    each tactic ran under recorded in ``env.limits``: its own 5 s, the one the search chose, or
+    the lesser of both when the search only caps it (``at_most``)."""
 
-    def run_tac(self, state: TacticState, tactic: str, seconds: float | None = None):
+    own = 5.0
+    keeps_limits = True  # False: a tactic costs what the script says, past its limit (Coq's Timeout ignored)
+
+    def run_tac(self, state: TacticState, tactic: str, seconds: float | None = None, at_most: bool = False):
         outcome = self.env.graph.get(self.names[state.id], {}).get(tactic, "error")
-        limit = seconds if seconds is not None else 5.0
+        limit = self.own if seconds is None else min(self.own, seconds) if at_most else seconds
         cost = limit if outcome == "timeout" else self.env.costs.get(tactic, 0.1)
-        self.env.clock.now += min(cost, limit)
-        self.env.limits.append((self.names[state.id], tactic, seconds))
+        self.env.clock.now += min(cost, limit) if self.keeps_limits else cost
+        self.env.limits.append((self.names[state.id], tactic, limit))
         return super().run_tac(state, tactic)
 
-    def run_tac_within(self, state: TacticState, tactic: str, seconds: float):
-        return self.run_tac(state, tactic, seconds)
+    def run_tac_within(self, state: TacticState, tactic: str, seconds: float, at_most: bool = False):
+        return self.run_tac(state, tactic, seconds, at_most)
+
+
+class OverrunningSession(TimedScriptedSession):
+    """Takes a limit but does not keep it: as CoqHammer past Coq's ``Timeout``, without a watchdog."""
+
+    keeps_limits = False
 
 
 class TimedEnv(ScriptedEnv):
-    def __init__(self, graph, clock: Clock, costs: dict[str, float] | None = None) -> None:
+    def __init__(self, graph, clock: Clock, costs: dict[str, float] | None = None,
+                 session: type[TimedScriptedSession] = TimedScriptedSession) -> None:
         super().__init__(graph)
-        self.clock, self.costs, self.limits = clock, costs or {}, []
+        self.clock, self.costs, self.limits, self.session = clock, costs or {}, [], session
 
     def open(self, theorem: Theorem):
         from contextlib import contextmanager
 
         @contextmanager
         def opened():
-            session = TimedScriptedSession(self)
+            session = self.session(self)
             yield session, session.state(self.init)
         return opened()
 
@@ -263,3 +278,82 @@ def test_at_the_demos_ten_seconds_the_deadline_passes_without_a_second_call(cloc
     env = TimedEnv({"s0": {"intros.": "s1", HAMMER: "error"}, "s1": {}}, clock, {HAMMER: 0.5})
     search(env, _RootOnly(FixedTacticGenerator([("intros.", -1.0)]), HAMMER), reserve=reserve, timeout=DEMO.timeout)
     assert hammer_calls(env) == [("s0", 5.0), ("s1", 8.0)]
+
+
+# -- every tactic within the time the search has left (Meter.run_tac) ---------------------------
+
+
+def limits_at(clock: Clock, meter: Meter, session: TimedScriptedSession, runs) -> list[float]:
+    """The limits ``session`` ran under, for ``runs`` of (seconds into the search, tactic, the
+    limit the search chose)."""
+    state = session.state("s0")
+    for at, tactic, seconds in runs:
+        clock.now = meter.start + at
+        meter.run_tac(session, state, tactic, seconds=seconds)
+    return [limit for _, _, limit in session.env.limits]
+
+
+def test_every_tactic_gets_at_most_the_whole_seconds_the_search_has_left(clock):
+    """Under a 60 s timeout a tactic keeps its own 5 s while 5 s are left; with 2.7 s left it gets
+    2, with 0.4 s left 1 (the least a session takes). Fails if only the reserved tactic is capped
+    (every limit 5) or the time left is rounded up (3 s at 57.3 s)."""
+    env = TimedEnv({"s0": {"slow.": "timeout"}}, clock)
+    meter = Meter(Budget(timeout=60.0))
+    assert limits_at(clock, meter, TimedScriptedSession(env),
+                     [(0.0, "slow.", None), (54.5, "slow.", None), (57.3, "slow.", None), (59.6, "slow.", None),
+                      (61.0, "slow.", None)]) == [5.0, 5.0, 2.0, 1.0, 1.0]
+
+
+def test_a_limit_the_search_chose_stands_but_within_the_time_left(clock):
+    """The reserve's 20 s for hammer is more than hammer's own 5 s and is kept at the start; with
+    9.5 s left the call gets 9. Without a timeout every tactic keeps its own limit (or the one
+    chosen). Fails if the chosen limit only caps the own one, or the time left is not applied."""
+    env = TimedEnv({"s0": {HAMMER: "timeout"}}, clock)
+    meter = Meter(Budget(timeout=60.0))
+    assert limits_at(clock, meter, TimedScriptedSession(env),
+                     [(0.0, HAMMER, 20.0), (50.5, HAMMER, 20.0)]) == [20.0, 9.0]
+    env = TimedEnv({"s0": {HAMMER: "timeout"}}, clock)
+    assert limits_at(clock, Meter(Budget()), TimedScriptedSession(env),
+                     [(0.0, "slow.", None), (500.0, HAMMER, 20.0)]) == [5.0, 20.0]
+
+
+@pytest.mark.parametrize(("cost", "proved"), [(2.4, True), (2.6, False)])
+def test_a_success_after_the_timeout_and_its_grace_does_not_count(clock, cost, proved):
+    """A session that overruns its limit (as CoqHammer past Coq's Timeout): started at 58 s of 60,
+    a proof answered at 60.4 s is within the grace (LATE_GRACE, 0.5 s) and counts; at 60.6 s it is
+    a TIMEOUT error, and so is a new state. Fails if late results are handed to the search."""
+    assert LATE_GRACE == 0.5
+    env = TimedEnv({"s0": {"late.": "proved", "step.": "s1"}}, clock, {"late.": cost, "step.": cost},
+                   session=OverrunningSession)
+    session, meter = OverrunningSession(env), Meter(Budget(timeout=60.0))
+    for tactic in ("late.", "step."):
+        clock.now = meter.start + 58.0
+        result, _ = meter.run_tac(session, session.state("s0"), tactic)
+        if proved:
+            assert isinstance(result, ProofFinished if tactic == "late." else TacticState), result
+        else:
+            assert isinstance(result, TacticError) and result.kind == ErrorKind.TIMEOUT, result
+            assert result.message == ("the tactic answered 0.6s after the search's 60s timeout; "
+                                      "its result does not count")
+
+
+def test_best_first_does_not_report_a_proof_found_after_its_timeout(clock):
+    """hammer alone at 60 s with a session that overruns its (own, 5 s) limit: the proof comes at
+    70 s, and the search reports a timeout, not a proof."""
+    env = TimedEnv({"s0": {HAMMER: "proved"}}, clock, {HAMMER: 70.0}, session=OverrunningSession)
+    result = search(env, [(HAMMER, -0.1)], reserve=None, timeout=60.0)
+    assert result.status == Status.OPEN and result.stop_reason.kind == StopKind.TIMEOUT and result.proof is None
+    assert hammer_calls(env) == [("s0", 5.0)]
+
+
+def test_mcts_runs_every_tactic_within_the_time_left(clock):
+    """MCTS goes through the same meter: under 12 s, three tactics that run to their limit of 5 s
+    each; the third, started at 10 s, gets the 2 s left. Fails if MCTS bypasses the meter's cap."""
+    from prover.proof_search import MCTSProver
+
+    env = TimedEnv({"s0": {"a.": "timeout", "b.": "timeout", "c.": "timeout"}}, clock)
+    prover = MCTSProver(FixedTacticGenerator([("a.", -1.0), ("b.", -1.1), ("c.", -1.2)]), timeout=12.0,
+                        num_sampled_tactics=4)
+    result = prover.search(env, THM)
+    assert [limit for _, _, limit in env.limits] == [5.0, 5.0, 2.0]
+    assert result.total_time == pytest.approx(12.0)
