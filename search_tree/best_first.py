@@ -171,6 +171,10 @@ class BestFirstSearch:
                     # with it what the tactics tried could not
                     if self.root.status == Status.FAILED and self._final_call():
                         continue
+                    # a last tactic cut short by the search's clock failed it: the time ran out,
+                    # the search did not exhaust its candidates
+                    if self.root.status == Status.FAILED:
+                        stop_reason = self.meter.exhausted(expanding=True) or stop_reason
                     break
                 # max_expansions is left to _may_expand: once spent, the candidates waiting still run
                 reason = self.meter.exhausted(expanding=True) or self._reserved_turn()

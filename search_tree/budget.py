@@ -239,9 +239,10 @@ class Meter:
     def exhausted(self, expanding: bool = False) -> StopReason | None:
         """The first exhausted limit, or None while budget remains.
 
-        ``expanding``: asked between the tactics of an expansion, which was counted when it began;
-        ``max_expansions`` then cannot stop it, or the last allowed expansion would try one tactic
-        only (a one-expansion search of seven tactics would be a search of the first one).
+        ``expanding``: ``max_expansions`` is not checked, because the caller checks it before
+        each generator call itself: a search that has spent its expansions still tries the
+        tactics those expansions proposed (a one-expansion search of seven tactics tries all
+        seven, not the first one).
         """
         b = self.budget
         if b.timeout is not None and self.elapsed >= b.timeout:
