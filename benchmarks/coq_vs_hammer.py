@@ -51,6 +51,7 @@ from prover.benchmarks.results import add_results_flag, write_results  # noqa: E
 from prover.commands.eval import add_ray_address_argument  # noqa: E402
 from prover.coq.presets import TUNED_ON  # noqa: E402
 from prover.defaults import RUN  # noqa: E402
+from search_tree.budget import LATE_GRACE  # noqa: E402
 
 STOCK = ("auto.", "eauto.", "intuition.", "firstorder.", "congruence.", "lia.", "tauto.")
 #: the systems run when ``--only`` does not name others
@@ -79,15 +80,14 @@ def systems(timeout: float, hammer_timeout: float | None = None, policy: Path | 
     }
 
 
-#: how far past ``--timeout`` a proof may end and still count: the searches read their clock
-#: between tactics, and a tactic that overran its limit (CoqHammer waiting for its ATPs ignores
-#: Coq's ``Timeout``) must not buy one system more time than the others
-LATE_GRACE = 1.0
 
 
 def proved_times(run, timeout: float) -> tuple[dict[str, float], int]:
     """``{theorem key: seconds to proof}`` of the theorems of a loaded run proved within ``timeout``
-    (and :data:`LATE_GRACE`), and how many proofs ended later and are not counted."""
+    (and the searches' own :data:`search_tree.budget.LATE_GRACE`), and how many proofs ended later
+    and are not counted: runs recorded before the searches applied that rule themselves (a tactic
+    that overran its limit, as CoqHammer waiting for its ATPs ignores Coq's ``Timeout``, must not
+    buy one system more time than the others)."""
     times = {r["key"]: float(r["result"].get("total_time", 0.0)) for r in run.records if r["status"] == "proved"}
     in_time = {key: seconds for key, seconds in times.items() if seconds <= timeout + LATE_GRACE}
     return in_time, len(times) - len(in_time)
