@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import sys
 import time
@@ -33,7 +34,8 @@ LEARN_FORMAT = 1
 
 @dataclass(frozen=True)
 class LearnSettings:
-    """A learn run's identity: everything but --rounds, --workers and --add-run (which may grow)."""
+    """A learn run's identity: everything but --rounds, --workers, --add-run (which may grow) and
+    the test sample (which measures each round and changes nothing learned)."""
 
     benchmark: str
     theorems: int
@@ -51,6 +53,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theorems", type=int, default=80, help="a stable sample of this many of them")
     parser.add_argument("--val-benchmark", default="coq-stdlib:val", help="the theorems each round is measured on")
     parser.add_argument("--val", type=int, default=30, help="a stable sample of this many of them (0: none)")
+    parser.add_argument("--test-benchmark", default="coq-stdlib:test",
+                        help="held-out theorems each round is also measured on, to report only: nothing is chosen on them")
+    parser.add_argument("--test", type=int, default=0, help="a stable sample of this many of them (default 0: none)")
     add_limit_flags(parser, LEARN, "timeout")
     parser.add_argument("--epochs", type=int, default=8, help="training epochs per round")
     parser.add_argument("--seed", type=int, default=0, help="the training seed")
@@ -64,16 +69,20 @@ def run(args: argparse.Namespace) -> int:
     for name in ("rounds", "theorems", "timeout", "epochs", "workers"):
         if not getattr(args, name) > 0:
             raise UserError(f"--{name} {getattr(args, name)}: must be positive")
-    if args.val < 0:
-        raise UserError(f"--val {args.val}: must be at least 0")
+    for name in ("val", "test"):
+        if getattr(args, name) < 0:
+            raise UserError(f"--{name} {getattr(args, name)}: must be at least 0")
     backend = learner_backend(args.benchmark, "--benchmark")
     if args.val:
         learner_backend(args.val_benchmark, "--val-benchmark", backend)
+    if args.test:
+        learner_backend(args.test_benchmark, "--test-benchmark", backend)
     settings = LearnSettings(args.benchmark, args.theorems, args.val_benchmark, args.val, args.timeout,
                              args.epochs, args.seed)
-    learn = Learner(Path(args.out), settings, args.workers, [Path(p) for p in args.add_run])
+    learn = Learner(Path(args.out), settings, args.workers, [Path(p) for p in args.add_run],
+                    (args.test_benchmark, args.test) if args.test else None)
     rows = learn.run(args.rounds)
-    print(summary(rows, settings, Path(args.out)))
+    print(summary(rows, settings, Path(args.out), learn.test))
     print(f"\nMembers of the default that proposed the tactics of round 0: {', '.join(learn.members(0))} "
           f"(kNN and proof retrieval need the traced stdlib in the cache, {cache_root()}).")
     return write_results(0)
@@ -114,7 +123,8 @@ def _status(message: str) -> None:
 class Learner:
     """The rounds of one learn run directory; each step is skipped when its output is there."""
 
-    def __init__(self, out: Path, settings: LearnSettings, workers: int, added: list[Path]) -> None:
+    def __init__(self, out: Path, settings: LearnSettings, workers: int, added: list[Path],
+                 test: tuple[str, int] | None = None) -> None:
         from generator.action_data import Provenance
         from search_tree.registry import load_target
 
@@ -122,6 +132,7 @@ class Learner:
         self.settings = settings
         self.workers = workers
         self.added = added
+        self.test = test  # (benchmark, sample size) every round is also measured on
         self.backend = learner_backend(settings.benchmark, "--benchmark")
         assert self.backend.prover_version is not None  # learner_backend took only one that learns
         self.provenance = Provenance(load_target(self.backend.prover_version)(), library_of(settings.benchmark))
@@ -146,12 +157,22 @@ class Learner:
     def round_dir(self, k: int) -> Path:
         return self.out / f"round-{k}"
 
+    def _test_dir(self, k: int) -> Path | None:
+        """Round ``k``'s test searches, named by their benchmark and sample (neither is part of the
+        run's identity, so another test sample is searched anew, not read from this one's)."""
+        if self.test is None:
+            return None
+        benchmark, limit = self.test
+        label = re.sub(r"[^\w.-]+", "_", benchmark)
+        return self.round_dir(k) / f"test-{label}-n{limit}"
+
     def checkpoint(self, k: int) -> Path | None:
         return None if k == 0 else self.round_dir(k) / "policy.pt"
 
     def run(self, rounds: int) -> list[dict[str, Any]]:
         """Rounds 0..rounds: rounds 0..rounds-1 search the training sample; 1..rounds train a
-        checkpoint; every round is measured on the validation sample. Returns one row per round."""
+        checkpoint; every round is measured on the validation sample, and on the test sample when
+        one is given. Returns one row per round."""
         rows = []
         for k in range(rounds + 1):
             if k > 0:
@@ -160,6 +181,9 @@ class Learner:
                 self._search_train(k)
             if self.settings.val:
                 self._search(k, "val", self.settings.val_benchmark, self.settings.val)
+            test = self._test_dir(k)
+            if test is not None and self.test is not None:
+                self._search(k, test.name, *self.test)
             rows.append(self._row(k))
         return rows
 
@@ -247,9 +271,10 @@ class Learner:
 
         row: dict[str, Any] = {"round": k, "policy": str(self.checkpoint(k) or "none")}
         cpu = 0.0
-        for name in ("search", "val"):
-            directory = self.round_dir(k) / name
-            if (directory / "stage.json").exists():
+        test = self._test_dir(k)
+        for name, directory in (("search", self.round_dir(k) / "search"), ("val", self.round_dir(k) / "val"),
+                                ("test", test)):
+            if directory is not None and (directory / "stage.json").exists():
                 stage = json.loads((directory / "stage.json").read_text())
                 cpu += stage["cpu_seconds"]
                 records = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines() if line]
@@ -280,18 +305,20 @@ def _fraction(pair: tuple[int, int] | None) -> str:
     return "-" if pair is None else f"{pair[0]}/{pair[1]} ({100 * pair[0] / max(pair[1], 1):.0f}%)"
 
 
-def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path) -> str:
+def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path,
+            test: tuple[str, int] | None = None) -> str:
     """The rounds as a markdown table, with what each column measures."""
+    tested = "" if test is None else f", {test[1]} of `{test[0]}` held out to report (nothing is chosen on them)"
     lines = [f"Learn run `{out}`: {settings.theorems} theorems of `{settings.benchmark}` searched per round, "
-             f"{settings.val} of `{settings.val_benchmark}` to measure, {settings.timeout:g} s per search.", "",
-             "| round | policy | proved (train sample) | proved (val sample) | training examples | "
+             f"{settings.val} of `{settings.val_benchmark}` to measure{tested}, {settings.timeout:g} s per search.", "",
+             "| round | policy | proved (train sample) | proved (val sample) | proved (test sample) | training examples | "
              "held-out top-1 solves: learned / tiers | held-out seconds before solving, median, mean: learned / tiers "
              "| CPU minutes |",
-             "|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         held, seconds = row.get("held_out"), row.get("held_out_seconds")
         lines.append(f"| {row['round']} | `{row['policy']}` | {_fraction(row.get('search'))} | "
-                     f"{_fraction(row.get('val'))} | {row.get('examples', '-')} | "
+                     f"{_fraction(row.get('val'))} | {_fraction(row.get('test'))} | {row.get('examples', '-')} | "
                      f"{'-' if held is None else f'{held[0]:.2f} / {held[1]:.2f}'} | "
                      f"{'-' if seconds is None else '{:.2f}, {:.2f} / {:.2f}, {:.2f}'.format(*seconds)} | "
                      f"{row['cpu_minutes']:.1f} |")

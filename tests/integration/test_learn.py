@@ -46,9 +46,10 @@ def test_training_learns_what_the_tiers_get_wrong():
 @pytest.mark.coq
 def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
     """One round on 3 easy stdlib theorems: the searches, their data (with this Coq's version),
-    a checkpoint, the validation searches before and after, the table. Run again, nothing is redone;
-    with other settings, the directory is refused in one line. Fails if a step is skipped, its
-    output is lost, or a resumed run searches again."""
+    a checkpoint, the validation and test searches before and after, the table. Run again, nothing
+    is redone; with another test sample, only that sample is searched, anew; with other settings,
+    the directory is refused in one line. Fails if a step is skipped, its output is lost, a resumed
+    run searches again, or another test sample is read from the first one's results."""
     from prover.coq.install import coq_version
 
     listing = tmp_path / "easy.jsonl"
@@ -56,12 +57,13 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
                                for n in EASY))
     out = tmp_path / "run"
     args = ["learn", "--out", str(out), "--benchmark", str(listing), "--theorems", "3", "--val-benchmark",
-            str(listing), "--val", "1", "--timeout", "10", "--epochs", "1"]
+            str(listing), "--val", "1", "--test-benchmark", str(listing), "--test", "1", "--timeout", "10",
+            "--epochs", "1"]
     assert main(args) == 0
     table = capsys.readouterr().out
     assert table.startswith("Learn run ")  # progress (Lightning's bar too) goes to stderr, not into the table
-    assert "| 0 | `none` | 3/3 (100%) | 1/1 (100%) | - | - |" in table
-    assert f"| 1 | `{out}/round-1/policy.pt` | - | 1/1 (100%) |" in table
+    assert "| 0 | `none` | 3/3 (100%) | 1/1 (100%) | 1/1 (100%) | - | - |" in table
+    assert f"| 1 | `{out}/round-1/policy.pt` | - | 1/1 (100%) | 1/1 (100%) |" in table
     provenance, searches = read_data(out / "round-0" / "data.jsonl")
     assert provenance == Provenance(coq_version(), str(listing).rpartition(":")[0] or str(listing))
     assert sorted(s.theorem.rpartition("::")[2] for s in searches) == sorted(EASY)
@@ -70,10 +72,13 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
     policy = LearnedPolicy.load(out / "round-1" / "policy.pt")
     assert policy.provenance == provenance and policy.metrics["training_examples"] > 0
     lines = {p: p.read_text() for p in out.rglob("results.jsonl")}
-    assert len(lines) == 3  # round-0/search, round-0/val, round-1/val
+    assert len(lines) == 5  # round-0/search, round-0/val, round-0/test-..., round-1/val, round-1/test-...
 
     assert main(args) == 0
     assert {p: p.read_text() for p in out.rglob("results.jsonl")} == lines
+    assert main([*args, "--test", "2"]) == 0  # the last --test counts
+    assert "| 0 | `none` | 3/3 (100%) | 1/1 (100%) | 2/2 (100%) | - | - |" in capsys.readouterr().out
+    assert {p: p.read_text() for p in out.rglob("results.jsonl") if p in lines} == lines
     assert main([*args[:-2], "--epochs", "2"]) == 2
     assert "holds a learn run with other settings" in capsys.readouterr().err
 
