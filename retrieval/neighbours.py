@@ -52,7 +52,10 @@ class NeighbourRetriever(Retriever):
                 pairs += load_pairs(path, corpus, skip)
         self.index = BM25StateIndex([p.query for p in pairs])
         self.positives = [np.asarray(p.positives, dtype=np.int64) for p in pairs]
-        ids = [corpus.index_of(p.theorem) for p in pairs]
+        # a theorem by its name in its own file: short names repeat across files (Coq's stdlib has
+        # 1441 such), and by name alone a later lemma, or the query's own proof, would take an
+        # earlier namesake's place and vote
+        ids = [corpus.declared_in(p.theorem, p.file_path) for p in pairs]
         self.theorem_ids = np.asarray([-1 if i is None else i for i in ids], dtype=np.int64)
         self.neighbours, self.online = neighbours, online
 

@@ -32,11 +32,13 @@ from retrieval.statement_state import statement_as_state
 
 @dataclass(frozen=True)
 class TrainingPair:
-    """A query (a proof state or a statement) and the corpus indices of its positive premises."""
+    """A query (a proof state or a statement), the corpus indices of its positive premises, and the
+    theorem it comes from with that theorem's file (empty where the source does not say)."""
 
     query: str
     positives: tuple[int, ...]
     theorem: str = ""
+    file_path: str = ""
 
 
 def evaluation_theorem_names(paths: Iterable[str | Path]) -> set[str]:
@@ -60,7 +62,7 @@ def pairs_from_traced(traced: Iterable[dict], corpus: Corpus, exclude: AbstractS
         for tac in thm.get("traced_tactics", []):
             pos = tuple(i for i in (corpus.index_of(n) for n in annotated_premises(tac)) if i is not None)
             if pos:
-                pairs.append(TrainingPair(tac["state_before"], pos, thm["full_name"]))
+                pairs.append(TrainingPair(tac["state_before"], pos, thm["full_name"], thm.get("file_path", "")))
     return pairs
 
 

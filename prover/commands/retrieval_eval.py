@@ -1,4 +1,4 @@
-"""Retriever ablation: R@1, R@10 and MRR of each retriever on traced tactics, as a Markdown table.
+"""Retriever ablation: R@1, R@4, R@10 and MRR of each retriever on traced tactics, as a Markdown table.
 
 Works on any corpus in LeanDojo's corpus.jsonl format (Mathlib, the Coq standard library) and any
 traced JSON in LeanDojo benchmark format; writes table.md, results.json and config.json to the

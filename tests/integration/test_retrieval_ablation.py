@@ -53,7 +53,7 @@ def test_ablation_on_coq_data(tmp_path, capsys):
     assert main(["retrieval-eval", "--corpus", str(corpus), "--data", str(traced), "--retrievers",
                  "bm25,mepo,sine,fusion", "--fusion", "bm25,mepo,sine", "--output-dir", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "| retriever | R@1 (%) | R@10 (%) | MRR |" in printed
+    assert "| retriever | R@1 (%) | R@4 (%) | R@10 (%) | MRR |" in printed
     assert "1 of 2 traced tactics used (dropped: 1 no premises)" in printed
     results = {r["retriever"]: r for r in json.loads((out / "results.json").read_text())}
     assert set(results) == {"bm25", "mepo", "sine", "fusion"}
