@@ -21,8 +21,11 @@ unknown name raises :class:`~search_tree.registry.UnknownName` with close matche
   :func:`prover.coq.presets.default_config`); a generator whose factory has a ``retriever``
   parameter receives the run's retriever there (a factory without one given a retriever is an error);
 * retrievers: ``none``, or ``retrieval.base.RETRIEVERS`` (``bm25``, ``mepo``, ``sine``, ``ps2``,
-  ``fusion``), built by ``retrieval.base.build_retriever(name, corpus, **options)`` where the
-  ``corpus`` option is the path of a ``corpus.jsonl`` (loaded with ``Corpus.from_jsonl``).
+  ``knn``, ``fusion``), or a factory by import path (the default Coq prover's is
+  ``prover.coq.default_generator:coq_premises``), built by
+  ``retrieval.base.build_retriever(name, corpus, **options)`` where the ``corpus`` option is the
+  path of a ``corpus.jsonl`` (loaded with ``Corpus.from_jsonl``). One whose factory's ``traces``
+  has a default is given the environment's default traces, as a learned generator is.
 
 A component defined outside the package needs no registration: its spec names it by import path,
 ``ComponentSpec("mypkg.module:MyGenerator", {...})``, and every worker imports it from there.
@@ -335,18 +338,35 @@ def _learns_from_traces(generator: Any) -> TypeGuard[ComponentSpec]:
             and "traces" in inspect.signature(GENERATORS.load(generator.name)).parameters)
 
 
+def _learns_by_default(retriever: Any) -> TypeGuard[ComponentSpec]:
+    """Whether ``retriever`` is a spec of a retriever that learns from traced proofs it finds by
+    itself (its factory's ``traces`` has a default, as the Coq default's
+    :func:`prover.coq.default_generator.coq_premises`); one whose ``traces`` is required (``knn``)
+    learns from what its caller names."""
+    if not isinstance(retriever, ComponentSpec) or retriever.name == "none":
+        return False
+    traces = parameter(retrievers().load(retriever.name), "traces")
+    return traces is not None and traces.default is not inspect.Parameter.empty
+
+
 def _with_default_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> ProverConfig:
     """``config`` whose generator, if it learns from traced proofs (a ``traces`` option) and was
     given none, learns from those the environment names for the run (its class's
-    ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's)."""
-    generator = config.generator
-    if not _learns_from_traces(generator) or "traces" in generator.options:
+    ``default_traces(options, theorems)``: for a Coq project, the project's own beside the stdlib's),
+    and so does its retriever if it learns from traces of its own finding (:func:`_learns_by_default`)."""
+    wanted: dict[str, ComponentSpec] = {}
+    if _learns_from_traces(config.generator) and "traces" not in config.generator.options:
+        wanted["generator"] = config.generator
+    if _learns_by_default(config.retriever) and "traces" not in config.retriever.options:
+        wanted["retriever"] = config.retriever
+    if not wanted:
         return config
     environment = _environment(config.env.name)
     traces = None if environment is None else environment.default_traces(dict(config.env.options), list(theorems))
     if traces is None:
         return config
-    return dataclasses.replace(config, generator=ComponentSpec(generator.name, {**generator.options, "traces": traces}))
+    return dataclasses.replace(config, **{role: ComponentSpec(spec.name, {**spec.options, "traces": traces})
+                                          for role, spec in wanted.items()})
 
 
 def warn_missing_traces(config: ProverConfig, theorems: Sequence[Theorem]) -> None:

@@ -3,7 +3,8 @@
 Definitions follow ReProver (Yang et al., "LeanDojo: Theorem Proving with Retrieval-Augmented
 Language Models", NeurIPS 2023): for each traced tactic whose annotated premises resolve in the
 corpus, with ``G`` the set of those premises and ``R_k`` the retriever's top ``k``,
-``R@k = |R_k ∩ G| / |G|`` and ``MRR = 1 / (rank of the first premise of G)`` (0 when none is
+``R@k = |R_k ∩ G| / |G|`` (for ``k`` = 1, 4 and 10: 4 is what a prover that names four premises
+to a tactic, such as CoqHammer's ``sauto use:``, can use) and ``MRR = 1 / (rank of the first premise of G)`` (0 when none is
 retrieved within the search depth), averaged over tactics. Retrieval is restricted to the premises
 accessible from the theorem when its file is in the corpus.
 
@@ -108,27 +109,30 @@ def premise_examples(traced: Iterable[dict], corpus: Corpus) -> ExampleSet:
 
 @dataclass
 class RecallReport:
-    """R@1, R@10 and MRR of one retriever, with the number of queries and their mean latency."""
+    """R@1, R@4, R@10 and MRR of one retriever, with the number of queries and their mean latency."""
 
     retriever: str
     r1: float
+    r4: float
     r10: float
     mrr: float
     queries: int
     ms_per_query: float
 
     def row(self) -> str:
-        return (f"| {self.retriever} | {100 * self.r1:.1f} | {100 * self.r10:.1f} | {self.mrr:.3f} | "
+        return (f"| {self.retriever} | {100 * self.r1:.1f} | {100 * self.r4:.1f} | {100 * self.r10:.1f} | "
+                f"{self.mrr:.3f} | "
                 f"{self.queries} | {self.ms_per_query:.1f} |")
 
 
-TABLE_HEADER = "| retriever | R@1 (%) | R@10 (%) | MRR | queries | ms/query |\n|---|---|---|---|---|---|"
+TABLE_HEADER = ("| retriever | R@1 (%) | R@4 (%) | R@10 (%) | MRR | queries | ms/query |\n"
+                "|---|---|---|---|---|---|---|")
 
 
 def evaluate(retriever: Retriever, examples: Sequence[PremiseExample], name: str | None = None,
              depth: int = 100, batch_size: int = 32) -> RecallReport:
-    """ReProver's R@1, R@10 and MRR (first gold premise within ``depth``) over ``examples``."""
-    r1 = r10 = rr = 0.0
+    """ReProver's R@1, R@4, R@10 and MRR (first gold premise within ``depth``) over ``examples``."""
+    r1 = r4 = r10 = rr = 0.0
     start = time.perf_counter()
     for b in range(0, len(examples), batch_size):
         batch = examples[b:b + batch_size]
@@ -137,11 +141,12 @@ def evaluate(retriever: Retriever, examples: Sequence[PremiseExample], name: str
             gold = set(ex.premises)
             names = [p.full_name for p, _ in ranking]
             r1 += len(gold.intersection(names[:1])) / len(gold)
+            r4 += len(gold.intersection(names[:4])) / len(gold)
             r10 += len(gold.intersection(names[:10])) / len(gold)
             rr += next((1.0 / (i + 1) for i, n in enumerate(names) if n in gold), 0.0)
     elapsed = time.perf_counter() - start
     n = max(len(examples), 1)
-    return RecallReport(name or retriever.name, r1 / n, r10 / n, rr / n, len(examples), 1000 * elapsed / n)
+    return RecallReport(name or retriever.name, r1 / n, r4 / n, r10 / n, rr / n, len(examples), 1000 * elapsed / n)
 
 
 def evaluation_subcorpus(corpus: Corpus, examples: Sequence[PremiseExample], size: int, seed: int = 0) -> Corpus:

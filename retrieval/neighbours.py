@@ -26,7 +26,7 @@ import numpy as np
 from retrieval.base import Query, Retriever, top_k
 from retrieval.corpus import Corpus
 from retrieval.state_index import BM25StateIndex
-from retrieval.training_data import TrainingPair, evaluation_theorem_names, load_pairs
+from retrieval.training_data import NoTrainingPairs, TrainingPair, evaluation_theorem_names, load_pairs
 from search_tree.errors import about
 
 
@@ -34,13 +34,16 @@ class NeighbourRetriever(Retriever):
     """Premises of the nearest traced states, weighted by similarity (see the module docstring).
 
     ``traces``: traced JSON files (LeanDojo format, as ``dojo-prover trace`` writes them);
-    ``exclude``: evaluation files whose theorems are never indexed.
+    ``exclude``: evaluation files whose theorems are never indexed. A file without a usable pair
+    is an error naming it, unless ``skip_unusable`` (for a caller that reads whatever is traced, such
+    as a split of a project whose proofs name no premise of the corpus): then it is left out, and
+    :class:`~retrieval.training_data.NoTrainingPairs` is raised only when every file is.
     """
 
     name = "knn"
 
     def __init__(self, corpus: Corpus, traces: str | Path | Sequence[str | Path], exclude: Sequence[str | Path] = (),
-                 neighbours: int = 64, online: bool = True) -> None:
+                 neighbours: int = 64, online: bool = True, skip_unusable: bool = False) -> None:
         super().__init__(corpus)
         paths = [traces] if isinstance(traces, (str, Path)) else list(traces)
         if not paths:
@@ -49,10 +52,19 @@ class NeighbourRetriever(Retriever):
         pairs: list[TrainingPair] = []
         for path in paths:
             with about(f"knn traces {path}"):  # a file without usable pairs, or not JSON
-                pairs += load_pairs(path, corpus, skip)
+                try:
+                    pairs += load_pairs(path, corpus, skip)
+                except NoTrainingPairs:
+                    if not skip_unusable:
+                        raise
+        if not pairs:
+            raise NoTrainingPairs(f"knn: no traced file of {len(paths)} yields a training pair for {corpus.source}")
         self.index = BM25StateIndex([p.query for p in pairs])
         self.positives = [np.asarray(p.positives, dtype=np.int64) for p in pairs]
-        ids = [corpus.index_of(p.theorem) for p in pairs]
+        # a theorem by its name in its own file: short names repeat across files (Coq's stdlib has
+        # 1441 such), and by name alone a later lemma, or the query's own proof, would take an
+        # earlier namesake's place and vote
+        ids = [corpus.declared_in(p.theorem, p.file_path) for p in pairs]
         self.theorem_ids = np.asarray([-1 if i is None else i for i in ids], dtype=np.int64)
         self.neighbours, self.online = neighbours, online
 

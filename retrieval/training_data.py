@@ -30,13 +30,20 @@ from retrieval.evaluation import annotated_premises, load_traced
 from retrieval.statement_state import statement_as_state
 
 
+class NoTrainingPairs(ValueError):
+    """A file that yields no training pair (no records, every theorem excluded, or no premise
+    that resolves in the corpus), told apart from a malformed one."""
+
+
 @dataclass(frozen=True)
 class TrainingPair:
-    """A query (a proof state or a statement) and the corpus indices of its positive premises."""
+    """A query (a proof state or a statement), the corpus indices of its positive premises, and the
+    theorem it comes from with that theorem's file (empty where the source does not say)."""
 
     query: str
     positives: tuple[int, ...]
     theorem: str = ""
+    file_path: str = ""
 
 
 def evaluation_theorem_names(paths: Iterable[str | Path]) -> set[str]:
@@ -60,7 +67,7 @@ def pairs_from_traced(traced: Iterable[dict], corpus: Corpus, exclude: AbstractS
         for tac in thm.get("traced_tactics", []):
             pos = tuple(i for i in (corpus.index_of(n) for n in annotated_premises(tac)) if i is not None)
             if pos:
-                pairs.append(TrainingPair(tac["state_before"], pos, thm["full_name"]))
+                pairs.append(TrainingPair(tac["state_before"], pos, thm["full_name"], thm.get("file_path", "")))
     return pairs
 
 
@@ -117,10 +124,11 @@ def pairs_from_proofs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str
 
 def load_pairs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str] = frozenset()) -> list[TrainingPair]:
     """Training pairs from a traced JSON file or a ``proofs.jsonl`` file (told apart by its first
-    record's fields); ``ValueError`` naming the file and why when it yields none."""
+    record's fields); :class:`NoTrainingPairs` naming the file and why when it yields none, a
+    ``ValueError`` naming it when a record is malformed."""
     records = load_traced(path)
     if not records:
-        raise ValueError(f"{path}: no training pairs: the file holds no records")
+        raise NoTrainingPairs(f"{path}: no training pairs: the file holds no records")
     if not isinstance(records[0], dict):
         raise ValueError(f"{path}: a record must be a JSON object, not {type(records[0]).__name__}")
     traced = "traced_tactics" in records[0]
@@ -144,4 +152,4 @@ def load_pairs(path: str | Path, corpus: Corpus, exclude: AbstractSet[str] = fro
         why = (f"no tactic or proof of its {len(kept)} non-excluded theorems names a premise" if not named else
                f"none of the {len(named)} premise names used by its {len(kept)} non-excluded theorems "
                f"resolves in the corpus {corpus.source}")
-    raise ValueError(f"{path}: no training pairs: {why}")
+    raise NoTrainingPairs(f"{path}: no training pairs: {why}")

@@ -7,8 +7,9 @@
 
 Without ``--tactics`` the search is the default Coq prover (``prover.coq.default_generator``: cheap
 automation and decision procedures, online kNN and proof retrieval over the traced library when it
-is traced, CoqHammer's tactics with BM25 premises, ``hammer`` once); with ``--tactics``, best-first
-search over those tactics and the baseline's case analysis (:func:`prover.coq.presets.baseline_config`).
+is traced, CoqHammer's tactics with kNN premises (BM25 where untraced), ``hammer`` once); with
+``--tactics``, best-first search over those tactics and the baseline's case analysis
+(:func:`prover.coq.presets.baseline_config`).
 A name that is not a theorem of the project (``--project``, default the Coq standard library) is
 reported with close matches. Another backend (``--env``) proves with its own default prover, and a
 found proof is printed as the backend writes it (Coq's between ``Proof.`` and ``Qed.``,

@@ -1,4 +1,4 @@
-"""Retriever ablation: R@1, R@10 and MRR of each retriever on traced tactics, as a Markdown table.
+"""Retriever ablation: R@1, R@4, R@10 and MRR of each retriever on traced tactics, as a Markdown table.
 
 Works on any corpus in LeanDojo's corpus.jsonl format (Mathlib, the Coq standard library) and any
 traced JSON in LeanDojo benchmark format; writes table.md, results.json and config.json to the
@@ -30,8 +30,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sine-g", type=int, default=0, help="SInE generality threshold")
     parser.add_argument("--sine-d", type=int, default=None, help="SInE depth limit (default: none)")
     parser.add_argument("--knn-traces", nargs="+", default=[],
-                        help="traced JSON files `knn` learns from (the --data theorems are always left out)")
+                        help="traced JSON files `knn` learns from (the --data theorems left out, but see "
+                             "--knn-with-data)")
     parser.add_argument("--knn-neighbours", type=int, default=64)
+    parser.add_argument("--knn-with-data", action="store_true",
+                        help="index the --data theorems' proofs too (online kNN only): the online rule alone then "
+                             "hides each query's own proof and the later ones, as in a prover's run")
     parser.add_argument("--knn-offline", action="store_true",
                         help="every indexed state may vote (traces held out), not only accessible proofs")
     parser.add_argument("--limit", type=int, default=None, help="evaluate a random sample of this many tactics")
@@ -58,12 +62,15 @@ def run(args: argparse.Namespace) -> int:
     members = [n for n in args.fusion.split(",") if n]
     if "knn" in [*names, *(members if "fusion" in names else [])] and not args.knn_traces:
         raise UserError("retrieval-eval: the knn retriever needs --knn-traces FILE... (traced JSON to learn from)")
+    if args.knn_with_data and args.knn_offline:
+        raise UserError("retrieval-eval: --knn-with-data needs online kNN (no --knn-offline): offline, "
+                        "every indexed proof votes, a query's own included")
     built = {
         "ps2": {"model": args.ps2_model, "index": args.ps2_index},
         "mepo": {"p": args.mepo_p, "c": args.mepo_c},
         "sine": {"t": args.sine_t, "g": args.sine_g, "d": args.sine_d},
-        "knn": {"traces": args.knn_traces, "exclude": [args.data], "neighbours": args.knn_neighbours,
-                "online": not args.knn_offline},
+        "knn": {"traces": args.knn_traces, "exclude": [] if args.knn_with_data else [args.data],
+                "neighbours": args.knn_neighbours, "online": not args.knn_offline},
     }
     options = {**built, "fusion": {"retrievers": members, "options": built}}
     out_dir = Path(args.output_dir or f"runs/retrieval-{time.strftime('%Y%m%d-%H%M%S')}")

@@ -59,8 +59,10 @@ class HammerGenerator(TacticGenerator):
     def _premises(self, state: TacticState, context: Theorem) -> list[str]:
         """The retriever's top ``num_premises`` distinct names: premises of different files may share
         a short name, and naming one twice in ``use:`` would waste a slot (Coq resolves both to the
-        same constant), so twice as many are asked for."""
+        same constant), so twice as many are asked for. ``_`` (a corpus's anonymous record field,
+        and what traces of ssreflect's ``/(_ x)`` views record as a premise) names nothing: in
+        ``use:`` it would make the whole tactic fail, so it is left out."""
         if self.retriever is None or self.num_premises == 0:
             return []
         found = self.retriever.retrieve(state, context, 2 * self.num_premises)
-        return list(dict.fromkeys(p.full_name for p, _ in found))[:self.num_premises]
+        return list(dict.fromkeys(p.full_name for p, _ in found if p.full_name != "_"))[:self.num_premises]

@@ -4,6 +4,7 @@ premises and the retrievers' default corpus; the stdlib's own corpus stays what 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import warnings
@@ -154,10 +155,14 @@ Proof. cbv [double]. reflexivity. Qed.
 def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
     """Fails if the default generator of a traced project learns from the stdlib's proofs only
     (``rewrite double_succ.`` of the lemma before is not proposed), if it proposes a theorem's own
-    proof or a later lemma's tactic (``cbv [double].``), or if an untraced project is not named
-    with the command that traces it."""
+    proof or a later lemma's tactic (``cbv [double].``), if an untraced project is not named
+    with the command that traces it, or if the default's ``use:`` premises do not learn from the
+    project's earlier proofs (and only those)."""
+    from prover.coq.language import COQ
+    from prover.coq.presets import PREMISES
     from prover.coq.tracer import ensure_traced, traced_data_dir
-    from prover.registry import build_generator
+    from prover.registry import build_generator, build_retriever
+    from retrieval.neighbours import NeighbourRetriever
     from search_tree.protocol import TacticState
 
     _add_file(proj, "theories/E.v", LEARNS_FROM)
@@ -187,6 +192,18 @@ def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
         warnings.simplefilter("error")  # traces the caller chose: nothing to say about the defaults
         warn_missing_traces(chosen, index.theorems())
     generator = build_generator(completed.generator)
+    premises_config = with_defaults(dataclasses.replace(config, retriever=ComponentSpec(PREMISES)), index.theorems())
+    assert premises_config.retriever.options["traces"] == [str(traced_data_dir(project))]
+    premises = build_retriever(premises_config.retriever, COQ)
+    assert isinstance(premises, NeighbourRetriever)
+
+    def used(name: str, goal: str) -> list[str]:
+        return [p.full_name for p, _ in premises.retrieve(f"⊢ {goal}", index.theorem(name), 4)]
+
+    # the `use:` premises learn from the project's proofs too: unfold_once's, before unfold_later,
+    # used double_succ; unfold_once's own may not vote for it, and B.v's are not imported by E.v
+    assert used("unfold_later", "double 2 = 4") == ["double_succ"]
+    assert used("unfold_once", "double 1 = 2") == []
 
     def proposed(name: str, goal: str) -> list[str]:
         return [" ".join(t.split()) for t, _ in generator.generate(TacticState(f"⊢ {goal}", 0), index.theorem(name), 64)]

@@ -53,7 +53,7 @@ def test_ablation_on_coq_data(tmp_path, capsys):
     assert main(["retrieval-eval", "--corpus", str(corpus), "--data", str(traced), "--retrievers",
                  "bm25,mepo,sine,fusion", "--fusion", "bm25,mepo,sine", "--output-dir", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "| retriever | R@1 (%) | R@10 (%) | MRR |" in printed
+    assert "| retriever | R@1 (%) | R@4 (%) | R@10 (%) | MRR |" in printed
     assert "1 of 2 traced tactics used (dropped: 1 no premises)" in printed
     results = {r["retriever"]: r for r in json.loads((out / "results.json").read_text())}
     assert set(results) == {"bm25", "mepo", "sine", "fusion"}
@@ -89,6 +89,38 @@ def test_knn_in_the_ablation_learns_from_held_out_traces_and_needs_them(tmp_path
     assert main(["retrieval-eval", "--corpus", str(corpus), "--data", str(traced), "--retrievers", "bm25,fusion",
                  "--fusion", "bm25,knn", "--output-dir", str(out)]) == 2
     assert "the knn retriever needs --knn-traces" in capsys.readouterr().err
+
+
+def test_knn_with_data_learns_from_earlier_evaluated_proofs_never_from_its_own(tmp_path, capsys):
+    """--knn-with-data indexes the evaluated theorems' proofs, as a prover's run indexes the whole
+    traced library: rev_length_demo (line 30) finds plus_n_O, which the proof of rev_involutive
+    (line 9, an earlier lemma of its file) used on the same state, while rev_involutive's own
+    query must not find it through its own proof. R@10 is then 1 for one example and 0 for the
+    other. Fails if a theorem's own proof votes (1.0), or if earlier evaluated proofs stay left
+    out (0.0); offline, where nothing hides a theorem's own proof, it is refused in one line."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(f) + "\n" for f in COQ_FILES))
+    state = "A : Type\nl : list A\n============================\n rev (rev l) = l + 0"
+    uses = {"tactic": "rewrite <- plus_n_O.", "state_before": state, "state_after": "no goals",
+            "annotated_tactic": ["rewrite <- plus_n_O.", [{"full_name": "Coq.Init.Peano.plus_n_O"}]]}
+    earlier = {**COQ_TRACED[0], "full_name": "Coq.Lists.List.rev_involutive", "start": [9, 1], "traced_tactics": [uses]}
+    data = tmp_path / "val.json"
+    data.write_text(json.dumps([earlier, {**COQ_TRACED[0], "traced_tactics": [uses]}]))
+    train = tmp_path / "train.json"
+    train.write_text(json.dumps([{**COQ_TRACED[0], "full_name": "elsewhere", "traced_tactics": [
+        {**uses, "state_before": "n : nat\n============================\n n * 0 = 0",
+         "annotated_tactic": ["", [{"full_name": "Coq.Init.Peano.mult_n_O"}]]}]}]))
+    out = tmp_path / "out"
+    args = ["retrieval-eval", "--corpus", str(corpus), "--data", str(data), "--retrievers", "knn",
+            "--output-dir", str(out), "--knn-traces", str(train)]
+    assert main([*args, str(data), "--knn-with-data"]) == 0
+    (result,) = json.loads((out / "results.json").read_text())
+    assert result["queries"] == 2 and result["r10"] == 0.5
+    assert main(args) == 0  # the evaluated proofs left out: neither finds plus_n_O
+    assert json.loads((out / "results.json").read_text())[0]["r10"] == 0.0
+    capsys.readouterr()
+    assert main([*args, "--knn-with-data", "--knn-offline"]) == 2
+    assert "--knn-with-data needs online kNN" in capsys.readouterr().err
 
 
 DATA = default_data_dir()

@@ -72,7 +72,7 @@ def test_training_data_sources(corpus, tmp_path):
         {"full_name": "held_out", "traced_tactics": [
             {"state_before": "⊢ x", "annotated_tactic": ["", [{"full_name": "le_refl'"}]]}]}]
     pairs = pairs_from_traced(traced, corpus, exclude={"held_out"})
-    assert pairs == [TrainingPair(FROB_GOAL, (corpus.index_of("frob_add"),), "t1")]
+    assert pairs == [TrainingPair(FROB_GOAL, (corpus.index_of("frob_add"),), "t1", "Lib/Frob.lean")]
     proofs = tmp_path / "proofs.jsonl"
     proofs.write_text("\n".join(json.dumps(x) for x in [
         {"full_name": "Foo.frob_twice", "statement": "@[simp] theorem frob_twice (x : ℕ) : frob x = x",

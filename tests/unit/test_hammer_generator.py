@@ -29,6 +29,13 @@ def test_fewer_distinct_premises_than_asked_gives_those_there_are():
     assert generator._premises(None, None) == ["a", "b"]
 
 
+def test_the_anonymous_name_never_takes_a_slot():
+    """``_`` (an anonymous record field in a corpus, a view's hole in a trace) would make the whole
+    ``use:`` tactic fail in Coq."""
+    generator = HammerGenerator(_Ranked(["_", "isT", "_", "negbK", "negbTE", "contra", "andP"]), num_premises=4)
+    assert generator._premises(None, None) == ["isT", "negbK", "negbTE", "contra"]
+
+
 def test_no_retriever_or_no_premises_gives_none():
     assert HammerGenerator(None)._premises(None, None) == []
     assert HammerGenerator(_Ranked(["a"]), num_premises=0)._premises(None, None) == []

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from retrieval.base import build_retriever
-from retrieval_fixtures import FROB_GOAL, small_corpus
+from retrieval_fixtures import FILES, FROB_GOAL, premise, small_corpus
 from search_tree.errors import UserError
 from search_tree.protocol import Theorem
 
@@ -62,6 +62,23 @@ def test_online_rule_a_later_proof_never_votes(setup):
     assert names(online.retrieve(query, None, 10))[0] == "add_zero'"
     offline = build_retriever("knn", corpus, traces=[path], online=False)
     assert names(offline.retrieve(query, AT_LINE_30, 10))[0] == "add_zero'"
+
+
+def test_online_rule_a_proof_never_votes_for_itself_through_an_earlier_namesake(tmp_path):
+    """Lib/Frob.lean declares its own mul_comm' at line 60, after Lib/Basic.lean's, which it imports.
+    Proving Frob's mul_comm', its own traced proof must not vote, though Basic's namesake is
+    accessible. Fails if a traced theorem is found by its short name alone (the first namesake in
+    the corpus) instead of in its own file."""
+    basic, frob, other = FILES
+    later = premise("mul_comm'", "theorem mul_comm' (a : ℕ) : Foo.frob (a * 0) = Foo.frob 0", 60)
+    corpus = small_corpus(tmp_path, [basic, {**frob, "premises": [*frob["premises"], later]}, other])
+    path = tmp_path / "traces.json"
+    own = traced("mul_comm'", 60, "a : ℕ\n⊢ Foo.frob (a * 0) = Foo.frob 0", ["mul_one'"])
+    path.write_text(json.dumps([*TRACES, own]), encoding="utf-8")
+    knn = build_retriever("knn", corpus, traces=[path])
+    query = "x : ℕ\n⊢ Foo.frob (x * 0) = Foo.frob 0"
+    assert "mul_one'" not in names(knn.retrieve(query, Theorem("mul_comm'", "Lib/Frob.lean", (60, 1)), 10))
+    assert names(knn.retrieve(query, Theorem("after", "Lib/Frob.lean", (70, 1)), 10))[0] == "mul_one'"
 
 
 def test_evaluation_theorems_are_never_indexed(setup, tmp_path):

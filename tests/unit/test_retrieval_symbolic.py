@@ -137,10 +137,12 @@ def test_theorem_is_not_its_own_premise(corpus):
 
 
 def test_evaluate_follows_reprover_definitions(tmp_path):
-    """R@1, R@10 and MRR on hand-computed values, with one gold premise at rank 12 (an R@10 miss).
+    """R@1, R@4, R@10 and MRR on hand-computed values, with one gold premise at rank 12 (an R@10
+    miss) and one at rank 5 (an R@4 miss, an R@10 hit).
 
-    Fails if R@10 counts gold premises beyond the top ten (e.g. ``names[:10]`` widened to the whole
-    ranking), if R@k is not divided by the number of gold premises, or if MRR uses a later gold hit.
+    Fails if R@4 or R@10 counts gold premises beyond its cut (e.g. ``names[:10]`` widened to the
+    whole ranking), if R@k is not divided by the number of gold premises, or if MRR uses a later
+    gold hit.
     """
     from retrieval.evaluation import PremiseExample, evaluate
 
@@ -151,12 +153,14 @@ def test_evaluate_follows_reprover_definitions(tmp_path):
     far = PremiseExample(state, FROB_FILE, (ranking[0], ranking[11]))  # ranks 1 and 12
     near = PremiseExample(state, FROB_FILE, (ranking[2],))  # rank 3
     alone = evaluate(bm25, [far])
-    assert (alone.r1, alone.r10, alone.mrr) == (0.5, 0.5, 1.0)
-    report = evaluate(bm25, [far, near])
-    assert report.queries == 2
-    assert report.r1 == pytest.approx((1 / 2 + 0) / 2)
-    assert report.r10 == pytest.approx((1 / 2 + 1) / 2)
-    assert report.mrr == pytest.approx((1 + 1 / 3) / 2)
+    assert (alone.r1, alone.r4, alone.r10, alone.mrr) == (0.5, 0.5, 0.5, 1.0)
+    fifth = PremiseExample(state, FROB_FILE, (ranking[4],))  # rank 5
+    report = evaluate(bm25, [far, near, fifth])
+    assert report.queries == 3
+    assert report.r1 == pytest.approx((1 / 2 + 0 + 0) / 3)
+    assert report.r4 == pytest.approx((1 / 2 + 1 + 0) / 3)
+    assert report.r10 == pytest.approx((1 / 2 + 1 + 1) / 3)
+    assert report.mrr == pytest.approx((1 + 1 / 3 + 1 / 5) / 3)
 
 
 def test_example_sampling_is_reported(corpus):
