@@ -28,7 +28,8 @@ from pathlib import Path
 from prover.benchmarks.results import add_results_flag, write_results
 from prover.backends import language_of
 from retrieval.corpus import Corpus
-from retrieval.evaluation import evaluation_subcorpus, load_traced, premise_examples, run_ablation
+from retrieval.evaluation import evaluation_subcorpus, premise_examples, run_ablation
+from retrieval.traced_file import load_traced
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

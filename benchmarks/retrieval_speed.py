@@ -37,7 +37,8 @@ from prover.benchmarks.results import add_results_flag, write_results
 from retrieval.base import Query, build_retriever
 from retrieval.bm25 import BM25Index, tokenize
 from retrieval.corpus import Corpus
-from retrieval.evaluation import load_traced, theorem_of
+from retrieval.evaluation import theorem_of
+from retrieval.traced_file import load_traced
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from retrieval.traced_file import load_traced
+
 NO_GOALS = "no goals"
 
 
@@ -67,17 +69,17 @@ def iter_traced_files(paths: str | Path | Iterable[str | Path]) -> Iterator[Path
 
 
 def load_theorems(paths: str | Path | Iterable[str | Path]) -> list[dict]:
-    """All traced theorems of the files named (JSON list, a single object, or JSON Lines)."""
+    """All traced theorems of the files named (JSON list, a single object, or JSON Lines), each
+    file read by :func:`retrieval.traced_file.load_traced` (whose parse a process shares)."""
     theorems: list[dict] = []
     for path in iter_traced_files(paths):
-        text = path.read_text()
+        records = load_traced(path)
         if path.suffix == ".jsonl":
-            theorems.extend(json.loads(line) for line in text.splitlines() if line.strip())
+            theorems.extend(records)
             continue
-        data = json.loads(text)
-        if isinstance(data, dict):
-            data = data.get("theorems", [data])
-        theorems.extend(t for t in data if isinstance(t, dict) and "traced_tactics" in t)
+        if len(records) == 1 and "traced_tactics" not in records[0]:
+            records = records[0].get("theorems", records)
+        theorems.extend(t for t in records if isinstance(t, dict) and "traced_tactics" in t)
     return theorems
 
 

@@ -59,16 +59,6 @@ class ExampleSet:
                           self.unresolved_premises, self.resolved_premises, len(self.examples))
 
 
-def load_traced(path: str | Path) -> list[dict]:
-    """Traced theorems in LeanDojo benchmark format (a JSON list, or JSON lines)."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return data if isinstance(data, list) else [data]
-
-
 def theorem_of(traced: dict) -> Theorem:
     """The :class:`Theorem` of a traced theorem (its file and start position give accessibility)."""
     start = traced.get("start")

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import AbstractSet, Iterable
 
 from retrieval.corpus import Corpus
-from retrieval.evaluation import annotated_premises, load_traced
+from retrieval.evaluation import annotated_premises
+from retrieval.traced_file import load_traced
 from retrieval.statement_state import statement_as_state
 
 

@@ -49,7 +49,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from prover.backends import language_of
     from retrieval.corpus import Corpus
-    from retrieval.evaluation import evaluation_subcorpus, load_traced, premise_examples, run_ablation
+    from retrieval.evaluation import evaluation_subcorpus, premise_examples, run_ablation
+    from retrieval.traced_file import load_traced
 
     corpus = Corpus.from_jsonl(args.corpus)
     corpus = corpus.in_language(language_of(corpus.files))
