@@ -77,7 +77,7 @@ def load_theorems(paths: str | Path | Iterable[str | Path]) -> list[dict]:
         if path.suffix == ".jsonl":
             theorems.extend(records)
             continue
-        if len(records) == 1 and "traced_tactics" not in records[0]:
+        if len(records) == 1 and isinstance(records[0], dict) and "traced_tactics" not in records[0]:
             records = records[0].get("theorems", records)
         theorems.extend(t for t in records if isinstance(t, dict) and "traced_tactics" in t)
     return theorems
