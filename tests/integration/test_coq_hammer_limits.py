@@ -32,6 +32,9 @@ FALSE = adhoc_theorem("Lemma hard : forall a b c : nat, a * (b + c) * a = a * a 
 LIMIT = 2.0
 #: what coqtop takes to answer the interrupt and the driver to read it, on a loaded machine
 ANSWER = 1.0
+#: the same inside a search, whose bound only has to tell the time it had left (3 s) from hammer's
+#: own limit (60 s): a CI run under full load measured 1.02 s of answer there
+SEARCH_ANSWER = 3.0
 
 
 @pytest.fixture
@@ -84,7 +87,7 @@ def test_a_search_gives_hammer_no_more_than_the_time_it_has_left(timeout_ignored
     with CoqEnvironment(tactic_timeout=60, additions=("hammer",), hammer_timeout=60) as env:
         result = prover.search(env, FALSE, on_event=events.append)
     (call,) = [e for e in events if isinstance(e, TacticRun)]
-    assert call.outcome == "timeout" and call.seconds < LIMIT + WATCHDOG_GRACE + ANSWER, call
+    assert call.outcome == "timeout" and call.seconds < LIMIT + WATCHDOG_GRACE + SEARCH_ANSWER, call
     assert call.message == "the tactic ran past the wall-clock watchdog and was interrupted", call
-    assert result.proof is None and result.total_time < 3.0 + WATCHDOG_GRACE + ANSWER, result
+    assert result.proof is None and result.total_time < 3.0 + WATCHDOG_GRACE + SEARCH_ANSWER, result
     assert no_atp_left()
