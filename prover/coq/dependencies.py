@@ -39,6 +39,16 @@ compiled or the reopened lemma, depending on what was loaded last):
    when every compiled object of its base name and kind that its printed name can denote has
    ``DojoReopened.<its full path>``. No candidate located, like no graph written or a graph
    unreadable, is a failed check, never a pass.
+
+An empty graph of the proof is a failed check too (a term depends on at least one object). An
+empty graph of the compiled module is not: ``Print FileDependGraph`` lists every object of a
+library, those of its submodules and module aliases included (``Coq.Structures.OrdersEx``'s
+``Nat_as_OT := PeanoNat.Nat`` lists each of ``Nat``'s lemmas), so a library it prints nothing of
+declares no object outside functors and module types (``Coq.Numbers.NatInt.NZOrder``: the
+lemmas of ``NZOrderProp`` exist only in the modules that apply it, such as ``PeanoNat.Nat``,
+whose lemmas are about ``nat``, not about the functor's parameters). Nothing of it can be in a
+proof's term, so there is no candidate; the proof's own graph, printed by the same plugin in
+the same file, shows that dpdgraph ran.
 """
 
 from __future__ import annotations
@@ -109,14 +119,15 @@ def graph_sentences(constant: str, compiled: str, directory: Path, tag: str) -> 
 
 def candidates(directory: Path, tag: str) -> list[Node]:
     """The compiled module's objects the proof depends on, from the graphs :func:`graph_sentences`
-    wrote; :class:`DependencyError` when either graph is missing, empty or unreadable."""
+    wrote; :class:`DependencyError` when either graph is missing or unreadable, or the proof's is
+    empty. An empty graph of the module is a module without objects (module docstring): none."""
     proof, module = _files(directory, tag)
     if not proof.exists() or not module.exists():
         raise DependencyError(f"coq-dpdgraph wrote no dependency graph (is the Debian package {PACKAGE} installed?)")
     proof_graph = parse_dpd(proof.read_text())
     module_graph = parse_dpd(module.read_text())
-    if not proof_graph or not module_graph:
-        raise DependencyError("coq-dpdgraph wrote an empty dependency graph")
+    if not proof_graph:
+        raise DependencyError("coq-dpdgraph wrote an empty dependency graph of the proof")
     return shared(proof_graph, module_graph)
 
 

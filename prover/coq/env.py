@@ -255,7 +255,7 @@ class CoqEnvironment(Environment):
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts, self.tactic_limits)
         if compiled_module(context) is not None:
-            session.finish_check = functools.partial(self._leak_refusal, context)
+            session.finish_check = functools.partial(self._leak_refusal, theorem)
         try:
             return session, worker, session.start()
         except BaseException as exc:
@@ -284,10 +284,12 @@ class CoqEnvironment(Environment):
         fields = CoqFields.of(theorem)
         return fields.prelude is None and load_project_ref(fields.project).kind != "project"
 
-    def _leak_refusal(self, context: CoqContext, proof: Proof) -> str | None:
-        """The leak check's refusal of a proof found in a reopened ``context`` (a full
-        verification, whose other verdicts are left to the final one), or None."""
-        verdict = verify_proof(context, proof, self.verify_timeout, self.verify_sentence_timeout)
+    def _leak_refusal(self, theorem: Theorem, proof: Proof) -> str | None:
+        """The leak check's refusal of a proof found in ``theorem``'s reopened context, or None: the
+        final check itself (:meth:`verify`), whose other verdicts are left to it, so that the search
+        refuses a proof exactly when that check would. A proof that needs no addition is checked in
+        the theorem's own context first, where no compiled copy is loaded and nothing can leak."""
+        verdict = self.verify(theorem, proof)
         return verdict.message if not verdict.ok and verdict.message.startswith(LEAK_REFUSED) else None
 
     def render(self, theorem: Theorem, proof: Proof) -> str:

@@ -144,3 +144,36 @@ def test_plus_n_O_by_auto_through_the_compiled_f_equal_nat_is_accepted_and_by_it
     assert honest.ok, honest.message
     own = verify_proof(context, linear_proof(["intros; apply Coq.Init.Peano.plus_n_O."]))
     assert not own.ok and own.message.startswith(LEAK_REFUSED) and "Peano.plus_n_O" in own.message, own.message
+
+
+def test_a_theorem_of_a_functor_is_checked_although_its_compiled_module_has_no_object(env):
+    """``NZOrder.v`` holds only module types and functors: dpdgraph prints no object of the compiled
+    module, so nothing of it can be in a term. Fails if every proof of its theorems in the reopened
+    context is refused for want of a graph (as ``order`` was, costing the default such theorems)."""
+    from prover.coq.reopened import compiled_module
+    from prover.coq.verify import verify_proof
+
+    context = env.context(env.theorem("Coq.Numbers.NatInt.NZOrder.NZOrderProp.lt_neq"))
+    assert compiled_module(context) == "Coq.Numbers.NatInt.NZOrder"
+    verdict = verify_proof(context, linear_proof(["intros n m H.", "order."]))
+    assert verdict.ok, verdict.message
+
+
+def test_the_search_refuses_a_proof_exactly_when_the_final_check_does(env, monkeypatch):
+    """With no dependency graph written, a proof that needs no addition is still a proof: the final
+    check takes it in the theorem's own context, where no compiled copy is loaded, and so must the
+    search. One that needs CoqHammer's tactics goes through the reopened context and is refused by
+    both. Fails if the search checks every proof in the reopened context (and refuses this one)."""
+    import prover.coq.verify as verify
+
+    monkeypatch.setattr(verify, "graph_sentences", lambda *args: ("Require dpdgraph.dpdgraph.",))
+    theorem = env.theorem("Coq.Lists.List.app_nil_r")
+    plain = "induction l; simpl; congruence."
+    assert env.verify(theorem, linear_proof(["intros.", plain])).ok
+    with env.open(theorem) as (session, state):
+        intro = session.run_tac(state, "intros.")
+        assert isinstance(intro, TacticState), intro
+        assert isinstance(session.run_tac(intro, plain), ProofFinished)
+        refused = session.run_tac(intro, HONEST)
+        assert isinstance(refused, TacticError) and refused.kind == ErrorKind.REFUSED, refused
+        assert "could not be read" in refused.message, refused.message

@@ -60,7 +60,21 @@ def test_unreadable_or_missing_graphs_fail_the_check(tmp_path: Path):
     for line in graph_sentences("dojo_x", "Coq.Lists.List", tmp_path, "dojo_x")[1::2]:
         if line.startswith("Set"):
             (tmp_path / line.split('"')[1]).write_text("")
-    with pytest.raises(DependencyError, match="empty dependency graph"):
+    with pytest.raises(DependencyError, match="empty dependency graph of the proof"):
+        candidates(tmp_path, "dojo_x")
+
+
+def test_a_module_without_objects_offers_no_candidate_and_an_empty_proof_graph_fails(tmp_path: Path):
+    """A library of functors and module types (NZOrder) prints an empty file graph: nothing of it
+    can be in a term. Fails if that refuses every proof of its theorems, or if an empty graph of
+    the proof (dpdgraph printed nothing of it) passes."""
+    proof, module = (tmp_path / line.split('"')[1] for line in
+                     graph_sentences("dojo_x", "Coq.Numbers.NatInt.NZOrder", tmp_path, "dojo_x") if line.startswith("Set"))
+    proof.write_text((FIXTURES / "honest_proof.dpd").read_text())
+    module.write_text("")
+    assert candidates(tmp_path, "dojo_x") == []
+    proof.write_text("")
+    with pytest.raises(DependencyError, match="empty dependency graph of the proof"):
         candidates(tmp_path, "dojo_x")
 
 
