@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import resource
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -26,6 +25,7 @@ from typing import Any
 from prover.backend import Backend
 from prover.benchmarks.results import add_results_flag, write_results
 from prover.defaults import LEARN, add_limit_flags
+from prover.run.cpu import tree_cpu_seconds
 from search_tree.cache import cache_root
 from search_tree.errors import UserError
 
@@ -103,12 +103,6 @@ def learner_backend(benchmark: str, flag: str, same_as: Backend | None = None) -
         raise UserError(f"{flag} {benchmark}: a benchmark of the {found.name} backend, not of "
                         f"--benchmark's ({same_as.name})")
     return found
-
-
-def _cpu_seconds() -> float:
-    """CPU time of this process and its finished children (the Coq processes of a search)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def library_of(benchmark: str) -> str:
@@ -205,10 +199,10 @@ class Learner:
         preset = load_target(self.backend.learned_preset)
         config = EvalConfig(preset(self.settings.timeout, policy=checkpoint),
                             benchmark, limit=limit, workers=self.workers)
-        started, cpu = time.monotonic(), _cpu_seconds()
+        started = time.monotonic()
         run_evaluation(config, load_benchmark(benchmark, limit), directory)
         _write_json(directory / "provenance.json", asdict(self.provenance))
-        _write_json(stage, {"seconds": time.monotonic() - started, "cpu_seconds": _cpu_seconds() - cpu})
+        _write_json(stage, {"seconds": time.monotonic() - started})
         return directory
 
     def _search_train(self, k: int) -> None:
@@ -254,9 +248,9 @@ class Learner:
         searches = self._data(k)
         _status(f"round {k}: training on {sum(len(s.attempts) for s in searches)} tried tactics "
                 f"of {len(searches)} searches")
-        started, cpu = time.monotonic(), _cpu_seconds()
+        started, cpu = time.monotonic(), tree_cpu_seconds()
         policy = train(searches, self.provenance, TrainConfig(epochs=self.settings.epochs, seed=self.settings.seed))
-        policy.metrics.update(seconds=time.monotonic() - started, cpu_seconds=_cpu_seconds() - cpu)
+        policy.metrics.update(seconds=time.monotonic() - started, cpu_seconds=tree_cpu_seconds() - cpu)
         policy.save(checkpoint)
 
     # --- figures ---------------------------------------------------------------------------------
@@ -270,16 +264,20 @@ class Learner:
         from generator.learned_policy import LearnedPolicy
 
         row: dict[str, Any] = {"round": k, "policy": str(self.checkpoint(k) or "none")}
-        cpu = 0.0
+        cpu: float | None = 0.0
+        wall = 0.0
         test = self._test_dir(k)
         for name, directory in (("search", self.round_dir(k) / "search"), ("val", self.round_dir(k) / "val"),
                                 ("test", test)):
             if directory is not None and (directory / "stage.json").exists():
-                stage = json.loads((directory / "stage.json").read_text())
-                cpu += stage["cpu_seconds"]
+                wall += json.loads((directory / "stage.json").read_text())["seconds"]
                 records = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines() if line]
                 row[name] = (sum(r["status"] == "proved" for r in records), len(records))
                 row[f"{name}_proved"] = sorted(r["key"] for r in records if r["status"] == "proved")
+                searched = [r["result"].get("stats", {}).get("cpu_seconds") for r in records]
+                # every search's own CPU time (its worker and the processes it ran, on Ray too); a run
+                # whose records predate that measure has none to add up
+                cpu = None if cpu is None or None in searched else cpu + sum(searched)
         checkpoint = self.checkpoint(k)
         if checkpoint is not None:
             metrics = LearnedPolicy.load(checkpoint).metrics
@@ -288,8 +286,10 @@ class Learner:
             row["held_out"] = (learned["top1_solves"], tiers["top1_solves"])
             row["held_out_seconds"] = tuple(m[f"seconds_before_solving_{s}"] for m in (learned, tiers)
                                             for s in ("median", "mean"))
-            cpu += metrics["cpu_seconds"]
-        row["cpu_minutes"] = cpu / 60
+            cpu = None if cpu is None else cpu + metrics["cpu_seconds"]
+            wall += metrics["seconds"]
+        row["cpu_minutes"] = None if cpu is None else cpu / 60
+        row["wall_minutes"] = wall / 60
         _write_json(self.round_dir(k) / "metrics.json", row)
         return row
 
@@ -313,15 +313,16 @@ def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path,
              f"{settings.val} of `{settings.val_benchmark}` to measure{tested}, {settings.timeout:g} s per search.", "",
              "| round | policy | proved (train sample) | proved (val sample) | proved (test sample) | training examples | "
              "held-out top-1 solves: learned / tiers | held-out seconds before solving, median, mean: learned / tiers "
-             "| CPU minutes |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| CPU minutes | wall-clock minutes |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         held, seconds = row.get("held_out"), row.get("held_out_seconds")
         lines.append(f"| {row['round']} | `{row['policy']}` | {_fraction(row.get('search'))} | "
                      f"{_fraction(row.get('val'))} | {_fraction(row.get('test'))} | {row.get('examples', '-')} | "
                      f"{'-' if held is None else f'{held[0]:.2f} / {held[1]:.2f}'} | "
                      f"{'-' if seconds is None else '{:.2f}, {:.2f} / {:.2f}, {:.2f}'.format(*seconds)} | "
-                     f"{row['cpu_minutes']:.1f} |")
+                     f"{'n/a' if row.get('cpu_minutes') is None else format(row['cpu_minutes'], '.1f')} | "
+                     f"{row.get('wall_minutes', 0.0):.1f} |")
     baseline = set(rows[0].get("val_proved", []))
     for row in rows[1:]:
         if "val_proved" in row:
@@ -333,6 +334,8 @@ def summary(rows: list[dict[str, Any]], settings: LearnSettings, out: Path,
               "of held-out training theorems where a tried tactic solved, with the tried tactics run in the "
               "learned policy's order and in the tier scores' order, the share where the first one solves (top-1 "
               "solves), and the seconds before the first solving one (the logged seconds of the tactics run "
-              "before it). CPU minutes: this process and its Coq processes, for the round's "
-              "searches and training."]
+              "before it). CPU minutes: each search's own CPU time (its worker process and the Coq and ATP "
+              "processes it ran, read with psutil; n/a where a run's records predate that measure) and the "
+              "training's. Wall-clock minutes: the round's searches and training as they ran, each step "
+              "from its last start (a resumed step counts from where it resumed)."]
     return "\n".join(lines)

@@ -40,6 +40,7 @@ from typing import Any
 from generator.base import TacticGenerator
 from prover.backend import Backend
 from prover.backends import language_for, register, registered_outside
+from prover.run.cpu import tree_cpu_seconds
 from prover.run.nodes import NodeCheck, NodeRequirements
 from prover.registry import (
     ProverConfig,
@@ -207,8 +208,10 @@ class ProverWorker:
         self.env = build_env(self.config.env)
 
     def prove(self, task: Task) -> tuple[SearchResult, list[SearchEvent]]:
+        """Search ``task``'s theorem; the result's ``stats["cpu_seconds"]`` is the CPU time the
+        search took here and in the processes it ran (:func:`prover.run.cpu.tree_cpu_seconds`)."""
         events: list[SearchEvent] = []
-        t0 = time.monotonic()
+        t0, cpu = time.monotonic(), tree_cpu_seconds()
         try:
             apply_sampling(self.generator, task)
             result = self.prover.search(self.env, task.theorem, on_event=events.append if self.record_events else None)
@@ -222,6 +225,7 @@ class ProverWorker:
             self.restart_env()
         if self.retriever is not None:
             result.stats["premises"] = self.retriever.take_stats(result.script or "\n".join(result.tactics or []))
+        result.stats["cpu_seconds"] = round(max(tree_cpu_seconds() - cpu, 0.0), 3)
         return result, events
 
 

@@ -64,6 +64,10 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
     assert table.startswith("Learn run ")  # progress (Lightning's bar too) goes to stderr, not into the table
     assert "| 0 | `none` | 3/3 (100%) | 1/1 (100%) | 1/1 (100%) | - | - |" in table
     assert f"| 1 | `{out}/round-1/policy.pt` | - | 1/1 (100%) | 1/1 (100%) |" in table
+    cpu, wall = (float(cell) for cell in next(line for line in table.splitlines() if line.startswith("| 0 |")).split("|")[-3:-1])
+    assert 0 < cpu and 0 < wall  # the searches' own CPU time, coqtop's included, and how long they ran
+    assert all("cpu_seconds" in json.loads(line)["result"]["stats"]
+               for p in out.rglob("results.jsonl") for line in p.read_text().splitlines())
     provenance, searches = read_data(out / "round-0" / "data.jsonl")
     assert provenance == Provenance(coq_version(), str(listing).rpartition(":")[0] or str(listing))
     assert sorted(s.theorem.rpartition("::")[2] for s in searches) == sorted(EASY)
