@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs everything dojo-prover needs on a fresh Debian machine: Coq (+ CoqHammer), the pinned
 # Python requirements and the package itself (editable). Safe to run again: it skips what is there.
-# --with-libraries also installs the Debian Coq library the README evaluates (AAC_tactics, as
-# `coq-lib:AAC_tactics`: sources and .vo under $(coqc -where)/user-contrib/AAC_tactics).
+# --with-libraries also installs the Debian Coq libraries that the README evaluates (AAC_tactics, as
+# `coq-lib:AAC_tactics`: sources and .vo under $(coqc -where)/user-contrib/AAC_tactics) and that
+# the integration tests open, trace and resolve (the README's test command passes it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIBRARIES=""
 for arg in "$@"; do
   case "$arg" in
-    --with-libraries) LIBRARIES="libcoq-aac-tactics" ;;
+    --with-libraries) LIBRARIES="libcoq-aac-tactics libcoq-equations libcoq-deriving libcoq-elpi libcoq-ext-lib
+                                 libcoq-mathcomp-ssreflect libcoq-mathcomp-analysis libcoq-mathcomp-bigenough" ;;
     *) echo "setup.sh: unknown argument $arg (known: --with-libraries)" >&2; exit 2 ;;
   esac
 done

@@ -1,8 +1,8 @@
 """Integration tests: the real components (coqtop, coqc, coqchk, CoqHammer's ATPs, Ray, FAISS,
 Lightning, tmux, headless Chromium). Every test here is marked ``integration``.
 
-The tools that ``scripts/setup.sh`` installs are required, not optional: a missing one stops the
-session with one error naming it, instead of turning each test that needs it into a skip that
+The tools that ``scripts/setup.sh`` installs, and the Coq libraries that its ``--with-libraries``
+installs, are required, not optional: a missing one stops the session with one error naming it, instead of turning each test that needs it into a skip that
 would hide a broken install. (Tests that need a Lean toolchain, which cannot be installed
 everywhere, still skip with their reason.)
 """
@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 REQUIRED_TOOLS = ("coqtop", "coqc", "coqchk", "coqdep", "eprover", "cvc4", "tmux", "chromium")
+#: the installed Coq libraries the tests open, trace and resolve (``scripts/setup.sh --with-libraries``)
+REQUIRED_LIBRARIES = ("AAC_tactics", "Equations", "deriving", "elpi", "ExtLib", "mathcomp.ssreflect",
+                      "mathcomp.analysis", "mathcomp.bigenough")
 
 
 def pytest_configure(config):
@@ -20,6 +23,12 @@ def pytest_configure(config):
     if missing:
         raise pytest.UsageError(f"tests/integration needs {', '.join(missing)} on PATH "
                                 f"(bash scripts/setup.sh installs them); run tests/unit without them")
+    from prover.coq.install import installed_libraries
+
+    absent = sorted(set(REQUIRED_LIBRARIES) - set(installed_libraries()))
+    if absent:
+        raise pytest.UsageError(f"tests/integration needs the installed Coq libraries {', '.join(absent)} "
+                                f"(bash scripts/setup.sh --with-libraries installs them); run tests/unit without them")
 
 
 def pytest_collection_modifyitems(config, items):
