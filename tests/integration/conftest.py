@@ -2,9 +2,9 @@
 Lightning, tmux, headless Chromium). Every test here is marked ``integration``.
 
 The tools that ``scripts/setup.sh`` installs, and the Coq libraries that its ``--with-libraries``
-installs, are required, not optional: a missing one stops the session with one error naming it, instead of turning each test that needs it into a skip that
-would hide a broken install. (Tests that need a Lean toolchain, which cannot be installed
-everywhere, still skip with their reason.)
+installs, are required, not optional: a missing one stops the session with one error naming it,
+instead of turning each test that needs it into a skip that would hide a broken install. (Tests
+that need a Lean toolchain, which cannot be installed everywhere, still skip with their reason.)
 """
 
 import shutil
