@@ -71,6 +71,13 @@ LEARNED_OFFSET = -0.5
 HAMMER_OFFSET = -1.5
 #: suggestions taken from each learned member per state
 LEARNED_TOP = 12
+#: suggestions taken from the namesake member per state (:mod:`generator.namesake`)
+NAMESAKE_TOP = 6
+#: the namesake member's fixed templates, ``{}`` the namesake (learned templates come first)
+NAMESAKE_TACTICS: tuple[tuple[str, float], ...] = (
+    ("apply {}.", -1.0), ("now apply {}.", -1.1), ("intros; apply {}; auto.", -1.2), ("now rewrite {}.", -1.3),
+    ("intros; now rewrite {}.", -1.4),
+)
 #: suggestions taken from CoqHammer's member per state (its plain and premise tactics, ``hammer``)
 HAMMER_TOP = 10
 TRACE_SPLITS = ("train", "val", "test")
@@ -87,8 +94,8 @@ def default_width(trace_directories: int = 2) -> int:
     suggestions (:func:`learned_top`), so that this width keeps every tier for them too."""
     from prover.coq.templates import automation_generator
 
-    return (automation_generator().width + len(DECISION) + 2 * trace_directories * learned_top(trace_directories)
-            + HAMMER_TOP)
+    return (automation_generator().width + len(DECISION)
+            + trace_directories * (2 * learned_top(trace_directories) + NAMESAKE_TOP) + HAMMER_TOP)
 
 
 def learned_top(trace_directories: int) -> int:
@@ -215,12 +222,17 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
                          directory or "the tracer's cache directory")
             continue
         from generator.knn import KNNGenerator
+        from generator.namesake import NamesakeGenerator
         from generator.proof_retrieval import ProofRetrievalGenerator
         from prover.coq.language import COQ
 
         members += [(KNNGenerator.from_traced(files, COQ), LEARNED_OFFSET, top),
                     (ProofRetrievalGenerator.from_traced(files, COQ), LEARNED_OFFSET, top)]
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
+        namesake = NamesakeGenerator.from_traced(files, fixed=NAMESAKE_TACTICS)
+        if namesake is not None:
+            members.append((namesake, LEARNED_OFFSET, NAMESAKE_TOP))
+            names.append("namesake" if i == 0 else f"namesake{i}")
     if hammer:
         members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET,
                         HAMMER_TOP))
