@@ -16,6 +16,8 @@ with the same wall-clock limit per theorem (``--timeout``) and the same workers 
 * ``default``: the default Coq prover (:mod:`prover.coq.default_generator`), best-first;
 * ``default-unlearned``: the default without a learned policy (the hand-tiered union), beside
   ``default`` where the package ships a checkpoint or ``--policy`` names one;
+* ``default-no-namesakes``: the default without its namesake member (:mod:`generator.namesake`),
+  the ablation that measures it; run only when named with ``--only``, best with ``--namesakes``;
 * ``default-mcts``: the same generator and environment under AND-OR MCTS; run only when named
   with ``--only``, to choose the default's search on the train or val split (``--split``),
   never on the test theorems it is compared on.
@@ -75,6 +77,8 @@ def systems(timeout: float, hammer_timeout: float | None = None, policy: Path | 
         "template": template,
         "default": default,
         "default-unlearned": default_config(timeout, hammer_timeout=hammer_timeout, policy=None),
+        "default-no-namesakes": dataclasses.replace(default, generator=ComponentSpec(
+            "coq_default", {**default.generator.options, "namesakes": False})),
         "default-mcts": dataclasses.replace(default, prover=ComponentSpec(
             "mcts", options_for_search("mcts", default.prover.options))),
     }
@@ -138,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--given-back", type=int, metavar="N",
                         help="prove only the first N theorems of the --limit sample that the leak check gives "
                              "back to CoqHammer (their module is among those its imports load)")
+    parser.add_argument("--namesakes", action="store_true",
+                        help="prove only the theorems of the sample that have an accessible namesake, where the "
+                             "default's namesake member proposes anything (elsewhere it changes nothing)")
     parser.add_argument("--only", nargs="+", metavar="SYSTEM", help="run only these systems (default: all)")
     parser.add_argument("--report", action="store_true",
                         help="prove nothing: print the tables from the run directories as they are (each must hold "
@@ -153,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(systems(args.timeout)))
     if unknown:
         parser.error(f"--only {' '.join(unknown)}: unknown system (known: {', '.join(systems(args.timeout))})")
-    if args.hammer_timeout is not None and not {"default", "default-unlearned", "default-mcts"} & set(names):
+    if args.hammer_timeout is not None and not {n for n in names if n.startswith("default")}:
         parser.error("--hammer-timeout: it sets the default's hammer calls, and --only runs no default")
     if args.policy is not None:
         from generator.learned_policy import CheckpointError, LearnedPolicy
@@ -180,6 +187,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def with_namesakes(theorems: list) -> list:
+    """The theorems for which the default's namesake member finds an accessible namesake in the
+    traced stdlib's corpus: a property of the generator, not of the theorems' proofs."""
+    from generator.namesake import NamesakeGenerator
+    from prover.coq.default_generator import trace_files
+
+    files = trace_files()
+    generator = NamesakeGenerator.from_traced(files) if files else None
+    if generator is None:
+        raise SystemExit("--namesakes: the stdlib is not traced here; run `dojo-prover trace --env coq` first")
+    return [t for t in theorems if generator.namesakes(t)]
+
+
 def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark: str,
             names: list[str]) -> tuple[dict[str, dict[str, float]], int]:
     """Runs (or with ``--report`` reads) every system of ``names`` on ``benchmark`` and prints its
@@ -198,10 +218,15 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
         theorems = reopened(("hammer",), theorems)[:args.given_back]
         if not theorems:
             parser.error(f"--given-back: none of the {args.limit} theorems is given back to CoqHammer")
+    if args.namesakes:
+        theorems = with_namesakes(theorems)
+        if not theorems:
+            parser.error(f"--namesakes: none of the {args.limit} theorems has an accessible namesake")
     table = systems(args.timeout, args.hammer_timeout, args.policy)
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", benchmark)
     run_dir = args.out / (f"{label}-n{args.limit}-t{args.timeout:g}"
                           + (f"-given-back{args.given_back}" if args.given_back is not None else "")
+                          + ("-namesakes" if args.namesakes else "")
                           + (f"-hammer{args.hammer_timeout:g}" if args.hammer_timeout is not None else "")
                           + (f"-policy-{args.policy.stem}" if args.policy is not None else ""))
     proved: dict[str, dict[str, float]] = {}
@@ -231,6 +256,8 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
     n = len(theorems)
     given_back = {theorem_key(t) for t in reopened(("hammer",), theorems)}
     what = f"the Coq stdlib's {args.split} split" if args.benchmark is None else f"`{benchmark}`"
+    if args.namesakes:
+        what += ", those with an accessible namesake (the default's namesake member proposes nothing elsewhere)"
     if args.given_back is not None:
         what += f", the first {n} that the leak check gives back to CoqHammer in a sample of {args.limit}"
     print(f"{n} theorems of {what} (stable sample), {args.timeout:g} s wall-clock each, "

@@ -21,7 +21,10 @@ its time in order of cost:
    (:mod:`generator.proof_retrieval`, Rango) over the traced library, masked per theorem to the
    proofs accessible from it, offset :data:`LEARNED_OFFSET`: the best kNN tactic lands among the
    structural steps, and a retrieved proof (one macro action) among the closing tactics when its
-   lemma is very similar;
+   lemma is very similar; with them, for a theorem whose library already states a lemma of the
+   same name (``NZDivProp.div_same`` before ``NDivProp.div_same``), the namesake member
+   (:mod:`generator.namesake`): that lemma in the file's own proof templates (``apply {}; auto'.``)
+   and in :data:`NAMESAKE_TACTICS`;
 3. CoqHammer's reconstruction tactics with and without premises (:mod:`prover.coq.hammer_generator`),
    offset :data:`HAMMER_OFFSET`, and ``hammer`` itself last, on the theorem's first state: it
    costs its own time limit (``hammer_timeout``). Scored last, it would wait behind every other
@@ -197,12 +200,14 @@ def coq_premises(corpus: Corpus, traces: str | Sequence[str] | None = None, neig
 
 
 def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True, hammer: bool = True,
-                num_premises: int = 4, retriever: Any | None = None, policy: str | None = None) -> CoqDefaultGenerator:
+                num_premises: int = 4, retriever: Any | None = None, policy: str | None = None,
+                namesakes: bool = True) -> CoqDefaultGenerator:
     """The ``coq_default`` generator (module docstring). ``traces``: the directory of the traced
     splits, or several (a project's own beside the stdlib's and its libraries': one kNN and one
     proof-retrieval member each, every one masked by its own corpus, :func:`learned_top` suggestions each);
     default :func:`prover.coq.tracer.traced_data_dir`.
-    ``learned=False`` leaves out kNN and proof retrieval, ``hammer=False`` CoqHammer's tactics;
+    ``learned=False`` leaves out kNN, proof retrieval and namesakes, ``namesakes=False`` the namesakes
+    alone (:mod:`generator.namesake`; an ablation), ``hammer=False`` CoqHammer's tactics;
     ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them);
     ``policy`` is the path of a checkpoint of ``dojo-prover learn`` that orders the candidates."""
     from prover.coq.hammer_generator import HammerGenerator
@@ -229,7 +234,7 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
         members += [(KNNGenerator.from_traced(files, COQ), LEARNED_OFFSET, top),
                     (ProofRetrievalGenerator.from_traced(files, COQ), LEARNED_OFFSET, top)]
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
-        namesake = NamesakeGenerator.from_traced(files, fixed=NAMESAKE_TACTICS)
+        namesake = NamesakeGenerator.from_traced(files, fixed=NAMESAKE_TACTICS) if namesakes else None
         if namesake is not None:
             members.append((namesake, LEARNED_OFFSET, NAMESAKE_TOP))
             names.append("namesake" if i == 0 else f"namesake{i}")
