@@ -58,6 +58,11 @@ def short_name(full_name: str) -> str:
     return full_name.rsplit(".", 1)[-1]
 
 
+def fill(template: str, name: str) -> str:
+    """``template`` with every :data:`HOLE` replaced by ``name`` (a step may name the namesake twice)."""
+    return template.replace(HOLE, name)
+
+
 def _name_pattern(name: str) -> re.Pattern[str]:
     """An occurrence of ``name``, possibly qualified (``M.name``), as a whole identifier."""
     return re.compile(r"(?<![\w'.])(?:[A-Za-z_][\w']*\.)*" + re.escape(name) + r"(?![\w'])")
@@ -89,7 +94,9 @@ def learned_templates(theorems: Sequence[dict]) -> list[Template]:
             if not any(short_name(p) == name and p != full for p in premises):
                 continue
             tactic = " ".join(step.get("tactic", "").split())
-            text = pattern.sub(HOLE, tactic.replace("{", "{{").replace("}", "}}"))
+            if HOLE in tactic:  # a literal hole could not be told from the name's
+                continue
+            text = pattern.sub(HOLE, tactic)
             if HOLE in text and text not in seen:
                 seen.add(text)
                 start = tuple(thm["start"]) if thm.get("start") else None
@@ -150,10 +157,10 @@ class NamesakeGenerator(TacticGenerator):
             distance = self.accessible.same_file_distance(int(i), context)
             score = (LEARNED_SCORE - (0.05 * distance if distance is not None else 1.0)
                      + 0.01 * min(self._counts[template.text], 10))
-            tactic = template.text.format(name)
+            tactic = fill(template.text, name)
             scored[tactic] = max(score, scored.get(tactic, -np.inf))
         qualified = [n for n in names if n != name][: self.qualified]
         for rank, filler in enumerate([name, *qualified]):
             for text, score in self.fixed:
-                scored.setdefault(text.format(filler), score - 0.3 * rank)
+                scored.setdefault(fill(text, filler), score - 0.3 * rank)
         return sorted(scored.items(), key=lambda s: -s[1])[:num_samples]

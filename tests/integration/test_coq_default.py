@@ -247,6 +247,7 @@ def test_side_by_side_systems_share_one_wall_clock_limit():
     assert table["default"].env.options["hammer_timeout"] == pytest.approx(7.0)
     assert table["default-mcts"].prover.name == "mcts"
     assert "policy" not in table["default-unlearned"].generator.options
+    assert table["default-no-namesakes"].generator.options == {**table["default"].generator.options, "namesakes": False}
     chosen = systems(21.0, hammer_timeout=9.0, policy=Path("round-1/policy.pt"))
     assert chosen["default"].generator.options == {"policy": "round-1/policy.pt"}
     assert chosen["default"].env.options["hammer_timeout"] == chosen["default-mcts"].env.options["hammer_timeout"] == 9.0

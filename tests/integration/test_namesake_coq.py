@@ -42,3 +42,14 @@ def test_a_namesake_template_proves_the_theorem_and_passes_the_check(traced):
         assert closing, gen.generate(state, theorem, 6)
         verdict = env.verify(theorem, linear_proof(["intros", closing[0].removesuffix(".")]))
     assert verdict.ok, verdict.message
+
+
+@pytest.mark.coq
+def test_the_default_has_the_member_unless_ablated(traced):
+    """Fails if the default leaves the namesake member out, or if ``namesakes=False`` (the
+    benchmark's ``default-no-namesakes``) does not."""
+    from prover.coq.default_generator import coq_default
+
+    _, out = traced
+    assert "namesake" in coq_default(traces=str(out), hammer=False).names
+    assert "namesake" not in coq_default(traces=str(out), hammer=False, namesakes=False).names

@@ -1,7 +1,7 @@
 """The namesake generator on hand-made corpora and traces (no Coq; the real stdlib case is in
 ``tests/integration/test_namesake_coq.py``)."""
 
-from generator.namesake import NamesakeGenerator, learned_templates
+from generator.namesake import NamesakeGenerator, fill, learned_templates
 from retrieval.corpus import Corpus, Premise
 from search_tree.protocol import TacticState, Theorem
 
@@ -34,15 +34,19 @@ CORPUS = Corpus([
 
 def test_templates_abstract_only_the_theorems_own_namesake():
     """Fails if a template is taken from a step that names the theorem without using a namesake
-    (checked: the premise condition dropped), or if the name's qualifier survives the hole."""
+    (checked: the premise condition dropped), if the name's qualifier survives the hole, or if a
+    template that names the namesake twice cannot be filled (it crashed the search: ``str.format``
+    with one name for two holes)."""
     theorems = [
         traced("N.mul_1_r", "Derived.v", 10, step("intros.", ), step("apply NZ.mul_1_r; auto'.", "NZ.mul_1_r")),
         traced("N.add_0_r", "Derived.v", 20, step("rewrite add_0_r in H.")),  # names it, uses no namesake
         traced("N.braces", "Derived.v", 25, step("now rewrite {1}braces.", "NZ.braces")),
+        traced("N.twice", "Derived.v", 26, step("now rewrite <- !conv, N.twice, Z.twice.", "Z.twice")),
+        traced("N.hole", "Derived.v", 27, step("have {}: hole.", "NZ.hole")),  # a literal {} is no template
     ]
     texts = [t.text for t in learned_templates(theorems)]
-    assert texts == ["apply {}; auto'.", "now rewrite {{1}}{}."]
-    assert texts[1].format("x") == "now rewrite {1}x."
+    assert texts == ["apply {}; auto'.", "now rewrite {1}{}.", "now rewrite <- !conv, {}, {}."]
+    assert [fill(t, "x") for t in texts[1:]] == ["now rewrite {1}x.", "now rewrite <- !conv, x, x."]
 
 
 def test_proposes_learned_then_fixed_templates_with_short_and_qualified_names():
