@@ -70,11 +70,9 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class Template:
-    """A traced step with its theorem's namesake replaced by :data:`HOLE`."""
+    """A traced step of ``owner``'s proof with its theorem's namesake replaced by :data:`HOLE`."""
 
-    theorem: str
-    file_path: str
-    start: tuple[int, int] | None
+    owner: ProofOwner
     text: str
 
 
@@ -99,8 +97,8 @@ def learned_templates(theorems: Sequence[dict]) -> list[Template]:
             text = pattern.sub(HOLE, tactic)
             if HOLE in text and text not in seen:
                 seen.add(text)
-                start = tuple(thm["start"]) if thm.get("start") else None
-                out.append(Template(full, thm.get("file_path", ""), start, text))
+                start = (int(thm["start"][0]), int(thm["start"][1])) if thm.get("start") else None
+                out.append(Template(ProofOwner(thm.get("file_path", ""), start, full), text))
     return out
 
 
@@ -117,7 +115,7 @@ class NamesakeGenerator(TacticGenerator):
         self.templates = list(templates)
         self.fixed = list(fixed)
         self.qualified = qualified
-        self.accessible = AccessibleProofs([ProofOwner(t.file_path, t.start, t.theorem) for t in self.templates], corpus)
+        self.accessible = AccessibleProofs([t.owner for t in self.templates], corpus)
         self._counts = Counter(t.text for t in self.templates)
         by_name: dict[str, list[int]] = {}
         for i, premise in enumerate(corpus.premises):
