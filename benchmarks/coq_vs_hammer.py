@@ -68,6 +68,8 @@ def systems(timeout: float, hammer_timeout: float | None = None, policy: Path | 
     from prover.registry import ComponentSpec, ProverConfig, options_for_search
 
     default = default_config(timeout, hammer_timeout=hammer_timeout, policy=SHIPPED if policy is None else policy)
+    generator = default.generator
+    assert isinstance(generator, ComponentSpec)  # default_config names its generator
     template = ProverConfig(env=ComponentSpec("coq", {}), prover=ComponentSpec("best_first", {"timeout": timeout}),
                             generator=ComponentSpec("template", {"templates": "coq"}), retriever=ComponentSpec("bm25"))
     return {
@@ -78,7 +80,7 @@ def systems(timeout: float, hammer_timeout: float | None = None, policy: Path | 
         "default": default,
         "default-unlearned": default_config(timeout, hammer_timeout=hammer_timeout, policy=None),
         "default-no-namesakes": dataclasses.replace(default, generator=ComponentSpec(
-            "coq_default", {**default.generator.options, "namesakes": False})),
+            generator.name, {**generator.options, "namesakes": False})),
         "default-mcts": dataclasses.replace(default, prover=ComponentSpec(
             "mcts", options_for_search("mcts", default.prover.options))),
     }
