@@ -98,15 +98,17 @@ def default_width(trace_directories: int = 2) -> int:
     from prover.coq.templates import automation_generator
 
     return (automation_generator().width + len(DECISION)
-            + trace_directories * (2 * learned_top(trace_directories) + NAMESAKE_TOP) + HAMMER_TOP)
+            + trace_directories * (2 * learned_top(trace_directories) + learned_top(trace_directories, NAMESAKE_TOP))
+            + HAMMER_TOP)
 
 
-def learned_top(trace_directories: int) -> int:
-    """The suggestions each kNN and proof-retrieval member contributes per state, learning from
-    ``trace_directories`` directories: :data:`LEARNED_TOP`, but no more than two directories'
-    worth in all, so that learning from the libraries a project requires widens no search and
-    cuts none of CoqHammer's suggestions (see :func:`default_width`)."""
-    return min(LEARNED_TOP, 2 * LEARNED_TOP // max(trace_directories, 1))
+def learned_top(trace_directories: int, top: int = LEARNED_TOP) -> int:
+    """The suggestions each member learning from one traced directory contributes per state, with
+    ``trace_directories`` of them: ``top`` (:data:`LEARNED_TOP` for kNN and proof retrieval,
+    :data:`NAMESAKE_TOP` for namesakes), but no more than two directories' worth in all, so that
+    learning from the libraries a project requires widens no search and cuts none of CoqHammer's
+    suggestions (see :func:`default_width`)."""
+    return min(top, 2 * top // max(trace_directories, 1))
 
 
 class CoqDefaultGenerator(TacticGenerator):
@@ -236,7 +238,7 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
         namesake = NamesakeGenerator.from_traced(files, fixed=NAMESAKE_TACTICS) if namesakes else None
         if namesake is not None:
-            members.append((namesake, LEARNED_OFFSET, NAMESAKE_TOP))
+            members.append((namesake, LEARNED_OFFSET, learned_top(len(directories), NAMESAKE_TOP)))
             names.append("namesake" if i == 0 else f"namesake{i}")
     if hammer:
         members.append((HammerGenerator(retriever, num_premises=num_premises, hammer_states=1), HAMMER_OFFSET,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from coq_projects import make_project
 from prover.coq.build import project_index
-from prover.coq.default_generator import LEARNED_TOP, coq_default, default_width
+from prover.coq.default_generator import LEARNED_TOP, NAMESAKE_TOP, coq_default, default_width
 from prover.coq.env import CoqEnvironment
 from prover.coq.project import load_project
 from prover.coq.tracer import ensure_traced, library_traces, traced_data_dir
@@ -51,6 +51,9 @@ def test_a_project_learns_from_the_traced_library_it_requires_and_a_part_never_f
                if name.startswith(("knn", "proofs"))]
     assert learned == [(name, 2 * LEARNED_TOP // 3) for name in ("knn", "proofs", "knn1", "proofs1", "knn2",
                                                                  "proofs2")]
+    namesakes = [top for (_, _, top), name in zip(generator.members, generator.names, strict=True)
+                 if name.startswith("namesake")]
+    assert namesakes == [2 * NAMESAKE_TOP // 3] * 3
     assert default_width(3) == default_width(2)
 
     part = load_project("coq-lib:deriving.instances")
