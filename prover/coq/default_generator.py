@@ -228,15 +228,16 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
                          "run `dojo-prover trace --env coq` once to enable them",
                          directory or "the tracer's cache directory")
             continue
-        from generator.knn import KNNGenerator
+        from generator.knn import KNNGenerator, traced_corpus
         from generator.namesake import NamesakeGenerator
         from generator.proof_retrieval import ProofRetrievalGenerator
         from prover.coq.language import COQ
 
-        members += [(KNNGenerator.from_traced(files, COQ), LEARNED_OFFSET, top),
-                    (ProofRetrievalGenerator.from_traced(files, COQ), LEARNED_OFFSET, top)]
+        corpus = traced_corpus(files)  # parsed once for the three members that mask by it
+        members += [(KNNGenerator.from_traced(files, COQ, corpus=corpus), LEARNED_OFFSET, top),
+                    (ProofRetrievalGenerator.from_traced(files, COQ, corpus=corpus), LEARNED_OFFSET, top)]
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
-        namesake = NamesakeGenerator.from_traced(files, fixed=NAMESAKE_TACTICS) if namesakes else None
+        namesake = NamesakeGenerator.from_traced(files, corpus, fixed=NAMESAKE_TACTICS) if namesakes else None
         if namesake is not None:
             members.append((namesake, LEARNED_OFFSET, learned_top(len(directories), NAMESAKE_TOP)))
             names.append("namesake" if i == 0 else f"namesake{i}")
