@@ -203,10 +203,11 @@ class TemplateGenerator(TacticGenerator):
         self.rank_penalty = rank_penalty
 
     def premises(self, state: TacticState, context: Theorem) -> list[str]:
-        """Names of the premises the retriever returns for ``state``, best first."""
+        """Names of the premises the retriever returns for ``state``, best first, as the theorem's
+        file can write them (:meth:`retrieval.corpus.Premise.name_from`)."""
         if self.retriever is None or self.num_premises <= 0:
             return []
-        return [p.full_name for p, _ in self.retriever.retrieve(state, context, self.num_premises)]
+        return [p.name_from(context.file_path) for p, _ in self.retriever.retrieve(state, context, self.num_premises)]
 
     def candidates(self, state: TacticState, premises: Sequence[str]) -> list[Suggestion]:
         """Every instantiated template with its unnormalised prior score, in template order."""

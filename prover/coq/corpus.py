@@ -12,6 +12,12 @@ stdlib's ``Init/``). ``start``/``end`` are the declaring sentence; ``code`` is t
 comments (a theorem's statement, without its proof). The corpus comes from the index's text scan,
 so it needs no coqtop.
 
+Two fields beyond LeanDojo's say how a tactic can name a premise (:meth:`retrieval.corpus.Premise.name_from`): a
+file's ``module``, its logical name (``Coq.Arith.Between``), which qualifies a premise fully from
+any file that loads it, imported or not; and a premise's ``"parametric": true`` (absent when
+false), for a declaration in a functor's or module type's body
+(:attr:`~prover.coq.records.Declaration.parametric`).
+
 The corpus of a project other than the stdlib (:func:`premise_files`) also holds the stdlib files
 its files require, transitively, under :data:`~prover.coq.project.STDLIB_PREFIX`
 (``coq-stdlib/Arith/PeanoNat.v``), and its files' ``imports`` name them so: a proof of the
@@ -75,9 +81,11 @@ def corpus_lines(index: CoqIndex) -> list[dict]:
     return [
         {
             "path": f.path,
+            "module": f.module,
             "imports": f.imports,
             "premises": [
-                {"full_name": d.full_name, "code": d.code, "start": list(d.start), "end": list(d.end), "kind": d.kind}
+                {"full_name": d.full_name, "code": d.code, "start": list(d.start), "end": list(d.end), "kind": d.kind,
+                 **({"parametric": True} if d.parametric else {})}
                 for d in f.declarations
             ],
         }

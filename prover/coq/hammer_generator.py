@@ -57,7 +57,8 @@ class HammerGenerator(TacticGenerator):
         return out[:num_samples]
 
     def _premises(self, state: TacticState, context: Theorem) -> list[str]:
-        """The retriever's top ``num_premises`` distinct names: premises of different files may share
+        """The retriever's top ``num_premises`` distinct names, as the theorem's file can write them
+        (:meth:`retrieval.corpus.Premise.name_from`): premises of different files may share
         a short name, and naming one twice in ``use:`` would waste a slot (Coq resolves both to the
         same constant), so twice as many are asked for. ``_`` (a corpus's anonymous record field,
         and what traces of ssreflect's ``/(_ x)`` views record as a premise) names nothing: in
@@ -65,4 +66,5 @@ class HammerGenerator(TacticGenerator):
         if self.retriever is None or self.num_premises == 0:
             return []
         found = self.retriever.retrieve(state, context, 2 * self.num_premises)
-        return list(dict.fromkeys(p.full_name for p, _ in found if p.full_name != "_"))[:self.num_premises]
+        names = (p.name_from(context.file_path) for p, _ in found if p.full_name != "_")
+        return list(dict.fromkeys(names))[:self.num_premises]

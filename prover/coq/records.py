@@ -25,6 +25,10 @@ class Declaration:
     ``start``/``end`` span the declaring sentence (for a theorem, its statement), ``name_pos`` and
     ``name_end`` the name in it (LeanDojo's ``def_pos``/``def_end_pos``). ``code`` is the sentence
     without comments; for theorems it is the statement without the proof.
+
+    ``parametric``: declared in the body of a functor or a module type, so not a constant of the
+    global environment: outside that body no qualified name reaches it, only its short name where
+    an instance or an ``Include`` of the body is in scope.
     """
 
     full_name: str
@@ -34,6 +38,7 @@ class Declaration:
     end: tuple[int, int]
     name_pos: tuple[int, int]
     name_end: tuple[int, int]
+    parametric: bool = False
 
 
 @dataclass(frozen=True)

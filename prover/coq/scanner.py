@@ -86,7 +86,7 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
         line, col = lines.position(s.start)
         return StdlibScanError(f"{path}:{line}:{col}: {what}: {s.code[:80]!r}")
 
-    stack: list[tuple[str, str]] = []  # ("section" | "module", name)
+    stack: list[tuple[str, str, bool]] = []  # ("section" | "module", name, a functor's or module type's body)
     i = 0
     while i < len(sents):
         s = sents[i]
@@ -119,9 +119,9 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
             continue
         block = block_sentence(code)
         if block is not None:
-            kind, name, _ = block
+            kind, name, header = block
             if kind in ("section", "module"):
-                stack.append((kind, name))
+                stack.append((kind, name, kind == "module" and _parametric(code, header)))
             elif kind == "end":
                 if not stack or stack[-1][1] != name:
                     raise fail(s, f"End does not close the innermost block {stack[-1][1] if stack else '(none)'}")
@@ -130,14 +130,15 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
         m = DECLARATION.match(code)
         if not m or m.group("name") == "_":  # no declaration, or an anonymous one (Instance _ : ...)
             continue
-        prefix = ".".join(name for kind, name in stack if kind == "module")
+        prefix = ".".join(name for kind, name, _ in stack if kind == "module")
+        parametric = any(p for _, _, p in stack)
         full_name = f"{prefix}.{m.group('name')}" if prefix else m.group("name")
         kw = m.group("kw")
         # offsets of the name inside the original text (code may differ from text by comments)
         name_off = s.start + s.text.find(m.group("name"), s.text.find(kw) + len(kw))
         decl = Declaration(
             full_name, kw.lower(), code, lines.position(s.start), lines.position(s.end),
-            lines.position(name_off), lines.position(name_off + len(m.group("name"))),
+            lines.position(name_off), lines.position(name_off + len(m.group("name"))), parametric,
         )
         # a declaration stated without a body (a goal to prove) is followed by its proof script
         proof: list[Sentence] = []
@@ -163,14 +164,14 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
                 member_name = f"{prefix}.{name}" if prefix else name
                 sf.declarations.append(Declaration(
                     member_name, kind, " ".join(masked[a:b].split()), lines.position(at),
-                    lines.position(s.start + b), lines.position(at), lines.position(at + len(name)),
+                    lines.position(s.start + b), lines.position(at), lines.position(at + len(name)), parametric,
                 ))
         if kw in THEOREM_KEYWORDS and terminator in ("Qed", "Defined", "Admitted"):
             end = sents[i - 1].end
             (sf.admitted if terminator == "Admitted" else sf.theorems).append(
                 TheoremEntry(
                     full_name, kw.lower(), code, s.start, lines.position(s.start), lines.position(end),
-                    tuple((p.start, p.end) for p in proof), terminator, any(k == "section" for k, _ in stack),
+                    tuple((p.start, p.end) for p in proof), terminator, any(k == "section" for k, _, _ in stack),
                 )
             )
     if stack:
@@ -178,6 +179,14 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
     sf.imports = [modules[r] if r in modules else outside[r] for r in sf.requires]
     sf.imports[:0] = [p for p in project.implicit_imports(path) if p not in sf.imports]
     return sf
+
+
+_MODULE_TYPE = re.compile(r"(?:#\[[^\]]*\]\s*)*(?:(?:Local|Global)\s+)?Module\s+Type\b")
+
+
+def _parametric(code: str, header: str) -> bool:
+    """Whether a module-opening sentence opens a module type or a functor (``Module F (X : T)``)."""
+    return _MODULE_TYPE.match(code) is not None or header.lstrip().startswith("(")
 
 
 _ATTRS = r"(?P<attrs>(?:#\[[^\]]*\]\s*)*)"

@@ -24,7 +24,9 @@ _PREFIX = (r"(?:#\[[^\]]*\]\s*)*"
            r"(?:(?:Local|Global|Polymorphic|Monomorphic|Program|Private|Cumulative|NonCumulative|Canonical|Existing)\s+)*")
 IDENT = r"[A-Za-z_][\w']*(?![\w'])"
 DECLARATION = re.compile(
-    rf"{_PREFIX}(?P<kw>{'|'.join(THEOREM_KEYWORDS + DEFINITION_KEYWORDS)})\s+(?P<name>{IDENT})"
+    rf"{_PREFIX}(?P<kw>{'|'.join(THEOREM_KEYWORDS + DEFINITION_KEYWORDS)})\s+"
+    r"(?:Inline(?:\s*\(\s*\d+\s*\))?\s+)?"  # ``Parameter Inline(40) lt``: a flag, not the name
+    rf"(?P<name>{IDENT})"
 )
 PROOF_END = re.compile(rf"(?:{'|'.join(PROOF_ENDS)})\s*\.$|Save\s+{IDENT}\s*\.$")
 _SECTION = re.compile(rf"Section\s+(?P<name>{IDENT})\s*\.$")

@@ -68,3 +68,27 @@ def test_a_theorem_is_never_its_own_premise_but_same_named_imports_stay(retrieve
         ranked = [p for p, _ in retriever.retrieve(t.statement, t, k=20)]
         assert (t.file_path, t.full_name) not in [(p.path, p.full_name) for p in ranked], t.full_name
         assert all(corpus.is_accessible(p, t.file_path, t.position) for p in ranked), t.full_name
+
+
+# (theorem's file, theorem, premise's file, premise): named as the corpus declares them, Coq finds none
+UNREACHED_BY_THE_DECLARED_NAME = [
+    ("Arith/Cantor.v", "to_nat_spec", "micromega/Refl.v", "make_conj_impl"),  # loaded, not imported
+    ("FSets/FMapFullAVL.v", "AvlProofs.join_avl", "FSets/FMapFullAVL.v", "AvlProofs.bal_avl"),  # in a functor
+]
+
+
+@pytest.mark.parametrize("where", UNREACHED_BY_THE_DECLARED_NAME, ids=lambda w: w[3])
+def test_the_name_a_tactic_writes_for_a_premise_resolves_in_the_theorems_context(corpus, index, where):
+    """Fails if :meth:`Premise.name_from` gives a name Coq cannot resolve where the theorem is
+    proved: a premise of a file loaded but not imported needs its full qualification, one declared
+    in a functor (here the theorem's own) its short name; the corpus's declared names fail both."""
+    from prover.coq.env import CoqEnvironment
+    from search_tree import TacticState
+
+    path, name, premise_path, premise_name = where
+    premise = corpus.premises[corpus.declared_in(premise_name, premise_path)]
+    with CoqEnvironment(index=index) as env, env.open(theorem(index, path, name)) as (session, state):
+        declared = session.run_tac(state, f"pose proof @{premise.full_name} as dojo_premise.")
+        written = session.run_tac(state, f"pose proof @{premise.name_from(path)} as dojo_premise.")
+    assert not isinstance(declared, TacticState) and "was not found" in declared.message
+    assert isinstance(written, TacticState), written
