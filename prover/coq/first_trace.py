@@ -12,7 +12,9 @@ writes (:func:`prover.coq.tracer.traced_data_dir`, under ``$DOJO_PROVER_CACHE`` 
 Every file's trace is written as soon as it is done (:func:`prover.coq.tracer.ensure_traced`), so
 Ctrl-C loses at most the files being replayed: the call then says how far it got in one line and
 raises ``KeyboardInterrupt`` for its caller to exit on, and the next call goes on from there.
-Once every file is traced the call costs a check of the trace cache and prints nothing.
+Once every file is traced the call costs a check of the trace cache and prints nothing; a corpus
+written by an older scanner is written again then (seconds, no Coq), so that an upgrade's premise
+data reaches a machine that traced before it.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
 
     Files whose trace failed before are not tried again here (``trace`` does that), so a file
     Coq cannot replay costs the user nothing on every later run."""
-    from prover.coq.tracer import ensure_traced, traced_data_dir, untraced_files
+    from prover.coq.tracer import corpus_is_current, ensure_traced, traced_data_dir, untraced_files
 
     todo = untraced_files(list(files) if files is not None else None)
     if not todo:
+        if not corpus_is_current():
+            ensure_traced([], progress=False)  # traces nothing: writes the corpus and the splits again
         return 0
     out = traced_data_dir()
     announce(f"kNN and proof retrieval, part of the default prover, learn from the traced Coq stdlib: tracing its "

@@ -44,6 +44,7 @@ from .corpus import PremiseResolver, write_corpus
 from .goals import GoalParseError, Outcome, ProofView, parse_view
 from .sentences import LineIndex, strip_comments
 from .build import project_index
+from .index import code_version
 from .install import installed_modules, user_contrib
 from .project import LIBRARY_PREFIX, CoqProject, load_project, load_project_ref, stdlib_project
 from .split import project_split, split_of
@@ -385,6 +386,17 @@ def untraced_files(files: list[str] | None = None, out_dir: Path | None = None,
     return [p for p in files if p not in index.failed and _load_cached(out_dir, index, p) is None]
 
 
+def corpus_is_current(out_dir: Path | None = None) -> bool:
+    """Whether ``out_dir``'s ``corpus.jsonl`` (default :func:`traced_data_dir`) was written by this
+    scanner: a newer one may say more of each premise (how a tactic names it, for one), and the
+    per-file traces, keyed by source and trace format, do not show it."""
+    meta = (out_dir or traced_data_dir()) / "metadata.json"
+    try:
+        return json.loads(meta.read_text()).get("scanner") == code_version()
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 @contextmanager
 def _sigint_ignored() -> Iterator[None]:
     """SIGINT ignored while worker processes start: they inherit it (CPython then installs no
@@ -489,6 +501,7 @@ def _write_splits(index: CoqIndex, out_dir: Path, files: list[str], traced: int,
         "tactics": summary.tactics,
         "annotated_tactics": summary.annotated_tactics,
         "premises": num_premises,
+        "scanner": code_version(),  # of the code that wrote corpus.jsonl: see corpus_is_current
         "failed_files": failed,
         "skipped_theorems": skipped,
     }

@@ -46,13 +46,13 @@ def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(pri
     """Fails if the first use traces files already traced, traces anywhere but the directory
     ``trace`` writes under ``$DOJO_PROVER_CACHE``, says nothing (or more than one line) before a
     trace, says anything when nothing is missing, replays a file whose trace failed (``trace``
-    does that, the first use does not), or if the default prover's traces are not
+    does that, the first use does not), leaves a corpus an older scanner wrote, or if the default prover's traces are not
     switched on once the trace exists (one line saying they are missing before it, none after)."""
     from prover.coq.env import CoqEnvironment
     from prover.coq.first_trace import trace_untraced
     from prover.coq.install import cache_dir
     from prover.coq.trace_command import TRACER
-    from prover.coq.tracer import traced_data_dir, untraced_files
+    from prover.coq.tracer import corpus_is_current, traced_data_dir, untraced_files
 
     assert traced_data_dir() == cache_dir() / "traced" and private_cache in traced_data_dir().parents
     with warnings.catch_warnings():
@@ -77,6 +77,15 @@ def test_first_use_traces_only_what_is_missing_into_the_trace_commands_cache(pri
     cached.write_text(json.dumps({**json.loads(cached.read_text()), "error": f"{FILES[0]}:1:1: failed"}))
     said.clear()  # nothing missing: nothing traced, nothing said
     assert trace_untraced(2, said.append, files=FILES) == 0 and said == []
+
+    # a corpus an older scanner wrote (without the premises' modules) is written again, silently
+    meta, corpus = traced_data_dir() / "metadata.json", traced_data_dir() / "corpus.jsonl"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "scanner": "older"}))
+    corpus.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "module"}) + "\n"
+                              for line in corpus.read_text().splitlines()))
+    assert not corpus_is_current()
+    assert trace_untraced(2, said.append, files=FILES) == 0 and said == []
+    assert corpus_is_current() and all("module" in json.loads(line) for line in corpus.read_text().splitlines())
 
     lines: list[str] = []  # `trace` finds the other files traced, in its own default directory
     args = argparse.Namespace(files=FILES, workers=1, rebuild_index=False, project=None, flags=None, out=None)
