@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                     resolved_written += ok[1]
                     if not ok[1]:
                         rows.append(f"  still not found: {key}: {ref} written {written}")
-            print(f"{tried} names tried so far, {resolved_written} resolve as written", flush=True)
+            print(f"{tried} names tried so far, {resolved_written} resolve as written", file=sys.stderr, flush=True)
     print(*rows, sep="\n")
     print(f"{tried} names not found in {min(len(names), args.theorems)} theorems: as the corpus declares them "
           f"{resolved_declared} resolve (baseline), as the theorem's file writes them {resolved_written} "
