@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         for key in sorted(names)[: args.theorems]:
             path, name = key.split("::", 1)
             theorem = index.theorem(f"{index.file(path).module}.{name}")
-            position = tuple(theorem.position) if theorem.position is not None else None
+            position = (theorem.position[0], theorem.position[1]) if theorem.position is not None else None
             with env.open(theorem) as (session, state):
                 for ref in sorted(names[key]):
                     found = [corpus.premises[i] for i in by_name.get(ref, [])]
