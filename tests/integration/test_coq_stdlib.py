@@ -150,10 +150,11 @@ def test_corpus_is_in_dependency_order(index, tmp_path):
     assert n == sum(len(r["premises"]) for r in lines) > 10_000
     seen: set[str] = set()
     for rec in lines:
-        assert set(rec) == {"path", "imports", "premises"}
+        assert set(rec) == {"path", "module", "imports", "premises"}
         assert all(dep in seen for dep in rec["imports"]), rec["path"]
         seen.add(rec["path"])
     between = next(r for r in lines if r["path"] == "Arith/Between.v")
+    assert between["module"] == "Coq.Arith.Between"
     p = next(p for p in between["premises"] if p["full_name"] == "between_le")
     assert p == {"full_name": "between_le", "code": "Lemma between_le : forall k l, between k l -> k <= l.",
                  "start": [37, 3], "end": [37, 56], "kind": "lemma"}

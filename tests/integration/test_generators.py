@@ -13,6 +13,7 @@ import pytest
 from traced_fixtures import commutation_theorems, tactic, theorem, write
 
 from generator import FixedTacticGenerator
+from retrieval.corpus import Premise
 from prover.coq.language import COQ
 from prover.coq.templates import TEMPLATES
 from generator.formatting import format_input, format_target
@@ -42,7 +43,7 @@ class ListRetriever:
 
     def retrieve(self, state, context, k):
         self.calls.append((state, context, k))
-        return [(SimpleNamespace(full_name=n, code=f"{n} : stmt"), 10.0 - i) for i, n in enumerate(self.names[:k])]
+        return [(Premise(n, f"{n} : stmt", "Other.lean", (1, 1), (1, 2)), 10.0 - i) for i, n in enumerate(self.names[:k])]
 
 
 def logsumexp(xs):
