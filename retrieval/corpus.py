@@ -66,10 +66,10 @@ class Premise:
         A parametric premise is no constant: only its short name can reach it, through an
         instance or an ``Include`` in scope. From another file the logical module qualifies the
         name fully: a transitively required file is loaded but not imported, so its short or
-        module-relative name is not in scope (on the stdlib's training split, 75% of the premises
-        given to ``sauto use:`` were "not found" before this rule, of which the short name finds
-        about half and the full qualification a fifth). Lean's names and a corpus without
-        modules keep ``full_name``."""
+        module-relative name is not in scope (in a learn run's searches of the stdlib's training
+        split, 75% of the premises given to ``sauto use:`` were "not found" before this rule; 78%
+        of those resolve under it: ``benchmarks/results/use_premise_names.md``). Lean's names and
+        a corpus without modules keep ``full_name``."""
         if self.parametric:
             return self.full_name.rsplit(".", 1)[-1]
         if self.module and path != self.path:
