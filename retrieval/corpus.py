@@ -67,8 +67,8 @@ class Premise:
         instance or an ``Include`` in scope. From another file the logical module qualifies the
         name fully: a transitively required file is loaded but not imported, so its short or
         module-relative name is not in scope (in a learn run's searches of the stdlib's training
-        split, 75% of the premises given to ``sauto use:`` were "not found" before this rule; 78%
-        of those resolve under it: ``benchmarks/results/use_premise_names.md``). Lean's names and
+        split, 75% of the ``sauto use:`` calls failed on a name "not found" before this rule; 78%
+        of those names resolve under it: ``benchmarks/results/use_premise_names.md``). Lean's names and
         a corpus without modules keep ``full_name``."""
         if self.parametric:
             return self.full_name.rsplit(".", 1)[-1]
