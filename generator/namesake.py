@@ -17,8 +17,9 @@ premise of another module named ``s``, visible by the rule of :mod:`generator.ac
   the theorem, nearest in its own file first (a file's lemmas share their local tactics, such as
   ``auto'`` or ``wrap``), then by how often the template occurs;
 * **fixed templates** of the backend's language (for Coq ``apply {}.``, ``now apply {}.``, ``now
-  rewrite {}.``...), with the short name and with the namesakes' qualified names (``Nat.s``), since
-  a short name may resolve to another declaration or to none in the theorem's scope.
+  rewrite {}.``...), with the short name and with the namesakes' qualified names as the theorem's
+  file can write them (``Coq.Init.Peano.s``, :meth:`retrieval.corpus.Premise.name_from`), since a
+  short name may resolve to another declaration or to none in the theorem's scope.
 
 Like kNN's renaming of hypotheses (:func:`generator.knn.adapt_hypothesis_names`), a template reuses
 a traced step with one argument abstracted; here it is the theorem's own name, which the step's
@@ -44,7 +45,7 @@ from generator.accessible import AccessibleProofs, ProofOwner
 from generator.base import Suggestion, TacticGenerator
 from generator.knn import traced_corpus
 from generator.traced import load_theorems
-from retrieval.corpus import Corpus
+from retrieval.corpus import Corpus, Premise
 from search_tree.protocol import TacticState, Theorem
 
 HOLE = "{}"
@@ -134,6 +135,9 @@ class NamesakeGenerator(TacticGenerator):
     def namesakes(self, context: Theorem) -> list[str]:
         """Full names of the premises named like the theorem and accessible from it, nearest first
         (its own file, latest first, then the files it imports)."""
+        return list(dict.fromkeys(p.full_name for p in self._namesakes(context)))
+
+    def _namesakes(self, context: Theorem) -> list[Premise]:
         found = self._by_name.get(short_name(context.full_name))
         if found is None or not context.file_path:
             return []
@@ -142,12 +146,15 @@ class NamesakeGenerator(TacticGenerator):
         keep = [int(i) for i in found if (mask is None or mask[i]) and i != own]
         premises = [self.corpus.premises[i] for i in keep]
         premises.sort(key=lambda p: (p.path != context.file_path, tuple(-x for x in p.start)))
-        return list(dict.fromkeys(p.full_name for p in premises))
+        return premises
 
     def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
-        names = self.namesakes(context)
-        if not names:
+        premises = self._namesakes(context)
+        if not premises:
             return []
+        # the qualified fillers as the theorem's file can write them (a functor's lemma only by its
+        # short name, another file's fully qualified): :meth:`retrieval.corpus.Premise.name_from`
+        names = list(dict.fromkeys(p.name_from(context.file_path) for p in premises))
         name = short_name(context.full_name)
         scored: dict[str, float] = {}
         for i in np.flatnonzero(self.accessible.mask(context)):

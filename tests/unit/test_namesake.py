@@ -90,3 +90,18 @@ def test_nearest_namesake_first_and_count_capped():
     here = Theorem("B.f", file_path="B.v", position=(9, 1))
     assert gen.namesakes(here) == ["B2.f", "B1.f", "A.f"]
     assert [t for t, _ in gen.generate(STATE, here, 10)] == ["apply f.", "apply B2.f."]
+
+
+def test_qualified_namesakes_are_written_as_the_theorems_file_can_name_them():
+    """Fails if a fixed template is filled with a namesake's module-relative name: another file's
+    is loaded but maybe not imported (fully qualified, it resolves), and a functor's lemma is no
+    constant (only its short name, already tried, reaches it)."""
+    corpus = Corpus([
+        ("Peano.v", [], [Premise("max_r", "Lemma max_r : True.", "Peano.v", (1, 1), (1, 20), "lemma", "Coq.Init.Peano")]),
+        ("NZ.v", [], [Premise("NZProp.max_r", "Lemma max_r : True.", "NZ.v", (1, 1), (1, 20), "lemma", "Coq.NZ", True)]),
+        ("Nat.v", ["Peano.v", "NZ.v"], [premise("Nat.max_r", "Nat.v", 9)]),
+    ])
+    here = Theorem("Nat.max_r", file_path="Nat.v", position=(9, 1))
+    gen = NamesakeGenerator(corpus, [], FIXED)
+    assert sorted(gen.namesakes(here)) == ["NZProp.max_r", "max_r"]
+    assert sorted(t for t, _ in gen.generate(STATE, here, 10)) == ["apply Coq.Init.Peano.max_r.", "apply max_r."]
