@@ -145,8 +145,9 @@ def build_config(args: argparse.Namespace, retriever: str | None, retriever_opts
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser)
-    parser.add_argument("--retriever", help="retriever registry name (none, bm25, mepo, ...; default: none, "
-                                             "or the default Coq prover's bm25)")
+    parser.add_argument("--retriever", help="retriever registry name (none, bm25, mepo, ...) or module:factory "
+                                             "(default: none; prover.coq.default_generator:coq_premises gives the "
+                                             "default Coq prover kNN premises for sauto use:)")
     parser.add_argument("--retriever-opt", action="append", metavar="KEY=VALUE", help="retriever option")
     parser.add_argument("--out", required=True, help="run directory (created, or resumed)")
     parser.add_argument("--report", action="store_true", help="write report.md when the run is complete")

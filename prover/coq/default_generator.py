@@ -4,9 +4,8 @@ A Coq user compares a prover with typing ``hammer`` at an equal wall-clock limit
 default must contain what ``hammer`` does and add what learning from the library gives. It is one
 generator, ``coq_default`` (:class:`CoqDefaultGenerator`), and one preset around it,
 :func:`prover.coq.presets.default_config`: the environment with the context additions its
-tactics need, kNN premises (:func:`coq_premises`) for ``sauto use:`` / ``hauto use:``,
-best-first search with a wall-clock limit per theorem. ``dojo-prover prove --env coq``, ``demo`` and ``eval --env coq``
-without ``--generator`` run the preset.
+tactics need, best-first search with a wall-clock limit per theorem. ``dojo-prover prove --env
+coq``, ``demo`` and ``eval --env coq`` without ``--generator`` run the preset.
 
 Members and their *tiers*. Each member's suggestions keep their own scores (the baseline's
 hand-set best-first scores; kNN's and proof retrieval's log-probabilities) and are shifted by the
@@ -25,7 +24,8 @@ its time in order of cost:
    same name (``NZDivProp.div_same`` before ``NDivProp.div_same``), the namesake member
    (:mod:`generator.namesake`): that lemma in the file's own proof templates (``apply {}; auto'.``)
    and in :data:`NAMESAKE_TACTICS`;
-3. CoqHammer's reconstruction tactics with and without premises (:mod:`prover.coq.hammer_generator`),
+3. CoqHammer's reconstruction tactics (:mod:`prover.coq.hammer_generator`; with premises where a
+   run names a retriever, e.g. :func:`coq_premises`),
    offset :data:`HAMMER_OFFSET`, and ``hammer`` itself last, on the theorem's first state: it
    costs its own time limit (``hammer_timeout``). Scored last, it would wait behind every other
    suggestion of that state, so the preset's search gives it its turns by a deadline and with
@@ -180,7 +180,8 @@ def _directories(traces: str | Path | Sequence[str] | None) -> list[str | Path |
 
 
 def coq_premises(corpus: Corpus, traces: str | Sequence[str] | None = None, neighbours: int = 64) -> Retriever:
-    """The default's premises for ``sauto use:`` / ``hauto use:`` (the preset's retriever): kNN
+    """Premises for the default's ``sauto use:`` / ``hauto use:``, where a run names this retriever
+    (``--retriever prover.coq.default_generator:coq_premises``; the preset names none): kNN
     premise selection (:class:`retrieval.neighbours.NeighbourRetriever`: the premises that the most
     similar traced states used), online, so that a theorem learns from the proofs accessible from
     it only, over the traced splits of ``traces`` (directories, as for :func:`coq_default`; default

@@ -35,11 +35,6 @@ TACTIC_LIMITS = {"firstorder": 2.0, "sauto": 2.0, "hauto": 2.0, "qauto": 2.0}
 #: split are evaluation data, which ``benchmarks/coq_vs_hammer.py`` says beside its figures
 TUNED_ON = ("coq-stdlib:train", "coq-stdlib:val", "coq-lib:AAC_tactics")
 
-#: the default's retriever, for the premises of ``sauto use:`` / ``hauto use:``: kNN premise
-#: selection over the traced proofs, BM25 where none is traced. Chosen on the stdlib's val split
-#: (docs/coq.md, "Premises for sauto and hauto")
-PREMISES = "prover.coq.default_generator:coq_premises"
-
 #: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
 #: docs/learning.md); the default uses it when it is there
 SHIPPED_POLICY = Path(__file__).resolve().parents[2] / "generator" / "data" / "learned_policy.pt"
@@ -92,7 +87,6 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
         env=ComponentSpec("coq", env),
         prover=ComponentSpec("best_first", search),
         generator=ComponentSpec("coq_default", {} if policy is None else {"policy": str(policy)}),
-        retriever=ComponentSpec(PREMISES, {}),
     )
 
 

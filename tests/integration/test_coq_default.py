@@ -92,15 +92,14 @@ def _eval_args(*flags: str) -> argparse.Namespace:
 
 
 def test_eval_without_generator_runs_the_default_preset():
-    """``eval --env coq`` with no ``--generator`` runs coq_default with its additions and its
-    premise retriever, and flags given still win. Fails if the default stays ``fixed`` or the
-    preset overrides a flag."""
+    """``eval --env coq`` with no ``--generator`` runs coq_default with its additions and no
+    premise retriever (docs/coq.md, "Premises for sauto and hauto"), and flags given still win.
+    Fails if the default stays ``fixed`` or the preset overrides a flag."""
     from prover.commands.eval import build_config
-    from prover.coq.presets import PREMISES
 
     args = _eval_args("--timeout", "30", "--env-opt", "hammer_timeout=7")
     config = build_config(args, args.retriever, {}).prover
-    assert (config.generator.name, config.retriever.name) == ("coq_default", PREMISES)
+    assert (config.generator.name, config.retriever.name) == ("coq_default", "none")
     assert config.env.options["additions"] == ["hammer", "psatz", "ring", "field"]
     assert config.env.options["hammer_timeout"] == 7
     assert config.prover.options["timeout"] == 30

@@ -20,6 +20,9 @@ from prover.coq.project import load_project, stdlib_project
 from prover.coq.scanner import source_hash
 from prover.registry import ComponentSpec, ProverConfig, warn_missing_traces, with_defaults
 
+#: the kNN premise retriever a run names to give the default ``sauto use:`` / ``hauto use:`` premises
+KNN_PREMISES = "prover.coq.default_generator:coq_premises"
+
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "coqproj"
 CORPUS_MODULE = Path(__file__).parents[2] / "prover" / "coq" / "corpus.py"
 
@@ -156,10 +159,10 @@ def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
     """Fails if the default generator of a traced project learns from the stdlib's proofs only
     (``rewrite double_succ.`` of the lemma before is not proposed), if it proposes a theorem's own
     proof or a later lemma's tactic (``cbv [double].``), if an untraced project is not named
-    with the command that traces it, or if the default's ``use:`` premises do not learn from the
-    project's earlier proofs (and only those)."""
+    with the command that traces it, or if the kNN premises a run may give ``use:``
+    (:func:`prover.coq.default_generator.coq_premises`) do not learn from the project's earlier
+    proofs (and only those)."""
     from prover.coq.language import COQ
-    from prover.coq.presets import PREMISES
     from prover.coq.tracer import ensure_traced, traced_data_dir
     from prover.registry import build_generator, build_retriever
     from retrieval.neighbours import NeighbourRetriever
@@ -192,7 +195,7 @@ def test_default_prover_learns_from_the_projects_own_earlier_proofs(proj):
         warnings.simplefilter("error")  # traces the caller chose: nothing to say about the defaults
         warn_missing_traces(chosen, index.theorems())
     generator = build_generator(completed.generator)
-    premises_config = with_defaults(dataclasses.replace(config, retriever=ComponentSpec(PREMISES)), index.theorems())
+    premises_config = with_defaults(dataclasses.replace(config, retriever=ComponentSpec(KNN_PREMISES)), index.theorems())
     assert premises_config.retriever.options["traces"] == [str(traced_data_dir(project))]
     premises = build_retriever(premises_config.retriever, COQ)
     assert isinstance(premises, NeighbourRetriever)
