@@ -189,6 +189,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def tuned_source(benchmark: str, theorems: list) -> str | None:
+    """The benchmark of ``TUNED_ON`` that ``benchmark`` is, or, for a listing of theorems, the
+    stdlib split of ``TUNED_ON`` that holds every one of them (a listing drawn from a split choices
+    were made on is tuning data too); None for evaluation data."""
+    from prover.benchmarks.registry import is_theorem_list, load_benchmark
+    from prover.run.evaluation import theorem_key
+
+    if benchmark in TUNED_ON or benchmark.rsplit(":", 1)[0] in TUNED_ON:
+        return benchmark
+    if not is_theorem_list(benchmark):
+        return None
+    keys = {theorem_key(t) for t in theorems}
+    return next((split for split in TUNED_ON if split.startswith("coq-stdlib:")
+                 and keys <= {theorem_key(t) for t in load_benchmark(split)}), None)
+
+
 def with_namesakes(theorems: list) -> list:
     """The theorems for which the default's namesake member finds an accessible namesake in the
     traced stdlib's corpus: a property of the generator, not of the theorems' proofs."""
@@ -266,9 +282,10 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
           f"{args.workers} workers; run directories: {run_dir}\n")
     print("Commits the run directories were started at (a resumed run keeps its first), and when they ran: "
           + ", ".join(f"{name} {commit}" for name, commit in commits.items()) + "\n")
-    tuned = benchmark in TUNED_ON or benchmark.rsplit(":", 1)[0] in TUNED_ON
+    tuned = tuned_source(benchmark, theorems)
+    among = "among them" if tuned == benchmark else f"drawn from {tuned}, among them" if tuned else None
     print(f"The default's choices were made on {', '.join(TUNED_ON)} only; `{benchmark}` is "
-          f"{'among them' if tuned else 'evaluation data: no choice was made on it'}.\n")
+          f"{among or 'evaluation data: no choice was made on it'}.\n")
     print(f"Leak check: CoqHammer runs on every theorem. It gives back {len(given_back)} of the {n} theorems to "
           f"CoqHammer (their module is among those its imports load: they are reopened under another module path, "
           f"and a proof whose term depends on the compiled copy of the theorem or of a later object of its file "

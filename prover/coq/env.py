@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -37,6 +38,9 @@ from .reopened import compiled_module, reopen
 from .session import CoqSession
 from .verify import LEAK_REFUSED, verify_proof
 from .worker import Worker
+
+#: a tactic that builds a fixpoint, whose guard Coq checks only when the proof is closed
+_FIXPOINT = re.compile(r"(?<![\w'.])(?:co)?fix(?![\w'])")
 
 if TYPE_CHECKING:
     from .project import CoqProject
@@ -254,8 +258,7 @@ class CoqEnvironment(Environment):
             session: CoqSession = hammer
         else:
             session = CoqSession(worker, context, self.tactic_timeout, self.max_restarts, self.tactic_limits)
-        if compiled_module(context) is not None:
-            session.finish_check = functools.partial(self._leak_refusal, theorem)
+        session.finish_check = functools.partial(self._finish_refusal, theorem, compiled_module(context) is not None)
         try:
             return session, worker, session.start()
         except BaseException as exc:
@@ -284,13 +287,27 @@ class CoqEnvironment(Environment):
         fields = CoqFields.of(theorem)
         return fields.prelude is None and load_project_ref(fields.project).kind != "project"
 
-    def _leak_refusal(self, theorem: Theorem, proof: Proof) -> str | None:
-        """The leak check's refusal of a proof found in ``theorem``'s reopened context, or None: the
-        final check itself (:meth:`verify`), whose other verdicts are left to it, so that the search
-        refuses a proof exactly when that check would. A proof that needs no addition is checked in
-        the theorem's own context first, where no compiled copy is loaded and nothing can leak."""
+    def _finish_refusal(self, theorem: Theorem, reopened: bool, proof: Proof) -> str | None:
+        """Why the search must not end with ``proof``, which it has just finished, or None. Two
+        kinds of proof are checked at once by the final check itself (:meth:`verify`), so that the
+        search refuses them exactly when that check would and goes on, where ending on them would
+        lose the rest of its time:
+
+        * one found in ``theorem``'s *reopened* context: refused by the leak check (its other
+          verdicts are left to the final check). A proof that needs no addition is checked in the
+          theorem's own context first, where no compiled copy is loaded and nothing can leak;
+        * one that builds a fixpoint (``fix``, ``cofix``): Coq checks a fixpoint's guard only when
+          the proof is closed, so ``fix f 1. assumption.`` (``f`` applied to the goal's own
+          argument) "finishes" every goal of the right shape. In the stdlib's val split, searches
+          ended on such proofs, rejected, with most of their time left.
+        """
+        fixpoint = any(_FIXPOINT.search(tactic) for tactic in proof_tactics(proof))
+        if not (reopened or fixpoint):
+            return None
         verdict = self.verify(theorem, proof)
-        return verdict.message if not verdict.ok and verdict.message.startswith(LEAK_REFUSED) else None
+        if verdict.ok or not (fixpoint or verdict.message.startswith(LEAK_REFUSED)):
+            return None
+        return verdict.message
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))

@@ -254,6 +254,24 @@ def test_side_by_side_systems_share_one_wall_clock_limit():
     assert chosen["hammer"].env.options == table["hammer"].env.options  # the flags set the default's only
 
 
+def test_a_listing_drawn_from_a_tuned_split_is_called_tuning_data(tmp_path):
+    """Fails if benchmarks/coq_vs_hammer.py calls a listing of val theorems evaluation data (a
+    results file would then say no choice was made on it), or a listing holding one test theorem
+    tuning data."""
+    import json
+
+    from benchmarks.coq_vs_hammer import tuned_source
+    from prover.benchmarks.registry import load_benchmark
+
+    val, test = load_benchmark("coq-stdlib:val", 3), load_benchmark("coq-stdlib:test", 1)
+    assert tuned_source("coq-stdlib:val", val) == "coq-stdlib:val" and tuned_source("coq-stdlib:test", test) is None
+    for name, theorems, expected in (("val.jsonl", val, "coq-stdlib:val"), ("mixed.jsonl", val + test, None)):
+        listing = tmp_path / name
+        listing.write_text("".join(json.dumps({"project": "coq-stdlib", "file": t.file_path, "name": t.full_name}) + "\n"
+                                   for t in theorems), encoding="utf-8")
+        assert tuned_source(str(listing), load_benchmark(str(listing))) == expected
+
+
 def test_coq_run_config_survives_its_json_round_trip():
     """A Coq run's recorded configuration equals what a resume recomputes: the environment's tuple
     default (``additions=()``) is recorded as JSON gives it back. Fails if ``with_defaults`` keeps

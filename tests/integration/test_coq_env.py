@@ -406,6 +406,27 @@ def test_found_proof_is_rechecked_by_coqc(env):
     assert "Qed" not in result.script and "lia." in result.script
 
 
+def test_a_fixpoint_the_kernel_rejects_is_refused_and_the_search_goes_on(env):
+    """``fix f 1. assumption.`` "finishes" any goal ``forall n : nat, P n`` (``f`` is the goal
+    itself), and Coq rejects the fixpoint only when the proof is closed. Fails if the session
+    takes that as a proof, or if a search ends on it (failed, its time left unused) instead of
+    going on to the proof by induction."""
+    theorem = adhoc_theorem("Lemma add_0 : forall n : nat, n + 0 = n.", ARITH)
+    with env.open(theorem) as (session, init):
+        refused = run(session, init, "fix f 1.", "assumption.")
+        assert isinstance(refused, TacticError) and refused.kind == ErrorKind.REFUSED, refused
+        assert "ill-formed" in refused.message
+        guarded = run(session, init, "fix f 1.", "intro n; destruct n as [|n].", "reflexivity.")
+        assert isinstance(guarded, TacticState)  # a guarded fixpoint is not refused
+        assert isinstance(session.run_tac(guarded, "simpl; f_equal; apply f."), ProofFinished)
+    outcomes = []
+    gen = FixedTacticGenerator([("fix f 1.", -0.1), ("assumption.", -0.1), ("induction n; simpl; auto.", -3.0)])
+    result = BestFirstSearchProver(gen, timeout=60, num_sampled_tactics=3).search(
+        env, theorem, on_event=lambda e: outcomes.append(e.outcome if isinstance(e, TacticRun) else None))
+    assert "refused" in outcomes and result.status == Status.PROVED, (outcomes, result.stop_reason)
+    assert "fix" not in result.script
+
+
 def test_axioms_and_admitted_lemmas_are_refused(env):
     cheat = adhoc_theorem("Lemma false_thing : 1 = 2.", ["Axiom cheat : False."])
     verdict = env.verify(cheat, linear_proof(["destruct cheat."]))
