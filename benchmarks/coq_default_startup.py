@@ -3,8 +3,9 @@
     python -m benchmarks.coq_default_startup [--repeats 2] [--write-results]
 
 A worker builds the kNN and proof-retrieval generators (:func:`prover.coq.default_generator.coq_default`)
-and the kNN premise retriever of ``sauto use:`` (:func:`prover.coq.default_generator.coq_premises`),
-all three over the same traced splits (``dojo-prover trace --env coq`` fills them). Each build runs
+and, where a run names it, the kNN premise retriever of ``sauto use:``
+(:func:`prover.coq.default_generator.coq_premises`; the default's preset names none), all three over
+the same traced splits (``dojo-prover trace --env coq`` fills them). Each build runs
 in a fresh Python process, so that its peak resident memory is its own: once as the worker does it,
 with one parse of each traced file shared by the three (:func:`retrieval.traced_file.load_traced`),
 and once as the baseline, with that parse forgotten before each reader, so that every reader parses
