@@ -20,7 +20,7 @@ import json
 import logging
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -113,6 +113,7 @@ class CoqEnvironment(Environment):
         if "hammer" in self.additions:
             put_hammer_on_path()
         self._logs: dict[tuple[str, str], RewriteLog] = {}
+        self._kept: dict[tuple[CoqContext, tuple[str, ...], str], Verification] = {}  # see _keep
         self._bare: set[tuple[str, str]] = set()  # theorems opened without additions (see _start)
         self.tactic_timeout = tactic_timeout
         self.memory_limit_mb = memory_limit_mb
@@ -251,6 +252,7 @@ class CoqEnvironment(Environment):
         that coqtop rejects with additions is opened again without them, with a warning."""
         context = self.context(theorem)
         worker = self._take(context)
+        self._kept = {}
         if "hammer" in self._offered(theorem):
             hammer = HammerSession(worker, context, self.tactic_timeout, self.max_restarts, self.hammer_timeout,
                                    self.tactic_limits)
@@ -304,7 +306,7 @@ class CoqEnvironment(Environment):
         fixpoint = any(_FIXPOINT.search(tactic) for tactic in proof_tactics(proof))
         if not (reopened or fixpoint):
             return None
-        verdict = self.verify(theorem, proof)
+        verdict = self._verify(theorem, proof, self._keep)
         if verdict.ok or not (fixpoint or verdict.message.startswith(LEAK_REFUSED)):
             return None
         return verdict.message
@@ -318,6 +320,11 @@ class CoqEnvironment(Environment):
         first with only the context additions its tactics need (:func:`prover.coq.additions.needed`:
         none for most proofs), so that the proof is checked and printed with what a user must add
         and no more, then, if that fails, with all of them."""
+        return self._verify(theorem, proof, self._handed)
+
+    def _verify(self, theorem: Theorem, proof: Proof,
+                check: Callable[[CoqContext, Proof], Verification]) -> Verification:
+        """:meth:`verify`, each check of ``proof`` in a context made by ``check``."""
         context = self.context(theorem)
         log = self._logs.get((context.key, context.statement), RewriteLog())
         try:
@@ -327,9 +334,28 @@ class CoqEnvironment(Environment):
         if context.additions:
             smaller = self._with(theorem, needed(self._offered(theorem), proof_tactics(proof), theorem))
             if smaller.additions != context.additions:
-                first = verify_proof(smaller, proof, self.verify_timeout, self.verify_sentence_timeout)
+                first = check(smaller, proof)
                 if first.ok:
                     return first
+        return check(context, proof)
+
+    def _keep(self, context: CoqContext, proof: Proof) -> Verification:
+        """Check ``proof`` inside the search (:meth:`_finish_refusal`) and keep the verdict for the
+        final check: the proof the search ends with is the one it reports, and checking it again
+        would run the same coqc and coqchk on the same input (for a reopened theorem, on every
+        proof found). Kept until that check takes it (:meth:`_handed`) or the next theorem opens."""
+        verdict = verify_proof(context, proof, self.verify_timeout, self.verify_sentence_timeout)
+        key = _check_key(context, proof)
+        if key is not None:
+            self._kept[key] = verdict
+        return verdict
+
+    def _handed(self, context: CoqContext, proof: Proof) -> Verification:
+        """The verdict :meth:`_keep` kept for exactly this check, taken once, or a new check."""
+        key = _check_key(context, proof)
+        kept = None if key is None else self._kept.pop(key, None)
+        if kept is not None:
+            return kept
         return verify_proof(context, proof, self.verify_timeout, self.verify_sentence_timeout)
 
     @property
@@ -368,6 +394,15 @@ class CoqEnvironment(Environment):
         self._idle.append(worker)
         while len(self._idle) > self.max_idle:
             self._idle.pop(0).close()
+
+
+def _check_key(context: CoqContext, proof: Proof) -> tuple[CoqContext, tuple[str, ...], str] | None:
+    """What a check's verdict depends on: the whole context, the proof's tactics and the script they
+    render to (None where the proof does not render: the check itself says why)."""
+    try:
+        return context, tuple(proof_tactics(proof)), render_proof(proof)
+    except ValueError:
+        return None
 
 
 def run_project(options: dict, theorems: Sequence[Theorem] = ()) -> CoqProject:

@@ -427,6 +427,28 @@ def test_a_fixpoint_the_kernel_rejects_is_refused_and_the_search_goes_on(env):
     assert "fix" not in result.script
 
 
+def test_a_proof_checked_inside_the_search_is_not_checked_again(env, monkeypatch):
+    """The fixpoint proof is checked when the search finishes it; the final check takes that verdict
+    instead of running coqc and coqchk again, once: a later check of the same proof runs them anew.
+    Fails if the proof is checked twice, or if a kept verdict is reused for a later call."""
+    import prover.coq.env as coq_env
+
+    checks = []
+    real = coq_env.verify_proof
+
+    def counted(context, proof, *args):
+        checks.append(context.name)
+        return real(context, proof, *args)
+
+    monkeypatch.setattr(coq_env, "verify_proof", counted)
+    theorem = adhoc_theorem("Lemma add_0_fix : forall n : nat, n + 0 = n.", ARITH)
+    steps = [("fix f 1.", -0.1), ("intro n; destruct n as [|n]; [reflexivity | simpl; f_equal; apply f].", -0.2)]
+    result = BestFirstSearchProver(FixedTacticGenerator(steps), timeout=60, num_sampled_tactics=2).search(env, theorem)
+    assert result.status == Status.PROVED and "fix f 1" in result.script, result.stop_reason
+    assert checks == ["add_0_fix"], checks
+    assert env.verify(theorem, result.proof).ok and checks == ["add_0_fix"] * 2, checks
+
+
 def test_axioms_and_admitted_lemmas_are_refused(env):
     cheat = adhoc_theorem("Lemma false_thing : 1 = 2.", ["Axiom cheat : False."])
     verdict = env.verify(cheat, linear_proof(["destruct cheat."]))
