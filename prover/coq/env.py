@@ -77,7 +77,9 @@ class CoqEnvironment(Environment):
     and a found proof's ``hammer`` steps are rewritten to the reconstruction tactics it printed
     (:mod:`prover.coq.hammer`). ``tactic_limits`` gives tactics by their first word a shorter
     limit than ``tactic_timeout`` (``{"firstorder": 2}``): the expensive ones, which otherwise
-    spend a failing search's time in timeouts.
+    spend a failing search's time in timeouts. ``hammer_strategies`` is how many ATP strategies a
+    ``hammer`` call runs at once (CoqHammer's ``GSMode``; None: CoqHammer's own, eight), each a
+    forked process that shares the machine's cores with the others.
     """
 
     name = "coq"
@@ -96,6 +98,7 @@ class CoqEnvironment(Environment):
         additions: tuple[str, ...] | list[str] | str = (),
         hammer_timeout: float = RUN.hammer,
         tactic_limits: Mapping[str, float] | None = None,
+        hammer_strategies: int | None = None,
         index=None,
         project: str = "coq-stdlib",
         project_flags: list[str] | None = None,
@@ -104,6 +107,10 @@ class CoqEnvironment(Environment):
             raise ValueError(f"tactic_timeout must be positive, got {tactic_timeout!r}")
         if hammer_timeout <= 0:
             raise ValueError(f"hammer_timeout must be positive, got {hammer_timeout!r}")
+        if hammer_strategies is not None and (isinstance(hammer_strategies, bool) or not isinstance(hammer_strategies, int)
+                                              or hammer_strategies < 1):
+            raise ValueError(f"hammer_strategies must be a positive whole number, got {hammer_strategies!r}")
+        self.hammer_strategies = hammer_strategies
         self.tactic_limits = dict(tactic_limits or {})
         bad = {k: v for k, v in self.tactic_limits.items() if not isinstance(v, (int, float)) or v <= 0}
         if bad:
@@ -255,7 +262,7 @@ class CoqEnvironment(Environment):
         self._kept = {}
         if "hammer" in self._offered(theorem):
             hammer = HammerSession(worker, context, self.tactic_timeout, self.max_restarts, self.hammer_timeout,
-                                   self.tactic_limits)
+                                   self.tactic_limits, self.hammer_strategies)
             self._logs = {(context.key, context.statement): hammer.log}  # verify follows the search
             session: CoqSession = hammer
         else:

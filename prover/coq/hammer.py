@@ -126,9 +126,11 @@ class HammerSession(CoqSession):
     runs_atp = True
 
     def __init__(self, worker: Worker, context, tactic_timeout: float, max_restarts: int,
-                 hammer_timeout: float, tactic_limits: Mapping[str, float] | None = None) -> None:
+                 hammer_timeout: float, tactic_limits: Mapping[str, float] | None = None,
+                 strategies: int | None = None) -> None:
         super().__init__(worker, context, tactic_timeout, max_restarts, tactic_limits)
         self.hammer_timeout = hammer_timeout
+        self.strategies = strategies  # CoqHammer's GSMode (None: its own)
         self.log = RewriteLog()
         self._hammered: set[str] = set()  # keys of the states hammer was tried on
         self._replacement: str | None = None
@@ -181,10 +183,14 @@ class HammerSession(CoqSession):
         belongs to the proof state (Coq's ``Set`` is global to the state, not to one tactic): the
         states below a step keep the value it set, so a limit set once for a longer call would
         stay in force for every later call below it, and one set only in the context would be
-        overridden there. Setting it on every call makes each call run under exactly its limit."""
+        overridden there. Setting it on every call makes each call run under exactly its limit. The
+        number of ATP strategies run at once (:attr:`strategies`), where given, is set the same way."""
         out = super()._sentences(step, limit)
         if step.tactic is not None and calls_atp(step.tactic):
-            out.insert(len(step.focusing), f"Set Hammer ATPLimit {atp_limit(limit)}.")
+            options = [f"Set Hammer ATPLimit {atp_limit(limit)}."]
+            if self.strategies is not None:
+                options.append(f"Set Hammer GSMode {self.strategies}.")
+            out[len(step.focusing):len(step.focusing)] = options
         return out
 
     def _recorded(self, step: CheckedTactic, replies: list[Reply]) -> CheckedTactic | TacticError:

@@ -127,10 +127,10 @@ def test_hammer_run_within_a_longer_limit_proves_once_and_is_rewritten():
 TRUES = adhoc_theorem("Lemma trues : True /\\ True /\\ True.", [])
 
 
-def atp_limit_in_force(session) -> int:
-    """CoqHammer's ``ATPLimit`` in the proof state coqtop is at now (the last state a step reached)."""
-    reply = session.coqtop.send("Test Hammer ATPLimit.", 30)
-    match = re.search(r"Current value of Hammer ATPLimit is (\d+)", reply.output)
+def option_in_force(session, option: str) -> int:
+    """CoqHammer's ``option`` in the proof state coqtop is at now (the last state a step reached)."""
+    reply = session.coqtop.send(f"Test Hammer {option}.", 30)
+    match = re.search(rf"Current value of Hammer {option} is (\d+)", reply.output)
     assert reply.ok and match, reply
     return int(match.group(1))
 
@@ -147,13 +147,26 @@ def test_every_hammer_call_runs_under_its_own_atp_limit():
             assert split.num_goals == 3, split
             longer = session.run_tac_within(split, "hammer.", 30)
             assert longer.num_goals == 2, longer
-            assert atp_limit_in_force(session) == 15
+            assert option_in_force(session, "ATPLimit") == 15
             plain = session.run_tac(longer, "hammer.")
             assert plain.num_goals == 1, plain
-            assert atp_limit_in_force(session) == 2
+            assert option_in_force(session, "ATPLimit") == 2
             last = session.run_tac_within(plain, "hammer.", 12)
             assert isinstance(last, ProofFinished), last
-            assert atp_limit_in_force(session) == 6
+            assert option_in_force(session, "ATPLimit") == 6
+    assert atp_processes() == []
+
+
+@pytest.mark.parametrize("strategies", [None, 2])
+def test_a_hammer_call_runs_as_many_atp_strategies_as_asked(strategies):
+    """``hammer_strategies`` reaches CoqHammer as its ``GSMode`` on every call; without it,
+    CoqHammer's own eight. Fails if the option is not set, or set where nobody asked."""
+    with CoqEnvironment(tactic_timeout=5, additions=("hammer",), hammer_timeout=4,
+                        hammer_strategies=strategies) as env:
+        with env.open(TRUES) as (session, state):
+            split = session.run_tac(state, "split; [|split].")
+            assert session.run_tac(split, "hammer.").num_goals == 2
+            assert option_in_force(session, "GSMode") == (8 if strategies is None else strategies)
     assert atp_processes() == []
 
 

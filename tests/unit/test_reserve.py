@@ -231,6 +231,14 @@ def test_a_bad_per_tactic_limit_is_refused_naming_it(limits):
         CoqEnvironment(tactic_limits=limits)
 
 
+@pytest.mark.parametrize("strategies", [0, -2, 2.5, "4", True])
+def test_a_bad_number_of_hammer_strategies_is_refused_naming_it(strategies):
+    from prover.coq.env import CoqEnvironment
+
+    with pytest.raises(ValueError, match="hammer_strategies"):
+        CoqEnvironment(hammer_strategies=strategies)
+
+
 def test_the_default_preset_gives_hammer_its_turns_and_the_expensive_tactics_their_limits():
     """The preset's reserve is hammer's, with the limit the environment gives hammer, and its
     expensive tactics' limits reach the environment."""
