@@ -30,6 +30,12 @@ ADDITIONS = ("hammer", "psatz", "ring", "field")
 #: (docs/coq.md, "Time limits")
 TACTIC_LIMITS = {"firstorder": 2.0, "sauto": 2.0, "hauto": 2.0, "qauto": 2.0}
 
+#: how many ATP strategies the default's ``hammer`` calls run at once (CoqHammer's ``GSMode``, whose own
+#: eight are forked together): on two cores with two workers, eight strategies share a core and
+#: overran a 20-s call in 27 of 60 val theorems; two proved 18 of 60 against eight's 15, none fewer
+#: (docs/coq.md, "How many ATP strategies"). ``hammer`` alone, the comparison, keeps CoqHammer's own
+HAMMER_STRATEGIES = 2
+
 #: the benchmarks the default's choices (its tactics, their priors, its tiers, its width) were made
 #: on: the stdlib's train and val splits and AAC_tactics; every other library and the stdlib's test
 #: split are evaluation data, which ``benchmarks/coq_vs_hammer.py`` says beside its figures
@@ -63,7 +69,8 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     clock between tactics, so a longer hammer call would overrun the theorem's limit. The search
     runs it on the root by a deadline and once more with the time left at the end
     (:data:`prover.defaults.HAMMER_BY`, :data:`prover.defaults.HAMMER_FINAL`), and the expensive
-    tactics get :data:`TACTIC_LIMITS` (``tactic_timeout`` at most). The final
+    tactics get :data:`TACTIC_LIMITS` (``tactic_timeout`` at most); ``hammer`` runs
+    :data:`HAMMER_STRATEGIES` ATP strategies at once. The final
     check gets :attr:`prover.defaults.Limits.verify` (the theorem's ``timeout``, at least a
     minute), not more. ``project`` (:func:`prover.coq.project.load_project`'s spec) is where
     theorems are looked up by name, and whose corpus and traces the prover learns from; default
@@ -80,7 +87,7 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     if max_expansions is not None:
         search["max_expansions"] = max_expansions
     env = {"tactic_timeout": tactic_timeout, "additions": list(ADDITIONS), "hammer_timeout": limits.hammer,
-           "tactic_limits": dict(TACTIC_LIMITS), "verify_timeout": limits.verify}
+           "tactic_limits": dict(TACTIC_LIMITS), "verify_timeout": limits.verify, "hammer_strategies": HAMMER_STRATEGIES}
     if project is not None:
         env["project"] = project
     return ProverConfig(

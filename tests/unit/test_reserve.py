@@ -241,8 +241,8 @@ def test_a_bad_number_of_hammer_strategies_is_refused_naming_it(strategies):
 
 def test_the_default_preset_gives_hammer_its_turns_and_the_expensive_tactics_their_limits():
     """The preset's reserve is hammer's, with the limit the environment gives hammer, and its
-    expensive tactics' limits reach the environment."""
-    from prover.coq.presets import TACTIC_LIMITS, default_config
+    expensive tactics' limits and hammer's number of ATP strategies reach the environment."""
+    from prover.coq.presets import HAMMER_STRATEGIES, TACTIC_LIMITS, default_config
     from prover.defaults import HAMMER_BY, HAMMER_FINAL
 
     config = default_config(timeout=30)
@@ -250,6 +250,7 @@ def test_the_default_preset_gives_hammer_its_turns_and_the_expensive_tactics_the
                                                 "final": HAMMER_FINAL}
     assert config.env.options["hammer_timeout"] == 10.0
     assert config.env.options["tactic_limits"] == TACTIC_LIMITS
+    assert config.env.options["hammer_strategies"] == HAMMER_STRATEGIES
 
 
 def test_the_default_preset_runs_under_mcts_without_the_reserve():
