@@ -71,7 +71,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -
                         help="search option (repeatable); value=learned:PATH takes the search's value from a "
                              "policy-value checkpoint (a train-policy run's hf/)")
     parser.add_argument("--generator", help="generator registry name (default with --env coq: the default Coq "
-                                             "prover, coq_default with its context additions and kNN premises)")
+                                             "prover: coq_default, its context additions and its search)")
     parser.add_argument("--generator-opt", action="append", metavar="KEY=VALUE", help="generator option")
     add_limit_flags(parser, RUN, "timeout", "max_expansions")
     parser.add_argument("--max-env-calls", type=int, help="environment calls per search")
