@@ -331,7 +331,9 @@ class CoqEnvironment(Environment):
 
     def _verify(self, theorem: Theorem, proof: Proof,
                 check: Callable[[CoqContext, Proof], Verification]) -> Verification:
-        """:meth:`verify`, each check of ``proof`` in a context made by ``check``."""
+        """:meth:`verify`, with each check of the rewritten ``proof`` in one of its two contexts made by
+        ``check``: a new one whose verdict is kept (:meth:`_keep`) or one that takes a kept verdict
+        (:meth:`_handed`)."""
         context = self.context(theorem)
         log = self._logs.get((context.key, context.statement), RewriteLog())
         try:
