@@ -298,7 +298,8 @@ class CoqEnvironment(Environment):
 
     def _finish_refusal(self, theorem: Theorem, reopened: bool, proof: Proof) -> str | None:
         """Why the search must not end with ``proof``, which it has just finished, or None. Two
-        kinds of proof are checked at once by the final check itself (:meth:`verify`), so that the
+        kinds of proof are checked at once by the final check itself (:meth:`verify`'s checks, whose
+        verdicts the final check then takes instead of checking again: :meth:`_keep`), so that the
         search refuses them exactly when that check would and goes on, where ending on them would
         lose the rest of its time:
 
