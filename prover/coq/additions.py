@@ -214,12 +214,12 @@ def needed(names: Iterable[str], tactics: Iterable[str], theorem: Theorem) -> tu
 
 
 def with_additions(context: CoqContext, sentences: tuple[str, ...]) -> CoqContext:
-    """``context`` with ``sentences`` right before the statement, for coqtop and for coqc alike."""
+    """``context`` with ``sentences`` right before the statement: in coqtop's prefix, and in the
+    text coqc checks, where :mod:`prover.coq.verify` writes them after pinning what the statement
+    means without them (``source_prefix`` stays the file's own text)."""
     if not sentences:
         return context
-    return replace(context, prefix=context.prefix + sentences,
-                   source_prefix=context.source_prefix.rstrip() + "\n" + "\n".join(sentences) + "\n",
-                   additions=context.additions + sentences)
+    return replace(context, prefix=context.prefix + sentences, additions=context.additions + sentences)
 
 
 def annotate(context: CoqContext, script: str) -> str:

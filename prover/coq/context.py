@@ -104,8 +104,9 @@ class CoqContext:
     # functor arguments and declared modules of the open modules: Print Assumptions lists their
     # fields (``X.lt``) as axioms, though they are parameters of the library's own functors
     module_parameters: tuple[str, ...] = ()
-    # sentences added right before the statement (CoqHammer, Lia: :mod:`prover.coq.additions`);
-    # already in ``prefix`` and ``source_prefix``, listed here so that the printed proof names them
+    # sentences added right before the statement (CoqHammer, Lia: :mod:`prover.coq.additions`):
+    # already in ``prefix``; :mod:`prover.coq.verify` writes them after ``source_prefix``, and the
+    # printed proof names them
     additions: tuple[str, ...] = ()
     # the project's -Q/-R/-I flags (for coqtop, coqc and coqchk) and its -arg options (coqtop and
     # coqc only): given when the processes start, since coqtop cannot take load paths later
@@ -139,6 +140,46 @@ def rename_statement(statement: str, name: str) -> str:
     if m.group("goal"):
         return f"{text[:m.start('goal')]}Lemma {name} :{text[m.end('goal'):]}"
     return f"{text[:m.start('name')]}{name}{text[m.end('name'):]}"
+
+
+def statement_type(statement: str) -> str:
+    """The type ``statement`` declares, as one term: ``forall BINDERS, TYPE`` for ``Lemma l
+    BINDERS : TYPE.`` (``TYPE`` when it has no binders, or is a ``Goal``). Read from the text:
+    the binders end at the first ``:`` outside brackets and strings. :mod:`prover.coq.verify`
+    elaborates it in the theorem's own context to pin what the statement means there; a
+    statement this misreads gives a term that does not check, so the pin fails closed."""
+    text = strip_comments(statement).strip()
+    m = _statement(text)
+    rest = text[m.end():].strip()
+    if not rest.endswith("."):
+        raise ValueError(f"a statement ends with '.': {statement[:200]!r}")
+    rest = rest[:-1]
+    if m.group("goal"):
+        return rest.strip()
+    colon = _top_level_colon(rest)
+    if colon is None:
+        raise ValueError(f"no ':' before the type of the statement: {statement[:200]!r}")
+    binders, body = rest[:colon].strip(), rest[colon + 1:].strip()
+    return f"forall {binders}, {body}" if binders else body
+
+
+def _top_level_colon(text: str) -> int | None:
+    """The index of the first ``:`` of ``text`` outside (), {}, [] and strings, not part of ``:=``."""
+    depth, i = 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            end = _STRINGS.match(text, i)
+            i = end.end() if end is not None else len(text)
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ":" and depth == 0 and text[i + 1:i + 2] != "=":
+            return i
+        i += 1
+    return None
 
 
 def _statement(statement: str) -> re.Match:

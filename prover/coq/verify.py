@@ -44,7 +44,18 @@ A proof counts only when all of this holds:
    theorem's sections are closed, a second small file locates the compiled objects they share,
    and a graph or a location missing or unreadable fails the check.
 
-Each sentence from the statement to ``Qed`` runs under ``Set Default Timeout`` (the search's
+5. The statement means what it means in the theorem's own context. Context additions
+   (:mod:`prover.coq.additions`) stand right before the statement, and what they import can
+   shadow a name it uses (after ``Require Import ArithRing``, a file's own ``IDphi`` is
+   ``Ring_theory.IDphi``) and so change what it says. So the file first elaborates the
+   statement's type without them, ``Definition dojo_<nonce>_meaning := forall _ : True, T``
+   (:func:`prover.coq.context.statement_type`; the dummy binder makes ``T`` a type, as in a
+   ``Lemma``, so that a coercion to a sort applies the same way), and after the ``Qed``
+   ``Definition dojo_<nonce>_pinned : dojo_<nonce>_meaning := fun _ => @dojo_<nonce>``: the kernel
+   accepts it only when the proved type is convertible to the one the theorem's own context
+   gives, i.e. when the proof proves the original statement.
+
+Each sentence from the statement to the pin runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
 the check run longer than the search that found it allowed.
 
@@ -68,7 +79,7 @@ from search_tree.protocol import Proof, Verification, proof_tactics
 
 from .additions import annotate
 from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
-from .context import CoqContext, rename_statement
+from .context import CoqContext, rename_statement, statement_type
 from .dependencies import DependencyError, candidates, graph_sentences, locate_source, untwinned
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
@@ -90,10 +101,11 @@ class CheckFailed(Exception):
 def verification_source(context: CoqContext, script: str, name: str, report: str,
                         sentence_timeout: int | None = None, graphs: Path | None = None) -> str:
     """The ``.v`` text that :func:`verify_proof` compiles, the theorem named ``name``, its
-    assumptions redirected to ``report``, each sentence from the statement to ``Qed`` limited to
-    ``sentence_timeout`` seconds (see the module docstring). For a reopened context, ``graphs``
-    is where the dependency graphs of the leak check are written, once the sections around the
-    theorem are closed (:mod:`prover.coq.dependencies`)."""
+    assumptions redirected to ``report``, each sentence from the statement to the meaning's pin
+    limited to ``sentence_timeout`` seconds (see the module docstring; :class:`CheckFailed` if the
+    statement's meaning cannot be pinned). For a reopened context, ``graphs`` is where the
+    dependency graphs of the leak check are written, once the sections around the theorem are
+    closed (:mod:`prover.coq.dependencies`)."""
     body = "\n".join("  " + line for line in script.splitlines())
     limit, unlimit = (f"Set Default Timeout {sentence_timeout}.\n", "Unset Default Timeout.\n") \
         if sentence_timeout else ("", "")
@@ -104,8 +116,16 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
             raise ValueError(f"{context.module}: a reopened context is checked with its dependency graphs")
         sections = open_sections(context)
         closing[sections:sections] = graph_sentences(name, compiled, graphs, name)
-    return (f"{context.source_prefix.rstrip()}\n{limit}{rename_statement(context.statement, name)}\nProof.\n{body}\n"
-            f"Qed.\n{unlimit}Set Printing Width 1000000.\n"
+    meaning, pinned = "", ""
+    if context.additions:
+        try:
+            meaning = f"Definition {name}_meaning := forall _ : True, {statement_type(context.statement)}.\n"
+        except ValueError as exc:
+            raise CheckFailed(f"what the statement means cannot be pinned: {exc}") from None
+        pinned = f"Definition {name}_pinned : {name}_meaning := fun _ => @{name}.\n"
+    additions = "".join(s + "\n" for s in context.additions)
+    return (f"{context.source_prefix.rstrip()}\n{meaning}{additions}{limit}{rename_statement(context.statement, name)}"
+            f"\nProof.\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n"
             + "".join(line + "\n" for line in closing))
 

@@ -169,6 +169,42 @@ def test_unused_prelude_axiom_still_counts(env):
     assumes(check(env, "Lemma t : True.", ["Axiom unused : False."], ["exact I."]), "DojoScratch.unused")
 
 
+# -- context additions: what they import must not change what the statement says ---------------------
+
+@pytest.fixture(scope="module")
+def env_with_ring():
+    with CoqEnvironment(tactic_timeout=2, memory_limit_mb=2048, additions=["ring", "psatz"]) as env:
+        yield env
+
+
+SHADOWED = "Definition IDphi (x : nat) : nat := 0."  # Ring_theory, which ArithRing imports, has IDphi x := x
+
+
+@pytest.mark.parametrize("statement", ["Lemma l : IDphi 5 = 5.", "Goal IDphi 5 = 5.", "Lemma l (n : nat) : IDphi n = n.",
+                                       "Theorem l : forall n : nat, IDphi n = n."])
+def test_an_addition_that_shadows_a_name_of_the_statement_cannot_prove_another_statement(env_with_ring, statement):
+    """Fails if the final check lets the additions before the statement decide what it means (the
+    pin of prover.coq.verify, 5.): with Ring_theory's IDphi, each of these false statements is
+    proved by reflexivity."""
+    verdict = check(env_with_ring, statement, [SHADOWED], ["intros; reflexivity."])
+    assert not verdict.ok, verdict
+    assert "expected to have type" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("statement, tactics", [
+    ("Lemma l (n : nat) : n * 1 = n + 0.", ["ring."]),
+    ("Goal forall n m : nat, n + m = m + n.", ["intros; ring."]),
+    ("Lemma l {A : Type} (x : A) (n : nat) : x = x /\\ n <= n + 1.", ["split; [reflexivity | lia]."]),
+])
+def test_honest_proofs_with_additions_still_verify_under_the_pin(env_with_ring, statement, tactics):
+    """Fails if the pin refuses a proof whose additions leave the statement's meaning alone (binders,
+    implicit ones, Goal; the prelude's IDphi is there but unused), or if those proofs stop being
+    checked with their additions."""
+    verdict = check(env_with_ring, statement, [SHADOWED], tactics)
+    assert verdict.ok, verdict.message
+    assert "Require Import" in verdict.script, verdict.script
+
+
 # -- kernel flags: the allow-list refuses them; coqchk catches them anyway --------------------------
 
 @pytest.mark.parametrize("sentence, reason", [

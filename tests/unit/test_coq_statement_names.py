@@ -8,3 +8,27 @@ def test_rename_statement():
     assert rename_statement("Goal forall x : nat, x = x.", "n") == "Lemma n : forall x : nat, x = x."
     assert rename_statement("Lemma x (x : nat) : x = x.", "n") == "Lemma n (x : nat) : x = x."
     assert theorem_name("Goal False.") == "Unnamed_thm"
+
+
+def test_statement_type_is_the_type_the_statement_declares():
+    """Fails if the binders are not turned into a product, if a ':' inside brackets, a string or a
+    comment ends them, or if a Goal's type is changed."""
+    from prover.coq.context import statement_type
+
+    assert statement_type("Lemma a (b1 b2:bool) :\n b1 = b2 -> b2 = b1.") == "forall (b1 b2:bool), b1 = b2 -> b2 = b1"
+    assert statement_type("Lemma l : forall x : nat, x = x.") == "forall x : nat, x = x"
+    assert statement_type("Goal 1 = 1.") == "1 = 1"
+    assert statement_type('Theorem t {A} (s : {n : nat | n > 0}) (* c : *) : "a:b" = "a:b".') == \
+        'forall {A} (s : {n : nat | n > 0}), "a:b" = "a:b"'
+    assert statement_type("#[local] Polymorphic Lemma p x : x = x.") == "forall x, x = x"
+
+
+def test_statement_type_refuses_what_it_cannot_read():
+    """Fails if a statement without a type is read as one (the final check must then fail closed)."""
+    import pytest
+
+    from prover.coq.context import statement_type
+
+    for bad in ("Lemma bad.", "Lemma bad x y", "Check 1."):
+        with pytest.raises(ValueError):
+            statement_type(bad)
