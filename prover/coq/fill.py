@@ -12,8 +12,9 @@ Three guards stand between a search and a user's files:
   compute with the proof); context additions the proof needs (``Require Import Lia.``) go right
   before the statement. Then the file and every file that requires it are recompiled, and what each
   of them declares is compared with what it declared before (:mod:`prover.coq.signatures`): an edit
-  after which a file that compiled no longer does, or any constant's type differs (a lemma in a
-  section gaining or losing a hypothesis), is rolled back with the reason.
+  after which a file that compiled no longer does, any constant's type differs (a lemma in a
+  section gaining or losing a hypothesis), or a transparent constant's value does (an addition
+  that shadows a name a later definition uses), is rolled back with the reason.
 * Only with ``write`` do the changed files replace the originals (:func:`write_back`), after a
   backup, as new files (never written through a symlink or into an inode a hard link shares), and
   the project is rebuilt in place, restored from the backup if it no longer compiles.

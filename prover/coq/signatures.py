@@ -16,6 +16,14 @@ the names of nested modules, which are printed in turn, one level per coqc run. 
 constants no index names (Program obligations, schemes, record projections) and, unlike
 ``coqchk``, compares types rather than checking them. The insides of functors and module types
 cannot be printed this way; their signatures are part of the enclosing module's listing.
+
+Types are not all an edit can change. A proof's context additions (``Require Import ArithRing.``)
+go right before its lemma and stay in force for the rest of the file, where what they import can
+shadow a name a later definition uses: after ``ArithRing``, ``Definition v := IDphi 5.`` takes
+``Ring_theory.IDphi``, so ``v`` has the same type and another value, and a later lemma about ``v``
+another meaning. So the value of every transparent constant (``Definition``, the only kind whose
+value the rest of the world can compute with) is printed too, with ``Print``, and compared the
+same way; opaque ones (``Parameter``: ``Qed`` proofs, admitted lemmas) may change value freely.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from .sandbox import sandbox_dir, sandbox_env
 TIMEOUT = 600.0  # seconds for one coqc run that loads and prints the modules
 _ITEM = re.compile(r" (?=(?:Parameter|Definition|Inductive|CoInductive|Variant|Module) )")
 _CHECK_FILE = "dojo_signatures"
+#: how :func:`signatures` keys the printed value of a transparent constant (no module name has a space)
+VALUE = "value of "
 
 
 class SignatureError(RuntimeError):
@@ -38,23 +48,31 @@ class SignatureError(RuntimeError):
 
 def signatures(project: CoqProject, files: list[str]) -> dict[str, str]:
     """``{module: what Coq prints for it}`` for the modules of ``files`` (compiled, relative to the
-    root) and every module nested in them; raises :class:`SignatureError` if coqc fails."""
+    root) and every module nested in them, and ``{VALUE + constant: what Coq prints for it}`` for
+    each of their transparent constants; raises :class:`SignatureError` if coqc fails."""
     out: dict[str, str] = {}
     todo = [project.module(f) for f in files]
     while todo:
-        printed = _print_modules(project, todo)
+        printed = _print(project, todo, [f"Print Module {m}." for m in todo])
         out.update(printed)
         todo = [f"{module}.{name}" for module, text in printed.items() for name in _nested(module, text)]
+    constants = [f"{module}.{name}" for module, text in list(out.items())
+                 for name, decl in _items(text).items() if decl.startswith("Definition ")]
+    values = _print(project, constants, [f"Print {c}." for c in constants])
+    out.update({f"{VALUE}{c}": text for c, text in values.items()})
     return out
 
 
 def difference(before: dict[str, str], after: dict[str, str]) -> str | None:
     """None when ``after`` prints every module as ``before`` does, else one line naming the first
-    declaration that differs (the type of a constant, before and after)."""
+    declaration that differs (the type of a constant, or the value of a transparent one, before
+    and after)."""
     for module, old in before.items():
         new = after.get(module)
         if new == old:
             continue
+        if module.startswith(VALUE):
+            return f"it changes the value of {module[len(VALUE):]} (before: {_short(old)}; after: {_short(new or '')})"
         if new is None:
             return f"it removes the module {module}"
         old_items, new_items = _items(old), _items(new)
@@ -73,13 +91,17 @@ def difference(before: dict[str, str], after: dict[str, str]) -> str | None:
     return None
 
 
-def _print_modules(project: CoqProject, modules: list[str]) -> dict[str, str]:
-    """One coqc run in a sandbox: ``Print Module`` of each of ``modules``, each to its own file."""
+def _print(project: CoqProject, names: list[str], commands: list[str]) -> dict[str, str]:
+    """One coqc run in a sandbox that ``Require``\\ s the files declaring ``names`` (modules or
+    constants), nothing imported, and runs ``commands``, each redirected to its own file:
+    ``{name: its command's output}`` (whitespace made single spaces), in the order of ``names``."""
+    if not names:
+        return {}
     files = {project.module(f) for f in project.source_files()}
-    owners = {max((t for t in files if m == t or m.startswith(t + ".")), key=len) for m in modules}
+    owners = {max((t for t in files if m == t or m.startswith(t + ".")), key=len) for m in names}
     lines = [f"Require {m}." for m in sorted(owners)]
     lines += ["Set Printing All.", "Set Printing Width 1000000."]
-    lines += [f'Redirect "module{k}" Print Module {m}.' for k, m in enumerate(modules)]
+    lines += [f'Redirect "printed{k}" {command}' for k, command in enumerate(commands)]
     with sandbox_dir("signatures") as box:
         (box / f"{_CHECK_FILE}.v").write_text("\n".join(lines) + "\n")
         try:
@@ -90,7 +112,7 @@ def _print_modules(project: CoqProject, modules: list[str]) -> dict[str, str]:
         if done.returncode != 0:
             raise SignatureError("coqc could not print the modules' types: "
                                  + " ".join((done.stderr + done.stdout).split())[:500])
-        return {m: " ".join(Path(box / f"module{k}.out").read_text().split()) for k, m in enumerate(modules)}
+        return {m: " ".join(Path(box / f"printed{k}.out").read_text().split()) for k, m in enumerate(names)}
 
 
 def _items(text: str) -> dict[str, str]:

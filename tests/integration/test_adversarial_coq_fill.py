@@ -260,6 +260,30 @@ def test_definitions_instances_and_program_obligations_are_left_alone(tmp_path):
                                                                    "Lemma tr : True.\nProof.\n  exact I.\nQed.")
 
 
+SHADOWING = {
+    # Ring_theory, which the ring addition imports, declares IDphi x := x: after it, v would be 5
+    "theories/R.v": "Definition IDphi (x : nat) : nat := 0.\nLemma mul_comm' : forall a b : nat, a * b = b * a.\n"
+                    "Admitted.\nDefinition v : nat := IDphi 5.\n",
+    "theories/Q.v": "Lemma add_comm' : forall a b : nat, a + b = b + a.\nAdmitted.\nDefinition w : nat := 5.\n",
+}
+
+
+def test_an_addition_that_changes_the_value_of_a_later_definition_is_rolled_back(tmp_path, capsys):
+    """Fails if the edit's ``Require Import ArithRing.`` is written where it makes the later ``v``
+    (same type, nat) compute to 5 instead of 0, which the types alone do not show; fails too if an
+    edit whose addition changes no value is not written with it."""
+    root = make_project(tmp_path / "proj", SHADOWING)
+    assert fill(root, tmp_path / "run", ["intros a b; ring."], "--env-opt", "additions=ring", "--write") == 0
+    out = capsys.readouterr().out
+    theories = root / "theories"
+    assert (theories / "R.v").read_text() == SHADOWING["theories/R.v"]
+    assert re.search(r"\| mul_comm' \| theories/R\.v \| no \| [\d.]+ \| rolled back: it changes the value of P\.R\.v "
+                     r"\(before: R\.v = R\.IDphi .*; after: R\.v = @Ring_theory\.IDphi nat ", out), out
+    assert (theories / "Q.v").read_text() == SHADOWING["theories/Q.v"].replace(
+        "Lemma add_comm'", "Require Import ArithRing.\nLemma add_comm'").replace(
+        "Admitted.", "Proof.\n  intros a b; ring.\nQed.")
+
+
 UNIVERSES = {
     "theories/A.v": "Definition U1 := Type.\nDefinition U2 := Type.\nLemma lem : True.\nAdmitted.\n",
     "theories/B.v": "Require Import P.A.\nDefinition up : U2 := U1.\n",
