@@ -4,8 +4,10 @@ Each command module defines ``configure(parser)`` and ``run(args) -> int`` and k
 (torch, ray, faiss) inside ``run``, so building the parser stays fast.
 
 Bad input is caught here, once: a :class:`search_tree.errors.UserError` (every error of the library
-that reports bad input or an unknown name derives from it) or a missing file is printed as one line
-``dojo-prover CMD: error: ...`` and the exit status is 2 (argparse's own status for bad arguments).
+that reports bad input or an unknown name derives from it) or an error of the file system about a
+named path (missing, a directory where a file is expected, not writable: an ``OSError`` that carries
+the path) is printed as one line ``dojo-prover CMD: error: ...`` and the exit status is 2
+(argparse's own status for bad arguments).
 Anything else is a bug and keeps its traceback. Warnings (a torn last line of a run's results, a
 corrupt line ``report`` skips) are shown one line each, likewise, above any progress bar. Both quote
 untrusted input, so their control characters are shown as escapes (:func:`prover.views.safe_text.printable`).
@@ -60,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def is_bad_input(exc: BaseException) -> bool:
     """Whether ``exc`` reports bad input rather than a bug (see the module doc)."""
-    return isinstance(exc, (UserError, FileNotFoundError))  # the latter names the missing path
+    return isinstance(exc, UserError) or (isinstance(exc, OSError) and exc.filename is not None)
 
 
 def main(argv: list[str] | None = None) -> int:

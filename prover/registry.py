@@ -258,6 +258,29 @@ def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, A
     return out
 
 
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _check_scalars(factory: Callable[..., Any], options: dict[str, Any], part: str) -> None:
+    """A :class:`RegistryError` naming the first of ``options`` whose parameter of ``factory`` is
+    annotated with scalar types only (``float``, ``int | None``, ``str``) and whose value is of
+    none of them (an ``int`` passes for a ``float``, a ``bool`` for neither), so that a mistyped
+    ``--env-opt latency=abc`` is refused before a run starts rather than failing every search."""
+    try:
+        hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
+    except (NameError, TypeError):
+        return
+    for name, value in options.items():
+        hint = hints.get(name)
+        allowed = typing.get_args(hint) or (hint,)
+        if hint is None or not all(t in _SCALARS for t in allowed):
+            continue
+        ok = any(type(value) is t or (t is float and type(value) is int) for t in allowed)
+        if not ok:
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
+            raise RegistryError(f"{part} option {name}={json.dumps(value)[:60]}: takes {names}")
+
+
 def options_for_search(name: str, options: dict[str, Any]) -> dict[str, Any]:
     """The ``options`` of one search's spec that search ``name`` takes: a preset made for
     best-first search (its ``reserve``) run under MCTS keeps what both share (the budgets, the
@@ -418,8 +441,10 @@ def with_defaults(config: ProverConfig, theorems: Sequence[Theorem] = ()) -> Pro
 
 
 def check_names(config: ProverConfig) -> None:
-    """Fail before any work starts if a component name is unknown (without building anything)."""
-    ENVIRONMENTS.load(config.env.name)
+    """Fail before any work starts if a component name is unknown, or an environment or search
+    option has a type its parameter does not take (without building anything)."""
+    _check_scalars(ENVIRONMENTS.load(config.env.name), config.env.options, "environment")
+    _check_scalars(SEARCHES.load(config.prover.name), config.prover.options, "search")
     if isinstance(config.retriever, ComponentSpec):
         _check_retriever(config.retriever.name)
     if isinstance(config.generator, ComponentSpec) and GENERATORS[config.generator.name] == config.generator.name:

@@ -114,6 +114,15 @@ class Corpus:
     def from_jsonl(cls, path: str | Path, language: Language | None = None) -> "Corpus":
         """Load ``corpus.jsonl``; a malformed line raises :class:`CorpusFormatError` naming file and line."""
         path = Path(path)
+        try:
+            files = cls._read_files(path)
+        except UnicodeDecodeError as exc:
+            raise CorpusFormatError(f"{path}: not UTF-8 text ({exc})") from None
+        return cls(files, source=str(path), language=language)
+
+    @staticmethod
+    def _read_files(path: Path) -> list[tuple[str, list[str], list[Premise]]]:
+        """The file records of ``corpus.jsonl`` at ``path`` (see :meth:`from_jsonl`)."""
         files = []
         with path.open(encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
@@ -131,7 +140,7 @@ class Corpus:
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
                     detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
                     raise CorpusFormatError(f"{path}:{lineno}: malformed corpus line ({detail})") from e
-        return cls(files, source=str(path), language=language)
+        return files
 
     def __len__(self) -> int:
         return len(self.premises)

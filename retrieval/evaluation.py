@@ -28,6 +28,7 @@ from typing import Any, Iterable, Sequence
 
 from retrieval.base import Retriever, build_retriever
 from retrieval.corpus import Corpus
+from search_tree.errors import UserError
 from search_tree.protocol import Theorem
 
 
@@ -152,6 +153,32 @@ def evaluation_subcorpus(corpus: Corpus, examples: Sequence[PremiseExample], siz
     return corpus.restrict(gold | set(extra))
 
 
+#: what :func:`run_ablation` writes into its output directory
+OUTPUTS = ("table.md", "results.json", "config.json")
+
+
+def check_output_dir(out_dir: str | Path) -> None:
+    """Refuse (a :class:`search_tree.errors.UserError` naming it) an output directory that
+    :func:`run_ablation` would clobber: one that is a file, or holds anything but an earlier
+    ablation's outputs (an ``eval`` run directory has a ``config.json`` too). Called before the
+    evaluation runs, so that a wrong directory costs nothing."""
+    out = Path(out_dir)
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise UserError(f"{out} is not a directory; choose another --output-dir")
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in OUTPUTS)
+    config = out / "config.json"
+    try:
+        earlier = not config.exists() or "retrievers" in json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        earlier = False
+    if foreign or not earlier:
+        what = f"holds {', '.join(foreign[:3])}" if foreign else "has a config.json that no retrieval evaluation wrote"
+        raise UserError(f"{out} {what}: it is not an earlier output of retrieval-eval, and writing there would replace "
+                        "its files; choose another --output-dir")
+
+
 def run_ablation(corpus: Corpus, examples: ExampleSet, retrievers: Sequence[str],
                  options: dict[str, dict[str, Any]] | None = None, out_dir: str | Path | None = None,
                  config: dict[str, Any] | None = None) -> str:
@@ -160,6 +187,8 @@ def run_ablation(corpus: Corpus, examples: ExampleSet, retrievers: Sequence[str]
     With ``out_dir``, writes ``table.md``, ``results.json`` (one report per retriever) and
     ``config.json`` (the resolved configuration: corpus, data, options, counts, machine).
     """
+    if out_dir is not None:
+        check_output_dir(out_dir)
     options = options or {}
     reports = []
     for name in retrievers:

@@ -11,6 +11,8 @@ import functools
 import json
 from pathlib import Path
 
+from search_tree.errors import UserError
+
 
 def load_traced(path: str | Path) -> list[dict]:
     """Traced theorems in LeanDojo benchmark format (a JSON list, or JSON lines).
@@ -29,9 +31,27 @@ def load_traced(path: str | Path) -> list[dict]:
 @functools.lru_cache(maxsize=8)
 def _parse_traced(path: Path, mtime_ns: int, size: int) -> tuple[dict, ...]:
     """The records of the traced file ``path`` as it is at ``mtime_ns`` and ``size`` (the cache key)."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise TracedFormatError(f"{path}: not UTF-8 text ({exc})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return tuple(data) if isinstance(data, list) else (data,)
+        data = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                data.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise TracedFormatError(f"{path}:{number}: neither a JSON list nor JSON lines ({exc})") from None
+    records = tuple(data) if isinstance(data, list) else (data,)
+    odd = next((r for r in records if not isinstance(r, dict)), None)
+    if odd is not None:
+        raise TracedFormatError(f"{path}: a traced file holds theorem objects, not a JSON {type(odd).__name__}")
+    return records
+
+
+class TracedFormatError(UserError, ValueError):
+    """A traced file that is not LeanDojo's format (the message names the file, and the line)."""

@@ -49,9 +49,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from prover.backends import language_of
     from retrieval.corpus import Corpus
-    from retrieval.evaluation import evaluation_subcorpus, premise_examples, run_ablation
+    from retrieval.evaluation import check_output_dir, evaluation_subcorpus, premise_examples, run_ablation
     from retrieval.traced_file import load_traced
 
+    out_dir = Path(args.output_dir or f"runs/retrieval-{time.strftime('%Y%m%d-%H%M%S')}")
+    check_output_dir(out_dir)  # before the corpus and the traces are read: a wrong directory costs nothing
     corpus = Corpus.from_jsonl(args.corpus)
     corpus = corpus.in_language(language_of(corpus.files))
     examples = premise_examples(load_traced(args.data), corpus)
@@ -74,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
                 "neighbours": args.knn_neighbours, "online": not args.knn_offline},
     }
     options = {**built, "fusion": {"retrievers": members, "options": built}}
-    out_dir = Path(args.output_dir or f"runs/retrieval-{time.strftime('%Y%m%d-%H%M%S')}")
     table = run_ablation(corpus, examples, names, {n: options.get(n, {}) for n in names}, out_dir,
                          config={"data": args.data, "corpus_file": args.corpus, "limit": args.limit,
                                  "subcorpus": args.subcorpus, "seed": args.seed})

@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from search_tree.errors import UserError
+
 from .coqtop import Coqtop, CoqtopDied, Reply
 from .corpus import PremiseResolver, write_corpus
 from .goals import GoalParseError, Outcome, ProofView, parse_view
@@ -413,6 +415,35 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+#: what :func:`ensure_traced` writes into its output directory, which no other output may hold
+_TRACE_OUTPUTS = frozenset({"corpus.jsonl", "metadata.json", "files", *(f"{s}.json" for s in SPLITS)})
+
+
+def check_trace_dir(out_dir: Path, project: CoqProject) -> None:
+    """Refuse (:class:`search_tree.errors.UserError`, naming it) an output directory where tracing
+    ``project`` would replace files it did not write for that project: a file, a directory holding
+    other files than a trace's, or another project's trace (``metadata.json`` says whose; one
+    written before it said so is taken as this project's)."""
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise UserError(f"{out_dir} is not a directory; choose another --out")
+    names = {p.name for p in out_dir.iterdir()}
+    foreign = sorted(n for n in names if n not in _TRACE_OUTPUTS and not n.endswith(".tmp"))
+    meta = out_dir / "metadata.json"
+    try:
+        whose = json.loads(meta.read_text(encoding="utf-8")).get("project") if meta.exists() else None
+    except (OSError, ValueError, AttributeError):
+        whose = "unreadable"
+    problem = (f"holds {', '.join(foreign[:3])}, which no trace wrote" if foreign
+               else "holds trace files but no metadata.json" if names and not meta.exists()
+               else f"holds the trace of another project ({whose})" if whose not in (None, str(project.root))
+               else None)
+    if problem is not None:
+        raise UserError(f"{out_dir} {problem}: tracing {project.name} there would replace its files; "
+                        "choose another --out")
+
+
 def ensure_traced(
     files: list[str] | None = None,
     out_dir: Path | None = None,
@@ -431,6 +462,7 @@ def ensure_traced(
     """
     project = project or stdlib_project()
     out_dir = out_dir or traced_data_dir(project)
+    check_trace_dir(out_dir, project)
     index = project_index(project, progress=progress)
     files = list(index.files) if files is None else [index.file(p).path for p in files]
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -495,6 +527,7 @@ def _write_splits(index: CoqIndex, out_dir: Path, files: list[str], traced: int,
     )
     meta = {
         "coq_version": coq_version(),
+        "project": str(index.project.root),  # whose trace this is: see check_trace_dir
         "url": URL,
         "split": "by file, sha256(logical module name) % 100: <80 train, <90 val, else test",
         "counts": {s: len(by_split[s]) for s in SPLITS},

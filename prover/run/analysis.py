@@ -11,7 +11,6 @@ and the median environment latency per tactic (from the action logs).
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 import warnings
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prover.run.evaluation import ResultsFile
+from prover.run.evaluation import ResultsFile, read_config
 from search_tree.errors import UserError
 from search_tree.events import SearchEvent, TacticRun, parse_events
 from search_tree.result import StopReason
@@ -85,10 +84,7 @@ def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:
     cfg_path = p / "config.json"
     if not cfg_path.is_file():
         raise UserError(f"{p} is not a run directory of `dojo-prover eval` (no config.json)")
-    try:
-        config = json.loads(cfg_path.read_text())
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{cfg_path} is not valid JSON ({exc})") from exc
+    config = read_config(cfg_path)
     results = ResultsFile(p / "results.jsonl")
     if skip_corrupt:
         loaded, skipped = results.read()

@@ -174,10 +174,15 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 _RECORD_FIELDS = ("key", "attempt", "status", "result")
+# what every reader of a record relies on: the record's fields and its result's, by type
+_RECORD_TYPES: dict[str, type | tuple[type, ...]] = {"key": str, "attempt": int, "status": str, "result": dict}
+_RESULT_TYPES: dict[str, type | tuple[type, ...]] = {
+    "status": str, "stop_reason": str, "total_time": (int, float), "env_time": (int, float),
+    "gen_time": (int, float), "num_nodes": int, "num_expansions": int, "num_env_calls": int}
 
 
 def _record_problem(line: bytes) -> str | None:
-    """Why ``line`` is not a result record, or None."""
+    """Why ``line`` is not a result record (as :func:`outcome_record` writes one), or None."""
     try:
         record = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -185,7 +190,57 @@ def _record_problem(line: bytes) -> str | None:
     if not isinstance(record, dict):
         return f"a JSON {type(record).__name__}, not a record"
     missing = [f for f in _RECORD_FIELDS if f not in record]
-    return f"a record without {', '.join(missing)}" if missing else None
+    if missing:
+        return f"a record without {', '.join(missing)}"
+    problem = _shape_problem(record, _RECORD_TYPES, "")
+    result = record["result"]
+    problem = problem or _shape_problem(result, _RESULT_TYPES, "result.")
+    if problem is not None:
+        return problem
+    proof = result.get("proof")
+    if not (proof is None or (isinstance(proof, list) and all(isinstance(t, str) for t in proof))):
+        return "a record whose result.proof is not a list of tactics"
+    if not isinstance(result.get("stats", {}), dict):
+        return "a record whose result.stats is not an object"
+    return None
+
+
+def _shape_problem(data: dict[str, Any], types: dict[str, type | tuple[type, ...]], prefix: str) -> str | None:
+    """The first field of ``data`` missing or not of its type in ``types`` (a bool is no number), or None."""
+    for name, kind in types.items():
+        value = data.get(name)
+        if value is None or isinstance(value, bool) or not isinstance(value, kind):
+            return f"a record whose {prefix}{name} is {json.dumps(value)[:40]}"
+    return None
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A run's ``config.json``: a :class:`ConfigMismatch` naming it unless it is what
+    :func:`write_config` writes (an object whose ``run`` holds its components, benchmark and a
+    positive number of attempts, and whose ``theorems`` are keys), so that no reader meets a
+    missing or mistyped field later."""
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigMismatch(f"{path} is not valid JSON ({exc}); it is not a run's config.json") from None
+    run = config.get("run") if isinstance(config, dict) else None
+    theorems = config.get("theorems") if isinstance(config, dict) else None
+    attempts = run.get("attempts") if isinstance(run, dict) else None
+    components = run.get("components") if isinstance(run, dict) else None
+    problem = (
+        "is not a JSON object" if not isinstance(config, dict)
+        else "has no object 'run'" if not isinstance(run, dict)
+        else "has no list of theorem keys 'theorems'" if not (isinstance(theorems, list)
+                                                             and all(isinstance(k, str) for k in theorems))
+        else "has no positive whole number 'run.attempts'" if not (type(attempts) is int and attempts >= 1)
+        else "has no string 'run.benchmark'" if not isinstance(run.get("benchmark"), str)
+        else "has no components 'run.components' (each an object with a name and options)" if not (
+            isinstance(components, dict) and all(isinstance(c, dict) and isinstance(c.get("name"), str)
+                                                 and isinstance(c.get("options"), dict) for c in components.values()))
+        else None)
+    if problem is not None:
+        raise ConfigMismatch(f"{path} {problem}: it is not a run's config.json (written by `dojo-prover eval`)")
+    return config
 
 
 class ResultsFile:
@@ -210,13 +265,6 @@ class ResultsFile:
             return [], []
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
-        if end < len(data):
-            warnings.warn(f"{self.path}: dropping a truncated last line ({len(data) - end} bytes) left by an "
-                          "interrupted run; that attempt will run again", stacklevel=2)
-            if repair:
-                with open(self.path, "r+b") as f:
-                    f.truncate(end)
-                    os.fsync(f.fileno())
         records, corrupt = [], []
         for number, line in enumerate(data[:end].split(b"\n"), 1):
             if not line.strip():
@@ -228,6 +276,21 @@ class ResultsFile:
                 corrupt.append(f"{self.path}:{number} is {problem}: the file was edited or damaged, not cut short "
                                f"by a kill; delete line {number} (sed -i '{number}d' {self.path}) and that attempt "
                                "runs again on resume")
+        tail = data[end:]
+        whole = bool(tail.strip()) and _record_problem(tail) is None  # all written but the newline: kept
+        if whole:
+            records.append(json.loads(tail))
+        elif tail:
+            warnings.warn(f"{self.path}: dropping a truncated last line ({len(tail)} bytes) left by an "
+                          "interrupted run; that attempt will run again", stacklevel=2)
+        if repair and tail and not corrupt:  # a file with a corrupt line is left as it is, for its owner
+            with open(self.path, "r+b") as f:
+                if whole:
+                    f.seek(0, os.SEEK_END)
+                    f.write(b"\n")
+                else:
+                    f.truncate(end)
+                os.fsync(f.fileno())
         return records, corrupt
 
     def append(self, record: dict[str, Any]) -> None:
@@ -289,11 +352,12 @@ def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) ->
     wanted = {"format": FORMAT_VERSION, "run": config.identity(), "theorems": keys}
     cfg_path = out_dir / "config.json"
     if not cfg_path.exists():
+        found = [name for name in ("results.jsonl", "starts.jsonl", "logs") if (out_dir / name).exists()]
+        if found:
+            raise ConfigMismatch(f"{out_dir} holds {', '.join(found)} but no config.json, so which run they belong "
+                                 "to is unknown; choose another --out directory")
         return wanted
-    try:
-        saved = json.loads(cfg_path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ConfigMismatch(f"{cfg_path} is not valid JSON ({exc}); choose another --out directory") from exc
+    saved = read_config(cfg_path)
     differences = _diff({k: saved.get(k) for k in wanted}, wanted)
     if differences:
         more = f"; and {len(differences) - 3} more" if len(differences) > 3 else ""
@@ -345,6 +409,10 @@ def run_evaluation(
     Returns the counts of this session; :func:`prover.run.analysis.load_run` reads the whole run.
     """
     out = Path(out_dir)
+    for path, kind in ((out, "directory"), (out / "logs", "directory"), (out / "results.jsonl", "file"),
+                       (out / "config.json", "file")):
+        if path.exists() and path.is_dir() != (kind == "directory"):
+            raise UserError(f"{path} is not a {kind}; choose another --out directory")
     require_specs(config.prover, "a run directory (its config.json)")
     check_names(config.prover)
     config = dataclasses.replace(config, prover=with_defaults(config.prover, theorems))

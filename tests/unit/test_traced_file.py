@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from generator.traced import load_theorems
-from retrieval.traced_file import load_traced
+from retrieval.traced_file import TracedFormatError, load_traced
 
 THEOREM = {"full_name": "t", "file_path": "A.v", "traced_tactics": [{"tactic": "auto."}]}
 
@@ -46,7 +46,7 @@ def test_parse_shared_until_the_file_changes(tmp_path: Path) -> None:
 def test_bad_input_is_an_error(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("[{\"full_name\": ")
-    with pytest.raises(json.JSONDecodeError):
+    with pytest.raises(TracedFormatError, match="broken.json:1: neither a JSON list nor JSON lines"):
         load_traced(broken)
     with pytest.raises(FileNotFoundError):
         load_traced(tmp_path / "missing.json")
