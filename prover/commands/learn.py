@@ -131,15 +131,20 @@ class Learner:
         assert self.backend.prover_version is not None  # learner_backend took only one that learns
         self.provenance = Provenance(load_target(self.backend.prover_version)(), library_of(settings.benchmark))
         self._check_identity()
+        for run_dir in added:  # before round 0's searches, not after them
+            self._added_provenance(run_dir)
 
     def _check_identity(self) -> None:
         path = self.out / "learn.json"
         wanted = {"format": LEARN_FORMAT, "settings": asdict(self.settings), "provenance": asdict(self.provenance)}
         if path.exists():
             try:
-                saved = json.loads(path.read_text())
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path} is not valid JSON ({exc.msg}); choose another --out") from exc
+                saved = json.loads(path.read_text(encoding="utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise UserError(f"{path} is not valid JSON ({exc}); choose another --out") from None
+            if not isinstance(saved, dict):
+                raise UserError(f"{path} is not a learn run's learn.json (a JSON {type(saved).__name__}); "
+                                "choose another --out")
             if saved != wanted:
                 diff = [k for k in wanted if saved.get(k) != wanted[k]]
                 raise UserError(f"{self.out} holds a learn run with other {' and '.join(diff)} ({json.dumps(saved)[:160]}); "
@@ -213,28 +218,40 @@ class Learner:
         if not data.exists():
             write_data(data, self.provenance, read_run(directory))
 
+    def _added_provenance(self, run_dir: Path) -> None:
+        """Refuse (one line naming it) an ``--add-run`` directory that is not an evaluation run of
+        this backend, or whose searches ran on another Coq than this run's."""
+        from generator.action_data import Provenance, check_compatible
+        from prover.run.evaluation import read_config
+
+        config = run_dir / "config.json"
+        if not config.exists():
+            raise UserError(f"--add-run {run_dir}: not an evaluation run directory (no config.json)")
+        run = read_config(config)["run"]
+        env = run["components"].get("env", {}).get("name")
+        if env != self.backend.name:
+            raise UserError(f"--add-run {run_dir}: a run of the {env!r} environment, not {self.backend.name}; "
+                            "refusing to mix it in")
+        recorded = run_dir / "provenance.json"
+        try:
+            found = Provenance(**json.loads(recorded.read_text(encoding="utf-8"))) if recorded.exists() else None
+        except (ValueError, TypeError) as exc:  # not JSON, not UTF-8, not Provenance's fields
+            raise UserError(f"--add-run {run_dir}: {recorded} is not a provenance record ({exc})") from None
+        # an eval run does not record its prover's version: one made here ran on this machine's.
+        # Its library may differ (the user's project is why the flag exists); its prover may not.
+        found = found or Provenance(self.provenance.coq_version, library_of(run["benchmark"]))
+        if found.coq_version != self.provenance.coq_version:
+            check_compatible(self.provenance, found, run_dir)
+
     def _data(self, k: int) -> list:
         """The search data of rounds before ``k`` and of the added runs, each checked for provenance."""
-        from generator.action_data import Provenance, check_compatible, read_data, read_run
+        from generator.action_data import read_data, read_run
 
         searches = []
         for j in range(k):
             searches += read_data(self.round_dir(j) / "data.jsonl", self.provenance)[1]
         for run_dir in self.added:
-            recorded = run_dir / "provenance.json"
-            found = Provenance(**json.loads(recorded.read_text())) if recorded.exists() else None
-            config = run_dir / "config.json"
-            if not config.exists():
-                raise UserError(f"--add-run {run_dir}: not an evaluation run directory (no config.json)")
-            run = json.loads(config.read_text())["run"]
-            if run["components"]["env"]["name"] != self.backend.name:
-                raise UserError(f"--add-run {run_dir}: a run of the {run['components']['env']['name']!r} "
-                                f"environment, not {self.backend.name}; refusing to mix it in")
-            # an eval run does not record its prover's version: one made here ran on this machine's.
-            # Its library may differ (the user's project is why the flag exists); its prover may not.
-            found = found or Provenance(self.provenance.coq_version, library_of(run["benchmark"]))
-            if found.coq_version != self.provenance.coq_version:
-                check_compatible(self.provenance, found, run_dir)
+            self._added_provenance(run_dir)
             searches += read_run(run_dir)
         return searches
 

@@ -117,3 +117,10 @@ def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_pa
     with pytest.raises(UserError, match=r"search data of Coq 8\.18\.0, library coq-project:/p, not Coq "
                                         + coq_version().replace(".", r"\.")):
         Learner(tmp_path / "c", settings, 1, [synthetic])._data(0)
+    (synthetic / "provenance.json").write_text("not json")  # refused when the learner is made, before any search
+    with pytest.raises(UserError, match=r"provenance.json is not a provenance record"):
+        Learner(tmp_path / "d", settings, 1, [synthetic])
+    (tmp_path / "e").mkdir()
+    (tmp_path / "e" / "learn.json").write_text("[]")
+    with pytest.raises(UserError, match=r"learn.json is not a learn run's learn.json \(a JSON list\)"):
+        Learner(tmp_path / "e", settings, 1, [])
