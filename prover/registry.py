@@ -236,12 +236,18 @@ def prover_from(config: ProverConfig) -> Any:
     return build_prover(config.prover, build_generator(config.generator, retriever, language))
 
 
+def _hints(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The parameter annotations of ``factory`` (a class: its ``__init__``'s), resolved; none where
+    they cannot be resolved, so that its options pass through unchanged and unchecked."""
+    try:
+        return typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
+    except (NameError, TypeError):
+        return {}
+
+
 def _coerce(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
     """JSON options made into what ``factory`` takes: a dict for a dataclass parameter becomes one."""
-    try:
-        hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
-    except (NameError, TypeError):  # unresolvable annotations: pass the options through unchanged
-        return dict(options)
+    hints = _hints(factory)
     out = dict(options)
     for name, value in options.items():
         if isinstance(value, dict):
@@ -266,10 +272,7 @@ def _check_scalars(factory: Callable[..., Any], options: dict[str, Any], part: s
     annotated with scalar types only (``float``, ``int | None``, ``str``) and whose value is of
     none of them (an ``int`` passes for a ``float``, a ``bool`` for neither), so that a mistyped
     ``--env-opt latency=abc`` is refused before a run starts rather than failing every search."""
-    try:
-        hints = typing.get_type_hints(factory.__init__ if inspect.isclass(factory) else factory)
-    except (NameError, TypeError):
-        return
+    hints = _hints(factory)
     for name, value in options.items():
         hint = hints.get(name)
         allowed = typing.get_args(hint) or (hint,)
