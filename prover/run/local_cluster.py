@@ -50,27 +50,64 @@ class LocalCluster:
     temp_dir: Path
     nodes: list[LocalNode] = field(default_factory=list)
     port: int = field(default_factory=free_port)
+    _taken: set[int] = field(default_factory=set, init=False, repr=False)
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def add_node(self, name: str, cpus: int, env: dict[str, str] | None = None, timeout: float = 120.0) -> LocalNode:
+    def __post_init__(self) -> None:
+        self._taken.add(self.port)
+
+    def _free_port(self) -> int:
+        """A free port that no other process of this cluster was given: two calls of :func:`free_port`
+        may return the same port, and a node whose two servers share one never comes up."""
+        while (port := free_port()) in self._taken:
+            pass
+        self._taken.add(port)
+        return port
+
+    def add_node(self, name: str, cpus: int, env: dict[str, str] | None = None, timeout: float = 120.0,
+                 attempts: int = 2) -> LocalNode:
         """Start a node with ``cpus`` CPUs (and the environment ``env`` instead of this process's)
-        and wait until the cluster lists it alive; returns it with its Ray node id."""
+        and wait until the cluster lists it alive; returns it with its Ray node id.
+
+        A node that has not joined within ``timeout`` is killed and started again on fresh ports, up
+        to ``attempts`` times (on a loaded machine a head has been seen never to answer); the error
+        after the last attempt quotes the end of the node's log."""
+        if attempts < 1:
+            raise ValueError(f"attempts must be at least 1, not {attempts}")
+        attempt = 1
+        while True:
+            node = self._start(name, cpus, env)
+            try:
+                node.node_id = self._wait_for(node, timeout)
+                return node
+            except (TimeoutError, RuntimeError) as error:
+                self.kill(node)
+                self.nodes.remove(node)
+                if not self.nodes:
+                    self.port = self._free_port()
+                if attempt == attempts:
+                    tail = node.log.read_text(errors="replace")[-2000:] if node.log.exists() else ""
+                    raise RuntimeError(f"{error} (after {attempts} attempts); its log ends:\n{tail}") from None
+                attempt += 1
+
+    def _start(self, name: str, cpus: int, env: dict[str, str] | None) -> LocalNode:
         ray = str(Path(sys.executable).with_name("ray"))
+        port = self._free_port
         args = [ray, "start", "--block", "--node-ip-address", "127.0.0.1", "--num-cpus", str(cpus),
                 "--resources", json.dumps({resource(name): 1}), "--disable-usage-stats",
-                "--node-manager-port", str(free_port()), "--object-manager-port", str(free_port()),
-                "--dashboard-agent-listen-port", str(free_port()), "--dashboard-agent-grpc-port", str(free_port()),
-                "--metrics-export-port", str(free_port()), "--runtime-env-agent-port", str(free_port())]
+                "--node-manager-port", str(port()), "--object-manager-port", str(port()),
+                "--dashboard-agent-listen-port", str(port()), "--dashboard-agent-grpc-port", str(port()),
+                "--metrics-export-port", str(port()), "--runtime-env-agent-port", str(port())]
         if self.nodes:
             args += ["--address", self.address]
         else:
             self.temp_dir.mkdir(parents=True, exist_ok=True)
             args += ["--head", "--port", str(self.port), "--temp-dir", str(self.temp_dir),
-                     "--include-dashboard", "false", "--ray-client-server-port", str(free_port()),
-                     "--dashboard-port", str(free_port())]
+                     "--include-dashboard", "false", "--ray-client-server-port", str(port()),
+                     "--dashboard-port", str(port())]
         environ = dict(os.environ if env is None else env)
         environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "1"  # a node may join; set to 0 elsewhere for local Ray
         log = self.temp_dir.parent / f"{self.temp_dir.name}-{name}.log"
@@ -79,26 +116,37 @@ class LocalCluster:
                                        start_new_session=True)
         node = LocalNode(name, process, log)
         self.nodes.append(node)
-        node.node_id = self._wait_for(name, process, log, timeout)
         return node
 
-    def _wait_for(self, name: str, process: subprocess.Popen, log: Path, timeout: float) -> str:
-        """The id of the alive node carrying ``name``'s resource, once the cluster lists it."""
+    def _wait_for(self, node: LocalNode, timeout: float, probe_timeout: float = 30.0) -> str:
+        """The id of the alive node carrying ``node``'s resource, once the cluster lists it.
+
+        Each look is a fresh driver given ``probe_timeout`` seconds: ``ray.init`` against a head
+        that is not serving yet can hang, and one hung look must not spend the whole ``timeout``."""
         deadline = time.monotonic() + timeout
         script = ("import json, ray; ray.init(address=%r, log_to_driver=False); "
                   "print(json.dumps([n['NodeID'] for n in ray.nodes() if n['Alive'] and %r in n['Resources']]))"
-                  % (self.address, resource(name)))
+                  % (self.address, resource(node.name)))
         environ = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
         while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"ray start for node {name} exited with {process.returncode}; see {log}")
-            done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environ,
-                                  timeout=max(deadline - time.monotonic(), 1.0), check=False)
+            if node.process.poll() is not None:
+                raise RuntimeError(f"ray start for node {node.name} exited with {node.process.returncode}; "
+                                   f"see {node.log}")
+            if not _listening(self.port):
+                time.sleep(0.5)
+                continue
+            try:
+                done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environ,
+                                      timeout=min(probe_timeout, max(deadline - time.monotonic(), 1.0)),
+                                      check=False)
+            except subprocess.TimeoutExpired:
+                continue
             found = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 and done.stdout.strip() else []
             if found:
                 return str(found[0])
             time.sleep(1.0)
-        raise TimeoutError(f"node {name} did not join the cluster at {self.address} within {timeout:g}s; see {log}")
+        raise TimeoutError(f"node {node.name} did not join the cluster at {self.address} within {timeout:g}s; "
+                           f"see {node.log}")
 
     def kill(self, node: LocalNode) -> None:
         """Kill every process of ``node`` at once (SIGKILL to its session), as if its machine failed."""
@@ -119,6 +167,13 @@ class LocalCluster:
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
+
+
+def _listening(port: int) -> bool:
+    """Whether something on this machine accepts connections on ``port`` (the head's GCS, once up)."""
+    with socket.socket() as s:
+        s.settimeout(1.0)
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def resource(name: str) -> str:

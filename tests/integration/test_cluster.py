@@ -124,3 +124,12 @@ def test_a_node_without_coq_gets_no_tasks_and_is_named_in_one_line(cluster, tmp_
     assert {r["node"] for r in _lines(out / "results.jsonl")} == {head.node_id}
     assert len(_lines(out / "results.jsonl")) == 2
     assert json.loads((out / "config.json").read_text())["execution"]["nodes_left_out"] == [line]
+
+
+def test_a_node_that_never_joins_is_started_again_then_named_with_the_end_of_its_log(tmp_path):
+    temp_dir = tmp_path / "t"
+    with LocalCluster(temp_dir) as cluster:
+        with pytest.raises(RuntimeError, match=r"(?s)(did not join|exited with).*after 2 attempts.*its log ends:\n.+"):
+            cluster.add_node("head", -1, timeout=5)  # Ray refuses a negative CPU count
+        assert cluster.nodes == []
+    assert not _processes_mentioning(str(temp_dir))
