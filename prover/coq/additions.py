@@ -35,9 +35,11 @@ from dataclasses import dataclass, replace
 from search_tree.protocol import Theorem
 
 from .context import ADHOC_MODULE, CoqContext
+from .install import stdlib_root, user_contrib
 from .project import load_project_ref
 from .records import CoqFields
 from .sandbox import sandbox_dir, sandbox_env
+from .vo import VoFormatError, vo_dependencies
 
 #: Where Debian's libcoq-hammer puts ``htimeout`` and ``predict``: CoqHammer runs ``htimeout``
 #: through the shell, so without this on PATH every ATP but E fails with "htimeout: not found".
@@ -171,6 +173,33 @@ def reopens(names: Iterable[str], module: str) -> bool:
     """Whether a theorem of ``module`` with the additions ``names`` is opened reopened
     (:mod:`prover.coq.reopened`): one of them loads the compiled ``module``."""
     return any(leaks(n, module) for n in names)
+
+
+@functools.lru_cache(maxsize=256)
+def hammer_filter(names: tuple[str, ...], module: str) -> tuple[str, ...]:
+    """``Add Hammer Filter`` sentences for a theorem of ``module`` reopened with the additions
+    ``names``: they withhold from ``hammer``'s premise selection the compiled ``module`` and every
+    library the additions load that was compiled against it, i.e. exactly the libraries the
+    theorem's own file could not have loaded. Without them ``hammer`` finds the theorem itself
+    (``Nat.leb_le`` proved by ``srun eauto use: PeanoNat.Nat.leb_le``) or a later lemma built on
+    it (``Compare_dec.leb_correct``), a proof the leak check then refuses after the call has
+    spent its whole time. The reopened twins (``DojoReopened.<module>``) stay: CoqHammer filters
+    by a name's prefix. The filter only narrows what ``hammer`` searches; the leak check on the
+    final term stays what decides. A library whose ``.vo`` cannot be read is withheld too."""
+    loaded = set().union(*(probe(addition(n).sentences).loaded for n in names))
+    withheld = sorted(lib for lib in loaded if lib == module or _built_on(lib, module))
+    return tuple(f"Add Hammer Filter {lib}." for lib in withheld)
+
+
+def _built_on(library: str, module: str) -> bool:
+    """Whether ``library`` (a loaded logical name) was compiled against ``module``, as its ``.vo``
+    records (:func:`prover.coq.vo.vo_dependencies`); True for one whose ``.vo`` cannot be read."""
+    head, _, rest = library.partition(".")
+    path = stdlib_root() / rest.replace(".", "/") if head == "Coq" else user_contrib() / library.replace(".", "/")
+    try:
+        return module in vo_dependencies(path.with_name(path.name + ".vo"))
+    except (OSError, VoFormatError):
+        return True
 
 
 def reopened(names: Iterable[str], theorems: Iterable[Theorem]) -> list[Theorem]:

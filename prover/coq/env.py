@@ -22,13 +22,14 @@ import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from prover.defaults import RUN
 from search_tree.protocol import Environment, Proof, TacticState, Theorem, Verification, proof_tactics
 
-from .additions import (addition, annotate, available, names, needed, offered, put_hammer_on_path, reopens,
-                        with_additions)
+from .additions import (addition, annotate, available, hammer_filter, names, needed, offered, put_hammer_on_path,
+                        reopens, with_additions)
 from .context import CoqContext, adhoc_context, file_context
 from .hammer import HammerSession, RewriteLog
 from .language import COQ
@@ -220,7 +221,10 @@ class CoqEnvironment(Environment):
         """``theorem``'s context with the additions ``chosen``, reopened if one loads its module."""
         bare = self._bare_context(theorem)
         context = with_additions(bare, self._sentences(theorem, chosen))
-        return reopen(context) if reopens(chosen, bare.module) else context
+        if not reopens(chosen, bare.module):
+            return context
+        withheld = hammer_filter(tuple(chosen), bare.module) if "hammer" in chosen else ()
+        return replace(reopen(context), prefix=context.prefix + withheld)  # coqtop's only: it guides hammer
 
     def _bare_context(self, theorem: Theorem) -> CoqContext:
         """``theorem``'s context without any addition."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from generator.fixed import FixedTacticGenerator
+from prover.coq.additions import hammer_filter
 from prover.coq.env import CoqEnvironment
 from prover.coq.verify import LEAK_REFUSED
 from prover.proof_search import BestFirstSearchProver
@@ -177,3 +178,25 @@ def test_the_search_refuses_a_proof_exactly_when_the_final_check_does(env, monke
         refused = session.run_tac(intro, HONEST)
         assert isinstance(refused, TacticError) and refused.kind == ErrorKind.REFUSED, refused
         assert "could not be read" in refused.message, refused.message
+
+
+def test_hammer_in_a_reopened_context_searches_only_what_the_theorems_file_could_load():
+    """``hammer`` on ``Nat.leb_le`` used to find ``srun eauto use: PeanoNat.Nat.leb_le`` (the
+    theorem's compiled copy) and, with that module alone withheld, ``Compare_dec.leb_correct``
+    (a later library proved with it): both spent the call on a proof the leak check refuses.
+    Fails if the filter misses the module or a library built on it, withholds an earlier one,
+    reaches the checked file, or if ``hammer`` still comes back with a leaking proof; or if it
+    keeps ``hammer`` from an honest proof (``tail_mul_spec``, through the reopened twins)."""
+    withheld = hammer_filter(("hammer",), "Coq.Arith.PeanoNat")
+    assert {"Add Hammer Filter Coq.Arith.PeanoNat.", "Add Hammer Filter Coq.Arith.Compare_dec."} <= set(withheld)
+    assert "Add Hammer Filter Coq.Init.Peano." not in withheld and "Add Hammer Filter Coq.Bool.Bool." not in withheld
+    with CoqEnvironment(tactic_timeout=10, additions=("hammer",), hammer_timeout=40) as env:
+        theorem = env.theorem("Nat.leb_le")
+        context = env.context(theorem)
+        assert context.prefix[-len(withheld):] == withheld and not set(withheld) & set(context.additions)
+        with env.open(theorem) as (session, state):
+            found = session.run_tac(state, "hammer.")
+            assert not (isinstance(found, TacticError) and found.message.startswith(LEAK_REFUSED)), found
+        honest = env.theorem("Nat.tail_mul_spec")
+        with env.open(honest) as (session, state):
+            assert isinstance(session.run_tac(state, "hammer."), ProofFinished)
