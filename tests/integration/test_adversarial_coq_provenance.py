@@ -231,6 +231,25 @@ def test_unused_admitted_lemma_of_another_file_does_not_block_an_honest_classica
     assert verdict.ok and verdict.axioms == (CLASSIC,), verdict
 
 
+UNSAFE_FILES = {
+    "guard": "Unset Guard Checking.\nFixpoint f (n : nat) : False := f n.\nSet Guard Checking.\n"
+             "Definition bad : False := f 0.\n",
+    "positivity": "Unset Positivity Checking.\nInductive B := C : (B -> False) -> B.\nSet Positivity Checking.\n"
+                  "Definition g (b : B) : False := match b with C h => h b end.\nDefinition bad : False := g (C g).\n",
+    "attribute": "#[bypass_check(guard)] Fixpoint f (n : nat) : False := f n.\nDefinition bad : False := f 0.\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNSAFE_FILES))
+def test_an_unsafe_object_of_another_project_file_is_refused_where_it_is_used(project_env, kind):
+    """Another file of the project proves ``False`` with a fixpoint or an inductive the kernel did
+    not check (``coqchk -norec`` does not re-check it). Fails if a proof through it is reported."""
+    env, target = project_env({"A.v": UNSAFE_FILES[kind], "C.v": "Require Import P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    verdict = env.verify(target, linear_proof(["destruct bad."]))
+    assert not verdict.ok and verdict.message.startswith("the proof relies on unsafe features:"), verdict
+    assert "P.A." in verdict.message, verdict.message
+
+
 def test_axiom_reached_through_a_module_alias_is_refused(project_env):
     """Fails if an axiom printed under an alias (whose kernel name differs from the printed one)
     is resolved by suffix to a trusted axiom of the same label."""
