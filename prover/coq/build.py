@@ -1,18 +1,22 @@
 """Compile a Coq project's ``.vo`` files: in dependency order (``coqdep``), in parallel, only what is stale.
 
 A ``.vo`` is the cache: a file is compiled when its ``.vo`` is missing, older than its source, or
-older than the ``.vo`` of a file it requires. A file coqc rejects is reported with coqc's error and
-the files that require it are skipped (naming it), while the rest of the project goes on, so that
-one broken file costs its own theorems, not the project's. Installed libraries and the stdlib are
+older than the ``.vo`` of a file it requires, or when it was not compiled here (no record of
+:mod:`prover.coq.checked_vo` vouches for it: a project may ship ``.vo`` files, crafted ones
+included). A file coqc rejects is reported with coqc's error and the files that require it are
+skipped (naming it), while the rest of the project goes on, so that one broken file costs its
+own theorems, not the project's. Installed libraries and the stdlib are
 compiled already (and live outside the user's tree): they are never built here.
 
 coqdep and coqc run in a fresh sandbox directory (:mod:`prover.coq.sandbox`: working directory,
 ``HOME`` and ``TMPDIR``), with the project's files and load paths given as absolute paths: what a
 file's sentences write by a relative path (``lia``'s cache, a ``Redirect``) lands in the sandbox,
 and what Coq looks up in its working directory (CoqHammer's ``coqhammer.opt``) is never the
-project's. The only files a build writes are what coqc makes of each source, beside it (``.vo``,
-``.vos``, ``.vok``, ``.glob``, ``.aux``), and a project whose files leave its root is refused before
-anything runs (:func:`prover.coq.project.inside_root`).
+project's. The only files a build writes in the project are what coqc makes of each source,
+beside it (``.vo``, ``.vos``, ``.vok``, ``.glob``, ``.aux``), and a project whose files leave its
+root is refused before anything runs (:func:`prover.coq.project.inside_root`). Each ``.vo``
+compiled here is recorded in the user cache as checked by a kernel (coqc's), so that a proof's
+final check loads it without re-checking it (:mod:`prover.coq.checked_vo`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .checked_vo import record, recorded
 from .index import CoqIndex, load_index
 from .install import not_installed
 from .project import CoqProject, ProjectError, inside_root
@@ -80,8 +85,10 @@ def dependents(deps: dict[str, list[str]], path: str) -> list[str]:
 
 
 def _stale(root: Path, path: str, deps: list[str]) -> bool:
+    """Whether ``path`` must be compiled: its ``.vo`` is missing, older than its source or than
+    a dependency's, or not one a kernel is on record as having checked (one the project ships)."""
     vo = root / (path + "o")
-    if not vo.exists():
+    if not vo.exists() or not recorded(vo):
         return True
     made = vo.stat().st_mtime
     if (root / path).stat().st_mtime > made:
@@ -103,6 +110,7 @@ def compile_file(project: CoqProject, path: str) -> str | None:
         except subprocess.TimeoutExpired:
             return f"coqc timed out after {COQC_TIMEOUT:.0f} s"
     if done.returncode == 0:
+        record(root / (path + "o"))  # coqc's kernel checked its every proof: prover.coq.checked_vo
         return None
     text = (done.stderr + done.stdout).replace(f"{root}/", "")
     at = text.find("File \"")

@@ -101,9 +101,11 @@ def check_bindings(bindings: Iterable[tuple[str, Path, str]], options: Sequence[
 
 
 def check_loaded(paths: Sequence[Path], libraries: Sequence[str], checked: tuple[Path, str],
-                 bindings: Iterable[tuple[Path, str]]) -> None:
+                 bindings: Iterable[tuple[Path, str]]) -> dict[str, Path]:
     """Raise :class:`ForeignLibrary` unless each ``.vo`` coqchk interned (``paths``) is where its
-    library's name says it must be, and these are exactly the ``libraries`` it listed.
+    library's name says it must be, and these are exactly the ``libraries`` it listed; return the
+    project's own libraries among them (name to ``.vo``: neither the checked file nor the stdlib's
+    nor an installed library's), which coqchk took as they are (:mod:`prover.coq.checked_vo`).
 
     ``checked`` is the compiled file and its library's name; ``bindings`` the project's
     ``(directory, logical name)`` pairs (none for the stdlib or an installed library)."""
@@ -128,6 +130,8 @@ def check_loaded(paths: Sequence[Path], libraries: Sequence[str], checked: tuple
         raise ForeignLibrary(f"coqchk's list of libraries does not match the files it loaded ({', '.join(extra)})")
     if named.get(module) != vo:
         raise ForeignLibrary(f"coqchk did not check the compiled file {vo.name} (it resolved {module} elsewhere)")
+    return {name: where for name, where in named.items()
+            if where != vo and name.split(".", 1)[0] not in protected}
 
 
 def _library_name(path: Path, protected: dict[str, Path], own: list[tuple[Path, str]]) -> str | None:

@@ -79,6 +79,7 @@ from search_tree.protocol import Proof, Verification, proof_tactics
 
 from .additions import annotate
 from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
+from .checked_vo import record, unchecked
 from .context import CoqContext, rename_statement, statement_type
 from .dependencies import DependencyError, candidates, graph_sentences, locate_source, untwinned
 from .hammer import calls_atp
@@ -254,14 +255,37 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> lis
     if done.returncode != 0 or CHECKED not in text:
         raise CheckFailed(f"coqchk rejected the compiled proof (exit {done.returncode}): {_last_error(text)}")
     try:
-        check_loaded(*parse_loaded(text), (vo, module),
-                     [(d, logical) for flag, d, logical in bindings(context.load_path) if flag != "-I"])
+        project = check_loaded(*parse_loaded(text), (vo, module),
+                               [(d, logical) for flag, d, logical in bindings(context.load_path) if flag != "-I"])
     except ForeignLibrary as exc:
         raise CheckFailed(str(exc)) from None
     axioms, unsafe = parse_summary(text)
     if unsafe:
         raise CheckFailed("the proof relies on unsafe features: " + "; ".join(unsafe))
+    _recheck(context, project, vo.parent, deadline)
     return axioms
+
+
+def _recheck(context: CoqContext, libraries: dict[str, Path], cwd: Path, deadline: float) -> None:
+    """Re-check with coqchk the project's libraries that the proof's check loaded (``libraries``)
+    and that no kernel is on record as having checked, then record them
+    (:mod:`prover.coq.checked_vo`); :class:`CheckFailed` if coqchk rejects one or checks other files."""
+    todo = unchecked(libraries)
+    if not todo:
+        return
+    names = sorted(todo)
+    done = _run(["coqchk", *(arg for name in names for arg in ("-norec", name)), *context.load_path], cwd, deadline,
+                "coqchk of the project's compiled libraries")
+    text = done.stdout + done.stderr
+    if done.returncode != 0 or CHECKED not in text:
+        raise CheckFailed(f"coqchk rejected the project's compiled {', '.join(names)} (exit {done.returncode}): "
+                          f"{_last_error(text)}")
+    interned = {path.resolve() for path in parse_loaded(text)[0]}
+    if not {path.resolve() for path in todo.values()} <= interned:
+        raise CheckFailed(f"coqchk did not re-check the project's compiled {', '.join(names)} from the files "
+                          "the proof's check loaded")
+    for path in todo.values():
+        record(path)
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 import prover.coq.verify as verify
+from prover.coq import checked_vo
+import forged_vo
 from coq_projects import make_project
 from prover.coq.assumptions import parse_summary
 from prover.coq.context import ADHOC_MODULE, CoqContext, adhoc_theorem
@@ -248,6 +250,63 @@ def test_an_unsafe_object_of_another_project_file_is_refused_where_it_is_used(pr
     verdict = env.verify(target, linear_proof(["destruct bad."]))
     assert not verdict.ok and verdict.message.startswith("the proof relies on unsafe features:"), verdict
     assert "P.A." in verdict.message, verdict.message
+
+
+def _rechecks(monkeypatch) -> list[list[str]]:
+    """The coqchk runs of the final checks from now on that re-check a project's libraries (the
+    real ones: the spy only writes them down)."""
+    runs: list[list[str]] = []
+    real = verify._run
+
+    def spy(cmd, *args, **kwargs):
+        if cmd[0] == "coqchk" and "-o" not in cmd:
+            runs.append(cmd)
+        return real(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(verify, "_run", spy)
+    return runs
+
+
+def test_a_project_vo_no_kernel_is_on_record_for_is_rechecked_then_trusted(project_env, tmp_path, monkeypatch):
+    """``coqchk -norec`` takes the project's other ``.vo`` files as they are. The build records
+    what it compiles; a ``.vo`` of unknown origin (its record gone, as for one the project ships)
+    is re-checked by coqchk before a proof through it counts, and recorded. Fails if the build
+    does not record, if such a file is loaded unchecked, or if a recorded one is checked again."""
+    env, target = project_env({"A.v": "Lemma helper : 1 = 1.\nProof. reflexivity. Qed.\n",
+                               "C.v": "Require Import P.A.\nLemma target : 1 = 1.\nAdmitted.\n"})
+    vo = tmp_path / "proj" / "A.vo"
+    assert checked_vo.unchecked({"P.A": vo}) == {}, "the build did not record the .vo it compiled"
+    (checked_vo.ledger() / checked_vo.digest(vo)).unlink()
+    rechecks = _rechecks(monkeypatch)
+    assert env.verify(target, linear_proof(["exact helper."])).ok
+    assert [cmd[1:3] for cmd in rechecks] == [["-norec", "P.A"]], rechecks
+    assert checked_vo.unchecked({"P.A": vo}) == {}
+    assert env.verify(target, linear_proof(["exact helper."])).ok
+    assert len(rechecks) == 1, rechecks
+
+
+FORGED_PROJECT = {"A.v": forged_vo.HONEST, "C.v": "Require Import P.A.\nLemma target : 0 = 1.\nAdmitted.\n"}
+
+
+def test_a_crafted_vo_the_project_ships_is_compiled_again_from_its_source(tmp_path, private_cache):
+    """A project ships ``A.vo`` newer than ``A.v``, crafted so that ``l`` states ``False`` while
+    ``A.v`` proves ``True``: coqc loads it unchecked and ``coqchk -norec`` trusts it, so ``destruct l``
+    proved ``0 = 1`` with no axiom. Fails if the build keeps a ``.vo`` it did not compile."""
+    root = make_project(tmp_path / "proj", FORGED_PROJECT, flags="-Q . P")
+    forged = forged_vo.forge(tmp_path / "forge")
+    (root / "A.vo").write_bytes(forged)
+    with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root)) as env:
+        target = next(t for t in env.index.admitted() if t.full_name == "target")
+        assert (root / "A.vo").read_bytes() != forged
+        refused(env.verify(target, linear_proof(["destruct l."])), "")
+
+
+def test_a_crafted_vo_put_after_the_build_is_rechecked_and_refused(project_env, tmp_path):
+    """The same crafted ``A.vo``, put in place after the build (the check compiles the proof's file
+    against it): fails unless coqchk re-checks it, rejects it, and the proof is not reported."""
+    env, target = project_env(FORGED_PROJECT)
+    (tmp_path / "proj" / "A.vo").write_bytes(forged_vo.forge(tmp_path / "forge"))
+    refused(env.verify(target, linear_proof(["destruct l."])), "coqchk rejected the project's compiled P.A")
 
 
 def test_axiom_reached_through_a_module_alias_is_refused(project_env):

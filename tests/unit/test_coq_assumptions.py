@@ -116,8 +116,11 @@ def test_parse_loaded():
                                  ["Coq.Init.Prelude", "P.A", "P.C"])
 
 
-def test_loaded_libraries_from_their_places_pass(installed):
-    check_loaded(*parse_loaded(CHK), (Path("/tmp/v/C.vo"), "P.C"), [(Path("/proj"), "P")])
+def test_loaded_libraries_from_their_places_pass_and_the_projects_own_are_named(installed):
+    """Fails if the project's own libraries (which coqchk -norec takes as they are) are not
+    returned for their re-check, or if the stdlib's or the checked file are among them."""
+    project = check_loaded(*parse_loaded(CHK), (Path("/tmp/v/C.vo"), "P.C"), [(Path("/proj"), "P")])
+    assert project == {"P.A": Path("/proj/A.vo")}
 
 
 @pytest.mark.parametrize("text, project, message", [
