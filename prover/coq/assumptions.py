@@ -66,13 +66,15 @@ def parse_summary(text: str) -> tuple[list[str], list[str]]:
 
 def parse_assumptions(report: str) -> list[str]:
     """The axiom names of a ``Print Assumptions`` report (section variables and flags left out:
-    coqchk decides about those)."""
+    coqchk decides about those). A heading is a line of its own (``Axioms:``); an entry is
+    ``name : type``, one line (the report is printed without notations, so that no type reads as
+    a heading, and at a width that never wraps: :func:`prover.coq.verify.verification_source`)."""
     axioms: list[str] = []
     section = None
     for line in report.splitlines():
         if not line.strip() or line.strip() == CLOSED:
             continue
-        if line.endswith(":") and not line.startswith(" "):
+        if line.endswith(":") and not line.startswith(" ") and " : " not in line:
             section = line[:-1]
         elif section == "Axioms" and not line.startswith(" "):
             axioms.append(line.split(" : ", 1)[0].strip())

@@ -8,8 +8,10 @@ makes ``Coq.Logic.Classical_Prop.classic`` a proof of ``False``. So:
 * :func:`check_bindings` refuses, when a project is loaded, any ``-Q``/``-R`` (in a
   ``_CoqProject``, ``--flags`` or an ``-arg``) that binds a logical name under ``Coq`` or under
   an installed library's (``Hammer``, ``mathcomp``...), or that binds the empty name to a
-  directory holding such a subdirectory, and any ``-arg`` that moves the standard library
-  (``-coqlib``, ``-boot``);
+  directory holding such a subdirectory; any coqc option (``-arg``, a dune theory's ``flags``) but
+  the few that :data:`OPTIONS` allows; and any ``-I`` outside the installed OCaml libraries
+  (an ML plugin is code that runs in coqc: one of the project's own could rewrite a ``.vo`` once
+  its kernel has checked it);
 * :func:`check_loaded` checks, after coqchk ran, what it says it loaded: every ``Coq.*`` library
   from ``$(coqc -where)/theories``, every installed library from its directory under
   ``user-contrib``, the checked library from the verification's own directory, every other one
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -28,8 +31,15 @@ from search_tree.errors import UserError
 from .install import stdlib_root
 
 STDLIB_ROOT_NAME = "Coq"
-#: ``-arg`` options that bind load paths or replace the standard library
-_MOVING_OPTIONS = frozenset({"-Q", "-R", "-coqlib", "-boot"})
+#: the coqc options a project may give (``-arg``, a dune theory's ``flags``), each with how many
+#: arguments it takes: warnings, and the settings of the logic, which the final check sees (coqchk's
+#: summary reports ``-type-in-type`` and unset checks, and rejects what ``-impredicative-set`` let
+#: through). Any other could make coqc load code or files the check never sees (``-I``, ``-l``,
+#: ``-require``), write its ``.vo`` elsewhere than the build records (``-o``, ``-vos``), or move the
+#: load path or the standard library (``-Q``, ``-coqlib``).
+OPTIONS = {"-w": 1, "-q": 0, "-noinit": 0, "-nois": 0, "-indices-matter": 0, "-type-in-type": 0,
+           "-impredicative-set": 0, "-allow-sprop": 0, "-disallow-sprop": 0, "-set": 1, "-unset": 1,
+           "-native-compiler": 1, "-mangle-names": 1}
 
 
 class ProvenanceError(UserError, ValueError):
@@ -53,6 +63,20 @@ def protected_roots() -> dict[str, Path]:
                 found.setdefault(lib.name, lib.resolve())
     found[STDLIB_ROOT_NAME] = theories.resolve()
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def ocaml_library_roots() -> tuple[Path, ...]:
+    """Where installed OCaml libraries, Coq's plugins among them, live: findlib's search path
+    (``ocamlfind printconf path``) and the directory above ``coqc -where``."""
+    roots = [stdlib_root().parent.parent.resolve()]
+    try:
+        found = subprocess.run(["ocamlfind", "printconf", "path"], capture_output=True, text=True, timeout=60,
+                               check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return tuple(roots)
+    roots += [Path(line).resolve() for line in found.stdout.splitlines() if found.returncode == 0 and line.strip()]
+    return tuple(dict.fromkeys(roots))
 
 
 def bindings(args: Sequence[str]) -> list[tuple[str, Path, str]]:
@@ -82,6 +106,10 @@ def check_bindings(bindings: Iterable[tuple[str, Path, str]], options: Sequence[
     protected = protected_roots()
     for flag, directory, logical in bindings:
         if flag == "-I":
+            if not any(directory.resolve().is_relative_to(root) for root in ocaml_library_roots()):
+                raise ProvenanceError(f"{where}: -I {directory} is not a directory of an installed OCaml library; "
+                                      "a project's own ML plugins are not loaded (they run as code in every Coq "
+                                      "process, the final check's included)")
             continue
         root, *parts = logical.split(".")
         if root in protected and directory.resolve() == protected[root].joinpath(*parts):
@@ -94,10 +122,12 @@ def check_bindings(bindings: Iterable[tuple[str, Path, str]], options: Sequence[
             if clash:
                 raise ProvenanceError(f"{where}: {flag} {directory} \"\" names its subdirectory {clash[0]} "
                                       f"{clash[0]!r}, the logical name of {_owner(clash[0])}")
-    for option in options:
-        if option in _MOVING_OPTIONS:
-            raise ProvenanceError(f"{where}: the option {option} may not be passed to coqc: it binds load paths "
-                                  f"or moves the standard library (give -Q/-R as load-path flags, not in -arg)")
+    i = 0
+    while i < len(options):
+        if options[i] not in OPTIONS:
+            raise ProvenanceError(f"{where}: the option {options[i]} may not be passed to coqc (allowed: "
+                                  f"{', '.join(OPTIONS)}; give -Q/-R/-I as load-path flags, not in -arg)")
+        i += 1 + OPTIONS[options[i]]
 
 
 def check_loaded(paths: Sequence[Path], libraries: Sequence[str], checked: tuple[Path, str],

@@ -3,8 +3,10 @@
 The checked file is the theorem's context as text (a stdlib theorem: its file's real text before
 it, the signatures of the modules still open dropped, see :func:`prover.coq.context._unsealed`;
 an ad-hoc theorem: its prelude), the statement renamed to ``dojo_<nonce>``, ``Proof.``, the
-rendered script, ``Qed.``, ``Print Assumptions dojo_<nonce>`` redirected to ``<nonce>.out``, and
-the ``End``s of the sections and modules still open there. ``<nonce>`` is fresh random hex per
+rendered script, ``Qed.``, ``Print Assumptions dojo_<nonce>`` redirected to ``<nonce>.out`` (one
+line per entry and no notations: a notation that printed ``False`` as ``F:`` made an axiom's
+entry read as a heading, so a used admitted lemma passed for unused), and the ``End``s of the
+sections and modules still open there. ``<nonce>`` is fresh random hex per
 check, so nothing written before the check (a prelude, a tactic) can name the theorem -- e.g.
 make a constant of that name with ``transparent_abstract ... using`` -- or write the report.
 
@@ -126,7 +128,7 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
         pinned = f"Definition {name}_pinned : {name}_meaning := fun _ => @{name}.\n"
     additions = "".join(s + "\n" for s in context.additions)
     return (f"{context.source_prefix.rstrip()}\n{meaning}{additions}{limit}{rename_statement(context.statement, name)}"
-            f"\nProof.\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\n"
+            f"\nProof.\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n"
             + "".join(line + "\n" for line in closing))
 

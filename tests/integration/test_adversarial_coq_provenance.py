@@ -309,6 +309,15 @@ def test_a_crafted_vo_put_after_the_build_is_rechecked_and_refused(project_env, 
     refused(env.verify(target, linear_proof(["destruct l."])), "coqchk rejected the project's compiled P.A")
 
 
+def test_an_axiom_whose_type_prints_like_a_heading_is_still_named(project_env):
+    """A notation printed ``False`` as ``F:``: the report's line ``helper : F:`` read as a heading,
+    so the admitted ``helper`` the proof uses passed for another file's unused axiom and ``0 = 1``
+    was proved. Fails unless the proof is refused naming it."""
+    env, target = project_env({"A.v": "Lemma helper : False.\nAdmitted.\nNotation \"'F:'\" := False (only printing).\n",
+                               "C.v": "Require Import P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    refused(env.verify(target, linear_proof(["destruct helper."])), "not proved (assumes P.A.helper")
+
+
 def test_axiom_reached_through_a_module_alias_is_refused(project_env):
     """Fails if an axiom printed under an alias (whose kernel name differs from the printed one)
     is resolved by suffix to a trusted axiom of the same label."""
@@ -341,14 +350,19 @@ FAKE_CLASSIC = "Axiom classic : False.\n"
     ("-Q . Coq.ssr.ssrunder", "-Q {root} Coq.ssr.ssrunder binds the logical name 'Coq' of the standard library"),
     ("-R . Coq", "-R {root} Coq binds the logical name 'Coq' of the standard library"),
     ("-Q . Hammer.Plugin", "-Q {root} Hammer.Plugin binds the logical name 'Hammer' of the installed library Hammer"),
-    ("-Q . P\n-arg -coqlib\n-arg /tmp", "the option -coqlib may not be passed to coqc: it binds load paths or "
-                                        "moves the standard library (give -Q/-R as load-path flags, not in -arg)"),
+    ("-Q . P\n-arg -coqlib\n-arg /tmp", "the option -coqlib may not be passed to coqc (allowed: -w, "),
     ('-Q . P\n-arg "-Q . Coq.Logic"', "the option -Q may not be passed to coqc"),
+    # coqc writes the .vo elsewhere, and the build recorded the shipped one as checked
+    ('-Q . P\n-arg "-o Classical_Prop.vo"', "the option -o may not be passed to coqc"),
+    # an ML plugin of the project's: code in coqc, which rewrote a .vo after its kernel checked it
+    ('-Q . P\n-arg "-I plug"', "the option -I may not be passed to coqc"),
+    ("-Q . P\n-I plug", "-I {root}/plug is not a directory of an installed OCaml library; a project's own ML plugins"),
 ])
 def test_project_binding_a_protected_name_is_refused(tmp_path, flags, message):
     """Fails if a _CoqProject may bind the stdlib's or an installed library's logical names (the
     fake Classical_Prop.v proves 0 = 1 with `destruct classic.`)."""
     root = make_project(tmp_path / "evil", {"Classical_Prop.v": FAKE_CLASSIC}, flags="-Q . P")
+    (root / "plug").mkdir()
     (root / "_CoqProject").write_text(flags + "\nClassical_Prop.v\n")
     with pytest.raises(ProvenanceError) as info:
         load_project(str(root))

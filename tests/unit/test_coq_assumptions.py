@@ -9,7 +9,8 @@ import pytest
 
 import prover.coq.provenance as provenance
 from prover.coq.assumptions import parse_assumptions, parse_loaded, parse_summary, resolve
-from prover.coq.provenance import ForeignLibrary, ProvenanceError, bindings, check_bindings, check_loaded
+from prover.coq.provenance import (ForeignLibrary, ProvenanceError, bindings, check_bindings, check_loaded,
+                                   ocaml_library_roots)
 from prover.coq.trusted_axioms import TRUSTED_AXIOMS, is_trusted, label
 from prover.coq.verify import uses
 
@@ -77,6 +78,8 @@ def test_print_assumptions_report_is_read_by_section():
               "X.lt : X.t -> X.t -> Prop\n  continued type\n")
     assert parse_assumptions(report) == ["classic", "X.lt"]
     assert parse_assumptions("Closed under the global context\n") == []
+    # a type that ends in a colon is still an entry, not a heading
+    assert parse_assumptions("Axioms:\nhelper : F:\nOpaque constants:\nl : T\n") == ["helper"]
 
 
 def test_type_in_type_and_unknown_sections_are_unsafe():
@@ -154,9 +157,17 @@ def test_foreign_libraries_are_refused(installed, text, project, message):
     (("-Q", Path("/p"), "Hammer.Plugin"), (), "binds the logical name 'Hammer' of the installed library Hammer"),
     (("-Q", Path("/p"), "P"), ("-coqlib", "/tmp/fake"), "the option -coqlib may not be passed to coqc"),
     (("-Q", Path("/p"), "P"), ("-Q", ".", "Coq.Logic"), "the option -Q may not be passed to coqc"),
+    # options that load code or files the check never sees, or write the .vo elsewhere
+    (("-Q", Path("/p"), "P"), ("-w", "-all", "-o", "A.vo"), "the option -o may not be passed to coqc"),
+    (("-Q", Path("/p"), "P"), ("-I", "/p/plug"), "the option -I may not be passed to coqc"),
+    (("-Q", Path("/p"), "P"), ("-l", "/p/x.v"), "the option -l may not be passed to coqc"),
+    (("-Q", Path("/p"), "P"), ("-require", "Evil"), "the option -require may not be passed to coqc"),
+    (("-Q", Path("/p"), "P"), ("-vos",), "the option -vos may not be passed to coqc"),
+    (("-I", Path("/p/plug"), ""), (), "-I /p/plug is not a directory of an installed OCaml library"),
 ])
 def test_bindings_of_protected_names_are_refused(installed, binding, options, message):
-    """Fails if a project may give its files the stdlib's or an installed library's names."""
+    """Fails if a project may give its files the stdlib's or an installed library's names, give
+    coqc an option outside the allowed few, or load an ML plugin of its own."""
     with pytest.raises(ProvenanceError) as info:
         check_bindings([binding], options, "_CoqProject")
     assert message in str(info.value)
@@ -168,7 +179,14 @@ def test_empty_logical_name_over_a_coq_directory_is_refused(installed, tmp_path)
     with pytest.raises(ProvenanceError, match=r"names its subdirectory Coq 'Coq', the logical name of the standard"):
         check_bindings([("-R", tmp_path, "")], (), "--flags")
     check_bindings([("-R", tmp_path / "Coq" / "Logic", "")], (), "--flags")  # its own names: Classical_Prop...
-    check_bindings([("-Q", tmp_path, "Coqs"), ("-I", tmp_path, "")], ("-w", "-notation"), "--flags")
+    check_bindings([("-Q", tmp_path, "Coqs")], ("-w", "-notation", "-set", "Printing All"), "--flags")
+
+
+def test_an_installed_plugin_directory_and_the_allowed_options_pass(installed):
+    """Fails if ``-I`` to an installed OCaml library (a dune theory's ``(plugins ...)``) or an
+    allowed option with its argument (``-w -all``: ``-all`` is the argument) is refused."""
+    check_bindings([("-I", ocaml_library_roots()[0] / "coq-hammer", "")],
+                   ("-w", "-all", "-type-in-type", "-unset", "Guard Checking", "-noinit"), "--flags")
 
 
 def test_bindings_of_coqc_arguments():
