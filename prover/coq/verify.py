@@ -251,8 +251,8 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> lis
     of its context summary. Every library it loaded must come from where its name says
     (:func:`prover.coq.provenance.check_loaded`)."""
     module = context.module
-    done = _run(["coqchk", "-o", "-norec", module, *context.load_path, "-Q", str(vo.parent), dirpath], vo.parent,
-                deadline, "coqchk")
+    done = _run(["coqchk", "-o", "-norec", module, *_checker_load_path(context), "-Q", str(vo.parent), dirpath],
+                vo.parent, deadline, "coqchk")
     text = done.stdout + done.stderr
     if done.returncode != 0 or CHECKED not in text:
         raise CheckFailed(f"coqchk rejected the compiled proof (exit {done.returncode}): {_last_error(text)}")
@@ -276,8 +276,8 @@ def _recheck(context: CoqContext, libraries: dict[str, Path], cwd: Path, deadlin
     if not todo:
         return
     names = sorted(todo)
-    done = _run(["coqchk", *(arg for name in names for arg in ("-norec", name)), *context.load_path], cwd, deadline,
-                "coqchk of the project's compiled libraries")
+    done = _run(["coqchk", *(arg for name in names for arg in ("-norec", name)), *_checker_load_path(context)], cwd,
+                deadline, "coqchk of the project's compiled libraries")
     text = done.stdout + done.stderr
     if done.returncode != 0 or CHECKED not in text:
         raise CheckFailed(f"coqchk rejected the project's compiled {', '.join(names)} (exit {done.returncode}): "
@@ -288,6 +288,13 @@ def _recheck(context: CoqContext, libraries: dict[str, Path], cwd: Path, deadlin
                           "the proof's check loaded")
     for path in todo.values():
         record(path)
+
+
+def _checker_load_path(context: CoqContext) -> list[str]:
+    """The project's load path for coqchk: its ``-Q``/``-R``, without the ``-I`` of ML plugin
+    directories (a dune theory's ``(plugins ...)``), which coqchk loads none of and refuses."""
+    return [arg for flag, directory, logical in bindings(context.load_path) if flag != "-I"
+            for arg in (flag, str(directory), logical)]
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:

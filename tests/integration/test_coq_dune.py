@@ -21,8 +21,10 @@ from prover.cli import main
 from prover.coq.additions import offered
 from prover.coq.build import compile_file
 from prover.coq.dune import DuneError, read_sexps
+from prover.coq.env import CoqEnvironment
 from prover.coq.install import user_contrib
 from prover.coq.project import load_project
+from search_tree import linear_proof
 from search_tree.protocol import Theorem
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "duneproj"
@@ -221,7 +223,8 @@ def test_a_theory_without_the_stdlib_is_opened_without_the_prelude(tmp_path, pri
 
 def test_a_plugin_is_bound_with_the_directories_ocamlfind_gives(proj):
     """Fails if ``(plugins ...)`` does not add ``-I`` for the plugin's directory (and those of the
-    libraries it needs) as ocamlfind has them, or adds a binding twice."""
+    libraries it needs) as ocamlfind has them, or adds a binding twice; or if a proof in such a
+    project cannot be checked (coqchk refuses ``-I``: it went to coqchk, and every check failed)."""
     (proj / "theories/Base/dune").write_text("(coq.theory (name Dn.Base) (theories AAC_tactics) "
                                              "(plugins coq-aac-tactics.plugin))")
     wanted = subprocess.run(["ocamlfind", "query", "-r", "coq-aac-tactics.plugin"], capture_output=True, text=True,
@@ -230,3 +233,6 @@ def test_a_plugin_is_bound_with_the_directories_ocamlfind_gives(proj):
     includes = [lp.path for lp in project.load_paths if lp.flag == "-I"]
     assert includes == list(dict.fromkeys(wanted)) and subprocess.run(
         ["ocamlfind", "query", "coq-aac-tactics.plugin"], capture_output=True, text=True).stdout.strip() in includes
+    with CoqEnvironment(tactic_timeout=10, project=str(proj)) as env:
+        verdict = env.verify(env.theorem("sum_swap"), linear_proof(["intros.", "aac_reflexivity."]))
+    assert verdict.ok, verdict
