@@ -252,7 +252,9 @@ class PolicyValueModel(L.LightningModule):
         model = cls(init_from=str(path), max_input_len=settings["max_input_len"],
                     max_target_len=settings["max_target_len"], num_premises=settings["num_premises"],
                     value_bins=settings["value_bins"], value_weight=settings.get("value_weight", 0.5))
-        model.value_head.load_state_dict(torch.load(Path(path) / VALUE_HEAD_FILE, map_location=map_location))
+        # tensors only: a checkpoint directory is input, and a pickle of any other object runs code as it loads
+        model.value_head.load_state_dict(torch.load(Path(path) / VALUE_HEAD_FILE, map_location=map_location,
+                                                    weights_only=True))
         return model.eval()
 
 
