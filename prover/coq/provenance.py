@@ -29,6 +29,7 @@ from pathlib import Path
 from search_tree.errors import UserError
 
 from .install import stdlib_root
+from .vo import VoFormatError, vo_name
 
 STDLIB_ROOT_NAME = "Coq"
 #: the coqc options a project may give (``-arg``, a dune theory's ``flags``), each with how many
@@ -104,6 +105,12 @@ def check_bindings(bindings: Iterable[tuple[str, Path, str]], options: Sequence[
     name)`` or an ``-arg`` option that would give a project's file a name of the stdlib or of an
     installed library (module docstring)."""
     protected = protected_roots()
+    bindings = list(bindings)
+    seen: dict[Path, str] = {}
+    for flag, directory, logical in bindings:
+        if flag != "-I" and seen.setdefault(directory.resolve(), logical) != logical:
+            raise ProvenanceError(f"{where}: {directory} is bound as {seen[directory.resolve()]} and as {logical}; "
+                                  "Coq keeps only the last, so a file there would have two names")
     for flag, directory, logical in bindings:
         if flag == "-I":
             if not any(directory.resolve().is_relative_to(root) for root in ocaml_library_roots()):
@@ -160,8 +167,16 @@ def check_loaded(paths: Sequence[Path], libraries: Sequence[str], checked: tuple
         raise ForeignLibrary(f"coqchk's list of libraries does not match the files it loaded ({', '.join(extra)})")
     if named.get(module) != vo:
         raise ForeignLibrary(f"coqchk did not check the compiled file {vo.name} (it resolved {module} elsewhere)")
-    return {name: where for name, where in named.items()
-            if where != vo and name.split(".", 1)[0] not in protected}
+    project = {name: where for name, where in named.items() if where != vo and name.split(".", 1)[0] not in protected}
+    for name, where in project.items():
+        try:
+            compiled_as = vo_name(where)
+        except (OSError, VoFormatError) as exc:
+            raise ForeignLibrary(f"coqchk loaded {where}, which cannot be read as a compiled library ({exc})") from None
+        if compiled_as != name:
+            raise ForeignLibrary(f"coqchk loaded {where} as {name}, but it was compiled as {compiled_as} (the "
+                                 "project binds its directory under two names)")
+    return project
 
 
 def _library_name(path: Path, protected: dict[str, Path], own: list[tuple[Path, str]]) -> str | None:

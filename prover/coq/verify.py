@@ -283,7 +283,8 @@ def _recheck(context: CoqContext, libraries: dict[str, Path], cwd: Path, deadlin
         raise CheckFailed(f"coqchk rejected the project's compiled {', '.join(names)} (exit {done.returncode}): "
                           f"{_last_error(text)}")
     interned = {path.resolve() for path in parse_loaded(text)[0]}
-    if not {path.resolve() for path in todo.values()} <= interned:
+    if not {path.resolve() for path in todo.values()} <= interned or \
+            any(f"Checking library: {name}\n" not in text for name in names):
         raise CheckFailed(f"coqchk did not re-check the project's compiled {', '.join(names)} from the files "
                           "the proof's check loaded")
     for path in todo.values():

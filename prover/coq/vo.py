@@ -35,6 +35,25 @@ def vo_dependencies(path: Path) -> tuple[str, ...]:
     records them: every library loaded when it was compiled (not only those it names), the
     Prelude included unless it was compiled with ``-noinit``. Only the summary segment is read.
     Cached per path: the installed ``.vo`` files a process reads do not change under it."""
+    summary = _summary(path)
+    try:
+        return tuple(".".join(reversed(_dirpath(name))) for name, _digest in summary[1])  # type: ignore[index]
+    except (IndexError, TypeError, ValueError) as exc:
+        raise VoFormatError(f"{path}: cannot read its summary of dependencies ({exc})") from None
+
+
+def vo_name(path: Path) -> str:
+    """The logical name ``path`` (a ``.vo``) was compiled as (``P.A``), as its summary records it:
+    what the file is, whatever name the directory it sits in is bound to now. Not cached: a
+    project's files change under a process."""
+    try:
+        return ".".join(reversed(_dirpath(_summary(path)[0])))  # type: ignore[index]
+    except (IndexError, TypeError, ValueError) as exc:
+        raise VoFormatError(f"{path}: cannot read the name it was compiled as ({exc})") from None
+
+
+def _summary(path: Path) -> object:
+    """The unmarshalled summary segment of the ``.vo`` at ``path`` (``(md_name, md_deps, md_ocaml)``)."""
     with path.open("rb") as f:
         head = f.read(16 + 32)
         if head[:4] != MAGIC or len(head) < 16 + 20:
@@ -44,10 +63,9 @@ def vo_dependencies(path: Path) -> tuple[str, ...]:
                 else 32 + struct.unpack_from(">Q", head, 24)[0])
         data = head[16:] + f.read(max(0, size - len(head) + 16))
     try:
-        deps = unmarshal(data)[1]  # type: ignore[index]
-        return tuple(".".join(reversed(_dirpath(name))) for name, _digest in deps)
+        return unmarshal(data)
     except (IndexError, TypeError, ValueError, struct.error) as exc:
-        raise VoFormatError(f"{path}: cannot read its summary of dependencies ({exc})") from None
+        raise VoFormatError(f"{path}: cannot read its summary ({exc})") from None
 
 
 def compiled_noinit(vo: Path, contrib: Path, library: str) -> bool:

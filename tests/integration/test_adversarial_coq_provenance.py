@@ -357,6 +357,9 @@ FAKE_CLASSIC = "Axiom classic : False.\n"
     # an ML plugin of the project's: code in coqc, which rewrote a .vo after its kernel checked it
     ('-Q . P\n-arg "-I plug"', "the option -I may not be passed to coqc"),
     ("-Q . P\n-I plug", "-I {root}/plug is not a directory of an installed OCaml library; a project's own ML plugins"),
+    # Coq keeps the last name of a directory, the path rule the first: the re-check asked coqchk for
+    # a name that resolved to another file, and a crafted .vo was recorded as checked
+    ("-Q . P\n-Q . Q", "{root} is bound as P and as Q; Coq keeps only the last"),
 ])
 def test_project_binding_a_protected_name_is_refused(tmp_path, flags, message):
     """Fails if a _CoqProject may bind the stdlib's or an installed library's logical names (the

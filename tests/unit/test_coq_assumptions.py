@@ -108,9 +108,11 @@ Admitting library: Coq.Init.Prelude
 
 @pytest.fixture
 def installed(monkeypatch, tmp_path):
-    """Where the stdlib and one installed library (``Hammer``) are, for the provenance rules."""
+    """Where the stdlib and one installed library (``Hammer``) are, for the provenance rules, and
+    the name the project's ``/proj/A.vo`` was compiled as (what its summary would say)."""
     libs = {"Coq": Path("/no-such-coq/theories"), "Hammer": Path("/no-such-coq/user-contrib/Hammer")}
     monkeypatch.setattr(provenance, "protected_roots", lambda: libs)
+    monkeypatch.setattr(provenance, "vo_name", {Path("/proj/A.vo"): "P.A"}.__getitem__)
     return libs
 
 
@@ -124,6 +126,21 @@ def test_loaded_libraries_from_their_places_pass_and_the_projects_own_are_named(
     returned for their re-check, or if the stdlib's or the checked file are among them."""
     project = check_loaded(*parse_loaded(CHK), (Path("/tmp/v/C.vo"), "P.C"), [(Path("/proj"), "P")])
     assert project == {"P.A": Path("/proj/A.vo")}
+
+
+def test_a_project_file_loaded_under_another_name_than_it_was_compiled_as_is_refused(installed, monkeypatch):
+    """A directory bound under two names: Coq keeps the last, the path rule here the first, so
+    the re-check asked coqchk for a name that Coq resolved to another file, and the crafted one
+    was recorded as checked. Fails unless the file's own recorded name must be the one given it."""
+    monkeypatch.setattr(provenance, "vo_name", lambda path: "X.A")
+    with pytest.raises(ForeignLibrary, match=r"coqchk loaded /proj/A.vo as P.A, but it was compiled as X.A"):
+        check_loaded(*parse_loaded(CHK), (Path("/tmp/v/C.vo"), "P.C"), [(Path("/proj"), "P")])
+
+
+def test_a_directory_bound_under_two_names_is_refused(installed, tmp_path):
+    with pytest.raises(ProvenanceError, match=r"is bound as X and as Y; Coq keeps only the last"):
+        check_bindings([("-Q", tmp_path, "X"), ("-Q", tmp_path / ".", "Y")], (), "_CoqProject")
+    check_bindings([("-Q", tmp_path, "X"), ("-Q", tmp_path, "X")], (), "_CoqProject")  # the same binding twice
 
 
 @pytest.mark.parametrize("text, project, message", [

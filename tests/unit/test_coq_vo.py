@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from prover.coq.vo import PRELUDE, VoFormatError, compiled_noinit, unmarshal, vo_dependencies
+from prover.coq.vo import PRELUDE, VoFormatError, compiled_noinit, unmarshal, vo_dependencies, vo_name
 
 
 def _string(s: str) -> bytes:
@@ -58,6 +58,7 @@ def test_dependencies_and_noinit_are_read_from_the_summary(tmp_path):
     _vo(contrib / "Plain" / "Use.vo", "Plain.Use", ["Coq.Init.Notations", PRELUDE])
     _vo(contrib / "Plain" / "OnBare.vo", "Plain.OnBare", ["Coq.Init.Notations", PRELUDE, "Bare.Base"])
     assert vo_dependencies(contrib / "Plain" / "OnBare.vo") == ("Coq.Init.Notations", PRELUDE, "Bare.Base")
+    assert vo_name(contrib / "Plain" / "OnBare.vo") == "Plain.OnBare"  # what it was compiled as
     assert compiled_noinit(contrib / "Bare" / "Base.vo", contrib, "Bare")
     assert not compiled_noinit(contrib / "Plain" / "Use.vo", contrib, "Plain")  # Coq.Init.Notations is no reason
     assert compiled_noinit(contrib / "Plain" / "OnBare.vo", contrib, "Plain")
