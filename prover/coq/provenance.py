@@ -102,24 +102,24 @@ def _owner(logical: str) -> str:
 
 def check_bindings(bindings: Iterable[tuple[str, Path, str]], options: Sequence[str], where: str) -> None:
     """Refuse (:class:`ProvenanceError`, naming ``where``) a binding ``(flag, directory, logical
-    name)`` or an ``-arg`` option that would give a project's file a name of the stdlib or of an
-    installed library (module docstring)."""
+    name)`` that would give a project's file a name of the stdlib or of an installed library, or
+    two names; an ``-I`` outside the installed OCaml libraries; and a coqc option that
+    :data:`OPTIONS` does not allow (module docstring)."""
     protected = protected_roots()
-    bindings = list(bindings)
     seen: dict[Path, str] = {}
     for flag, directory, logical in bindings:
-        if flag != "-I" and seen.setdefault(directory.resolve(), logical) != logical:
-            raise ProvenanceError(f"{where}: {directory} is bound as {seen[directory.resolve()]} and as {logical}; "
-                                  "Coq keeps only the last, so a file there would have two names")
-    for flag, directory, logical in bindings:
+        resolved = directory.resolve()
         if flag == "-I":
-            if not any(directory.resolve().is_relative_to(root) for root in ocaml_library_roots()):
+            if not any(resolved.is_relative_to(root) for root in ocaml_library_roots()):
                 raise ProvenanceError(f"{where}: -I {directory} is not a directory of an installed OCaml library; "
                                       "a project's own ML plugins are not loaded (they run as code in every Coq "
                                       "process, the final check's included)")
             continue
+        if seen.setdefault(resolved, logical) != logical:
+            raise ProvenanceError(f"{where}: {directory} is bound as {seen[resolved]} and as {logical}; "
+                                  "Coq keeps only the last, so a file there would have two names")
         root, *parts = logical.split(".")
-        if root in protected and directory.resolve() == protected[root].joinpath(*parts):
+        if root in protected and resolved == protected[root].joinpath(*parts):
             continue  # an installed library bound to its own directory (a dune theory's dependency)
         if root in protected:
             raise ProvenanceError(f"{where}: {flag} {directory} {logical} binds the logical name {root!r} of "
