@@ -81,6 +81,16 @@ def parse_assumptions(report: str) -> list[str]:
     return axioms
 
 
+#: what coqchk prints when it accepted every library it was asked to check
+CHECKED = "Modules were successfully checked"
+
+
+def last_error(text: str) -> str:
+    """The last ``Error`` block of coqc's or coqchk's output (else its end), on one line, at most 600 characters."""
+    at = text.rfind("Error")
+    return " ".join((text[at:] if at >= 0 else text[-600:]).split())[:600]
+
+
 def parse_loaded(text: str) -> tuple[list[Path], list[str]]:
     """(the ``.vo`` files coqchk interned, the libraries of its "Ordered list") of its output."""
     paths = [Path(p) for p in _INTERN.findall(text)]

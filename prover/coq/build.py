@@ -1,7 +1,7 @@
 """Compile a Coq project's ``.vo`` files: in dependency order (``coqdep``), in parallel, only what is stale.
 
 A ``.vo`` is the cache: a file is compiled when its ``.vo`` is missing, older than its source, or
-older than the ``.vo`` of a file it requires, or when it was not compiled here (no record of
+older than the ``.vo`` of a file it requires, or when it was not checked here (no record of
 :mod:`prover.coq.checked_vo` vouches for it: a project may ship ``.vo`` files, crafted ones
 included). A file coqc rejects is reported with coqc's error and the files that require it are
 skipped (naming it), while the rest of the project goes on, so that one broken file costs its
@@ -9,18 +9,21 @@ own theorems, not the project's. Installed libraries and the stdlib are
 compiled already (and live outside the user's tree): they are never built here.
 
 coqdep and coqc run in a fresh sandbox directory (:mod:`prover.coq.sandbox`: working directory,
-``HOME`` and ``TMPDIR``), with the project's files and load paths given as absolute paths: what a
-file's sentences write by a relative path (``lia``'s cache, a ``Redirect``) lands in the sandbox,
-and what Coq looks up in its working directory (CoqHammer's ``coqhammer.opt``) is never the
-project's. The only files a build writes in the project are what coqc makes of each source,
-beside it (``.vo``, ``.vos``, ``.vok``, ``.glob``, ``.aux``), and a project whose files leave its
-root is refused before anything runs (:func:`prover.coq.project.inside_root`). Each ``.vo``
-compiled here is recorded in the user cache as checked by a kernel (coqc's), so that a proof's
-final check loads it without re-checking it (:mod:`prover.coq.checked_vo`).
+``HOME`` and ``TMPDIR``), with the project's files and load paths given as absolute paths, and
+they may write nothing else (:func:`prover.coq.sandbox.confined`): compiling a file runs code of
+the file's choosing (CoqHammer's ``PredictPath`` is a shell command). coqc writes its output into
+its sandbox (``-o``), and the build copies it beside the source (``.vo``, ``.vos``, ``.vok``,
+``.glob``, ``.aux``): those are the only files a build writes in the project, and a project whose
+files leave its root is refused before anything runs (:func:`prover.coq.project.inside_root`).
+Each ``.vo`` made is then checked by coqchk and recorded (:mod:`prover.coq.checked_vo`), so that
+a proof's final check loads it without re-checking it. A kernel that cannot confine (no
+Landlock) builds no project.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -28,11 +31,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checked_vo import record, recorded
+from .checked_vo import check, recorded
 from .index import CoqIndex, load_index
 from .install import not_installed
 from .project import CoqProject, ProjectError, inside_root
-from .sandbox import sandbox_dir, sandbox_env
+from .provenance import checker_load_path
+from .sandbox import can_confine, confined, sandbox_dir, sandbox_env
 
 COQC_TIMEOUT = 1800.0  # seconds per file: more means a hang, reported as that file's failure
 
@@ -53,7 +57,7 @@ def dependencies(project: CoqProject, files: list[str]) -> dict[str, list[str]]:
         return {}
     root = project.root.resolve()
     with sandbox_dir("coqdep") as box:
-        done = subprocess.run(["coqdep", *project.load_args, *(str(root / f) for f in files)], cwd=box,
+        done = subprocess.run(confined(["coqdep", *project.load_args, *(str(root / f) for f in files)], box), cwd=box,
                               env=sandbox_env(box), capture_output=True, text=True, check=False)
     known = set(files)
     deps: dict[str, list[str]] = {f: [] for f in files}
@@ -96,25 +100,50 @@ def _stale(root: Path, path: str, deps: list[str]) -> bool:
     return any(not (root / (d + "o")).exists() or (root / (d + "o")).stat().st_mtime > made for d in deps)
 
 
+#: what coqc makes of ``X.v`` besides ``X.vo`` (``{}`` is the stem), copied beside the source
+OUTPUTS = ("{}.vo", "{}.glob", "{}.vos", "{}.vok", ".{}.aux")
+
+
 def compile_file(project: CoqProject, path: str) -> str | None:
-    """Run coqc on one file (in a sandbox, see the module docstring); None on success, else coqc's
-    error (its last ``Error`` block, one line, paths relative to the root). A file compiled without
+    """Compile one file and have coqchk check what coqc made; None on success, else why not (one
+    line, paths relative to the root). coqc runs in a sandbox it alone may write (module docstring)
+    and puts its output there (``-o``); the outputs are then copied beside the source, and the
+    ``.vo`` is checked and recorded (:func:`prover.coq.checked_vo.check`). A file compiled without
     the Prelude (:meth:`CoqProject.noinit`, a dune theory's ``(stdlib no)``) gets ``-noinit``."""
     root = project.root.resolve()
+    source = root / path
     noinit = ("-noinit",) if project.noinit(path) else ()
+    name = project.module(path)
     with sandbox_dir("coqc") as box:
+        out = box / "out"  # bound to the file's own directory's logical name: coqc names a library by where it goes
+        out.mkdir()
+        cmd = ["coqc", "-q", *project.coq_args, *noinit, "-Q", str(out), name.rpartition(".")[0],
+               "-o", str(out / f"{source.stem}.vo"), str(source)]
         try:
-            done = subprocess.run(["coqc", "-q", *project.coq_args, *noinit, str(root / path)], cwd=box,
-                                  env=sandbox_env(box),
+            done = subprocess.run(confined(cmd, box), cwd=box, env=sandbox_env(box),
                                   capture_output=True, text=True, timeout=COQC_TIMEOUT, check=False)
         except subprocess.TimeoutExpired:
             return f"coqc timed out after {COQC_TIMEOUT:.0f} s"
-    if done.returncode == 0:
-        record(root / (path + "o"))  # coqc's kernel checked its every proof: prover.coq.checked_vo
-        return None
-    text = (done.stderr + done.stdout).replace(f"{root}/", "")
-    at = text.find("File \"")
-    return " ".join((text[at:] if at >= 0 else text).split())[:1000] or f"coqc exited {done.returncode}"
+        if done.returncode == 0:
+            for pattern in OUTPUTS:
+                _install(out / pattern.format(source.stem), source.parent / pattern.format(source.stem))
+    if done.returncode != 0:
+        text = (done.stderr + done.stdout).replace(f"{root}/", "")
+        at = text.find("File \"")
+        return " ".join((text[at:] if at >= 0 else text).split())[:1000] or f"coqc exited {done.returncode}"
+    failed = check({name: source.with_suffix(".vo")}, checker_load_path(project.load_args), COQC_TIMEOUT)
+    return None if failed is None else failed.replace(f"{root}/", "")
+
+
+def _install(made: Path, target: Path) -> None:
+    """Put the file coqc ``made`` at ``target``, replacing it at once (never half written); a file
+    coqc did not make is removed there, so that no stale one stays beside the new ``.vo``."""
+    if not made.is_file():
+        target.unlink(missing_ok=True)
+        return
+    partial = target.with_name(f".{target.name}.dojo-partial")
+    shutil.copyfile(made, partial)
+    os.replace(partial, target)
 
 
 def build_project(project: CoqProject, files: list[str] | None = None, jobs: int = 2,
@@ -127,6 +156,10 @@ def build_project(project: CoqProject, files: list[str] | None = None, jobs: int
     report = BuildReport()
     if project.kind != "project":
         return report
+    if not can_confine():
+        raise ProjectError(f"Coq project {project.root}: its files can run programs while Coq compiles or loads them, "
+                           "and this kernel has no Landlock (Linux 5.13 or later, enabled) to keep those programs from "
+                           "rewriting what the verifier trusts; open it on a kernel with Landlock")
     t0 = time.monotonic()
     all_files = list(inside_root(project.root, project.source_files(), f"Coq project {project.root}"))
     deps = dependencies(project, all_files)

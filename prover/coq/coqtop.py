@@ -54,7 +54,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sandbox import sandbox_dir, sandbox_env
+from .sandbox import confined, sandbox_dir, sandbox_env
 from .sentences import one_line
 
 # The proof name and the stack hold Coq identifiers, which never contain ``<``, ``>`` or ``|``:
@@ -206,7 +206,7 @@ class Coqtop:
         sandbox = self._sandbox.enter_context(sandbox_dir("coqtop"))
         try:
             self.proc = subprocess.Popen(
-                [self.executable, "-q", "-emacs", *self.args],
+                confined([self.executable, "-q", "-emacs", *self.args], sandbox),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

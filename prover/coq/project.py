@@ -39,7 +39,7 @@ from search_tree.errors import UserError
 from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
 from .install import not_installed, stdlib_root, user_contrib
 from .provenance import check_bindings
-from .sandbox import sandbox_dir, sandbox_env
+from .sandbox import confined, sandbox_dir, sandbox_env
 from .vo import compiled_noinit
 
 PROJECT_FILE = "_CoqProject"
@@ -373,7 +373,7 @@ def library_options(name: str) -> tuple[str, ...]:
     flags = [a for lp in library_load_paths(name) for a in lp.args(root)]
     module = ".".join([*name.split("."), *sources[-1][2].relative_to(root).with_suffix("").parts])
     with sandbox_dir("probe") as where:
-        checked = subprocess.run(["coqchk", "-o", "-norec", module, *flags], capture_output=True,
+        checked = subprocess.run(confined(["coqchk", "-o", "-norec", module, *flags], where), capture_output=True,
                                  text=True, cwd=where, env=sandbox_env(where), timeout=600)
     summary = checked.stdout + checked.stderr  # coqchk prints its summary on stderr
     unchecked = re.search(r"relying on type-in-type:\s*(\S+)", summary)

@@ -96,6 +96,12 @@ def bindings(args: Sequence[str]) -> list[tuple[str, Path, str]]:
     return out
 
 
+def checker_load_path(args: Sequence[str]) -> list[str]:
+    """The ``-Q``/``-R`` of coqc arguments ``args``, for coqchk: without the ``-I`` of ML plugin
+    directories (a dune theory's ``(plugins ...)``), which coqchk loads none of and refuses."""
+    return [arg for flag, directory, logical in bindings(args) if flag != "-I" for arg in (flag, str(directory), logical)]
+
+
 def _owner(logical: str) -> str:
     return "the standard library" if logical == STDLIB_ROOT_NAME else f"the installed library {logical}"
 

@@ -10,17 +10,48 @@ process of the package is started with :func:`sandbox_env` in a directory made f
 and is deleted with it. A project's own files are reached through absolute load-path flags, never
 through the working directory; the user's installed Coq libraries (``XDG_DATA_HOME``) stay where
 they are.
+
+The directory also bounds what the process may write at all, by absolute path too: each Coq
+command is started through :func:`confined` (:mod:`prover.coq.landlock`), so that code a project's
+file runs while it compiles or loads (CoqHammer's ``Set Hammer PredictPath`` names a shell
+command) writes nothing outside its sandbox: not the records of the libraries a kernel checked
+(:mod:`prover.coq.checked_vo`), not the project's ``.vo`` files, not the installed libraries. A
+kernel without Landlock confines nothing; building a project then is refused
+(:func:`prover.coq.build.build_project`), since only a project's files can bring such code (tactics and
+preludes pass :mod:`prover.coq.policy`, which refuses CoqHammer's program-running tactics).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 PREFIX = "dojo-coq-"
+
+#: the confining script, run by path (it imports only the standard library)
+LANDLOCK = Path(__file__).resolve().with_name("landlock.py")
+
+
+@functools.lru_cache(maxsize=1)
+def can_confine() -> bool:
+    """Whether this kernel offers Landlock, so that :func:`confined` confines."""
+    from .landlock import abi
+
+    return abi() >= 1
+
+
+def confined(cmd: list[str], directory: str | os.PathLike[str]) -> list[str]:
+    """``cmd`` run so that it and every process it starts may write only inside ``directory``
+    (and ``/dev/null``): :mod:`prover.coq.landlock` confines, then runs it. Unchanged where the
+    kernel cannot confine (:func:`can_confine`)."""
+    if not can_confine():
+        return list(cmd)
+    return [sys.executable, "-I", "-S", str(LANDLOCK), str(Path(directory).resolve()), "--", *cmd]
 
 
 def sandbox_env(directory: str | os.PathLike[str], base: dict[str, str] | None = None) -> dict[str, str]:

@@ -33,7 +33,7 @@ import subprocess
 from pathlib import Path
 
 from .project import CoqProject
-from .sandbox import sandbox_dir, sandbox_env
+from .sandbox import confined, sandbox_dir, sandbox_env
 
 TIMEOUT = 600.0  # seconds for one coqc run that loads and prints the modules
 _ITEM = re.compile(r" (?=(?:Parameter|Definition|Inductive|CoInductive|Variant|Module) )")
@@ -105,8 +105,9 @@ def _print(project: CoqProject, names: list[str], commands: list[str]) -> dict[s
     with sandbox_dir("signatures") as box:
         (box / f"{_CHECK_FILE}.v").write_text("\n".join(lines) + "\n")
         try:
-            done = subprocess.run(["coqc", "-q", *project.coq_args, f"{_CHECK_FILE}.v"], cwd=box, env=sandbox_env(box),
-                                  capture_output=True, text=True, timeout=TIMEOUT, check=False)
+            cmd = confined(["coqc", "-q", *project.coq_args, f"{_CHECK_FILE}.v"], box)
+            done = subprocess.run(cmd, cwd=box, env=sandbox_env(box), capture_output=True, text=True, timeout=TIMEOUT,
+                                  check=False)
         except subprocess.TimeoutExpired:
             raise SignatureError(f"printing the modules' types took more than {TIMEOUT:.0f} s") from None
         if done.returncode != 0:

@@ -80,19 +80,18 @@ from prover.defaults import RUN
 from search_tree.protocol import Proof, Verification, proof_tactics
 
 from .additions import annotate
-from .assumptions import CLOSED, Resolution, parse_assumptions, parse_loaded, parse_summary, resolve
-from .checked_vo import record, unchecked
+from .assumptions import CHECKED, CLOSED, Resolution, last_error, parse_assumptions, parse_loaded, parse_summary, resolve
+from .checked_vo import check, unchecked
 from .context import CoqContext, rename_statement, statement_type
 from .dependencies import DependencyError, candidates, graph_sentences, locate_source, untwinned
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
-from .provenance import ForeignLibrary, bindings, check_loaded
+from .provenance import ForeignLibrary, bindings, check_loaded, checker_load_path
 from .render import render_proof
 from .reopened import compiled_module, open_sections
-from .sandbox import sandbox_env
+from .sandbox import confined, sandbox_env
 from .trusted_axioms import is_trusted
 
-CHECKED = "Modules were successfully checked"
 #: how the message of a proof refused by the leak check begins (:mod:`prover.coq.dependencies`)
 LEAK_REFUSED = "refused (leak check)"
 
@@ -216,7 +215,7 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
            + (["-noinit"] if context.noinit else []) + [f"{base}.v"])
     done = _run(cmd, tmp, deadline, "coqc")
     if done.returncode != 0:
-        raise CheckFailed(f"coqc rejected the proof (exit {done.returncode}): {_last_error(done.stderr + done.stdout)}")
+        raise CheckFailed(f"coqc rejected the proof (exit {done.returncode}): {last_error(done.stderr + done.stdout)}")
     out = tmp / f"{report}.out"
     if not out.exists():
         raise CheckFailed("coqc exited 0 but wrote no assumptions report")
@@ -241,7 +240,7 @@ def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: 
     done = _run(["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath, "DojoLocate.v"],
                 tmp, deadline, "coqc (locating the dependencies)")
     if done.returncode != 0:
-        raise DependencyError(f"coqc could not locate them: {_last_error(done.stderr + done.stdout)}")
+        raise DependencyError(f"coqc could not locate them: {last_error(done.stderr + done.stdout)}")
     texts = {name: (tmp / report).read_text() for name, report in reports.items() if (tmp / report).exists()}
     return untwinned(found, texts, compiled, context.module)
 
@@ -251,11 +250,11 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> lis
     of its context summary. Every library it loaded must come from where its name says
     (:func:`prover.coq.provenance.check_loaded`)."""
     module = context.module
-    done = _run(["coqchk", "-o", "-norec", module, *_checker_load_path(context), "-Q", str(vo.parent), dirpath],
+    done = _run(["coqchk", "-o", "-norec", module, *checker_load_path(context.load_path), "-Q", str(vo.parent), dirpath],
                 vo.parent, deadline, "coqchk")
     text = done.stdout + done.stderr
     if done.returncode != 0 or CHECKED not in text:
-        raise CheckFailed(f"coqchk rejected the compiled proof (exit {done.returncode}): {_last_error(text)}")
+        raise CheckFailed(f"coqchk rejected the compiled proof (exit {done.returncode}): {last_error(text)}")
     try:
         project = check_loaded(*parse_loaded(text), (vo, module),
                                [(d, logical) for flag, d, logical in bindings(context.load_path) if flag != "-I"])
@@ -264,53 +263,33 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> lis
     axioms, unsafe = parse_summary(text)
     if unsafe:
         raise CheckFailed("the proof relies on unsafe features: " + "; ".join(unsafe))
-    _recheck(context, project, vo.parent, deadline)
+    _recheck(context, project, deadline)
     return axioms
 
 
-def _recheck(context: CoqContext, libraries: dict[str, Path], cwd: Path, deadline: float) -> None:
+def _recheck(context: CoqContext, libraries: dict[str, Path], deadline: float) -> None:
     """Re-check with coqchk the project's libraries that the proof's check loaded (``libraries``)
     and that no kernel is on record as having checked, then record them
-    (:mod:`prover.coq.checked_vo`); :class:`CheckFailed` if coqchk rejects one or checks other files."""
+    (:func:`prover.coq.checked_vo.check`); :class:`CheckFailed` if coqchk rejects one."""
     todo = unchecked(libraries)
     if not todo:
         return
-    names = sorted(todo)
-    done = _run(["coqchk", *(arg for name in names for arg in ("-norec", name)), *_checker_load_path(context)], cwd,
-                deadline, "coqchk of the project's compiled libraries")
-    text = done.stdout + done.stderr
-    if done.returncode != 0 or CHECKED not in text:
-        raise CheckFailed(f"coqchk rejected the project's compiled {', '.join(names)} (exit {done.returncode}): "
-                          f"{_last_error(text)}")
-    interned = {path.resolve() for path in parse_loaded(text)[0]}
-    if not {path.resolve() for path in todo.values()} <= interned or \
-            any(f"Checking library: {name}\n" not in text for name in names):
-        raise CheckFailed(f"coqchk did not re-check the project's compiled {', '.join(names)} from the files "
-                          "the proof's check loaded")
-    for path in todo.values():
-        record(path)
-
-
-def _checker_load_path(context: CoqContext) -> list[str]:
-    """The project's load path for coqchk: its ``-Q``/``-R``, without the ``-I`` of ML plugin
-    directories (a dune theory's ``(plugins ...)``), which coqchk loads none of and refuses."""
-    return [arg for flag, directory, logical in bindings(context.load_path) if flag != "-I"
-            for arg in (flag, str(directory), logical)]
+    if deadline <= time.monotonic():
+        raise CheckFailed("coqchk of the project's compiled libraries not started: the verification timeout ran out")
+    failed = check(todo, checker_load_path(context.load_path), deadline - time.monotonic())
+    if failed is not None:
+        raise CheckFailed(failed)
 
 
 def _run(cmd: list[str], cwd: Path, deadline: float, what: str) -> subprocess.CompletedProcess:
     """Run ``cmd`` in the check's own fresh directory ``cwd``, which is also its sandbox (``HOME``,
-    ``TMPDIR``: :func:`prover.coq.sandbox.sandbox_env`)."""
+    ``TMPDIR``: :func:`prover.coq.sandbox.sandbox_env`) and the only place it may write
+    (:func:`prover.coq.sandbox.confined`)."""
     left = deadline - time.monotonic()
     if left <= 0:
         raise CheckFailed(f"{what} not started: the verification timeout ran out")
     try:
-        return subprocess.run(cmd, cwd=cwd, env=sandbox_env(cwd), capture_output=True, text=True, timeout=left,
+        return subprocess.run(confined(cmd, cwd), cwd=cwd, env=sandbox_env(cwd), capture_output=True, text=True, timeout=left,
                               check=False)
     except subprocess.TimeoutExpired:
         raise CheckFailed(f"{what} timed out (verification timeout)") from None
-
-
-def _last_error(text: str) -> str:
-    at = text.rfind("Error")
-    return " ".join((text[at:] if at >= 0 else text[-600:]).split())[:600]

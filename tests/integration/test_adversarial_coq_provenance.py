@@ -9,6 +9,7 @@ only when no one else can give a library that name (prover.coq.provenance), and 
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from pathlib import Path
 
@@ -253,17 +254,16 @@ def test_an_unsafe_object_of_another_project_file_is_refused_where_it_is_used(pr
 
 
 def _rechecks(monkeypatch) -> list[list[str]]:
-    """The coqchk runs of the final checks from now on that re-check a project's libraries (the
-    real ones: the spy only writes them down)."""
+    """The libraries the final checks from now on re-check with coqchk (the real check runs: the
+    spy only writes their names down)."""
     runs: list[list[str]] = []
-    real = verify._run
+    real = verify.check
 
-    def spy(cmd, *args, **kwargs):
-        if cmd[0] == "coqchk" and "-o" not in cmd:
-            runs.append(cmd)
-        return real(cmd, *args, **kwargs)
+    def spy(libraries, *args, **kwargs):
+        runs.append(sorted(libraries))
+        return real(libraries, *args, **kwargs)
 
-    monkeypatch.setattr(verify, "_run", spy)
+    monkeypatch.setattr(verify, "check", spy)
     return runs
 
 
@@ -279,7 +279,7 @@ def test_a_project_vo_no_kernel_is_on_record_for_is_rechecked_then_trusted(proje
     (checked_vo.ledger() / checked_vo.digest(vo)).unlink()
     rechecks = _rechecks(monkeypatch)
     assert env.verify(target, linear_proof(["exact helper."])).ok
-    assert [cmd[1:3] for cmd in rechecks] == [["-norec", "P.A"]], rechecks
+    assert rechecks == [["P.A"]], rechecks
     assert checked_vo.unchecked({"P.A": vo}) == {}
     assert env.verify(target, linear_proof(["exact helper."])).ok
     assert len(rechecks) == 1, rechecks
@@ -307,6 +307,45 @@ def test_a_crafted_vo_put_after_the_build_is_rechecked_and_refused(project_env, 
     env, target = project_env(FORGED_PROJECT)
     (tmp_path / "proj" / "A.vo").write_bytes(forged_vo.forge(tmp_path / "forge"))
     refused(env.verify(target, linear_proof(["destruct l."])), "coqchk rejected the project's compiled P.A")
+
+
+def _runs_at_compile_time(command: str) -> str:
+    """A project file that has the shell run ``command`` while coqc compiles it: CoqHammer's
+    ``predict`` runs the program its ``PredictPath`` names, through the shell."""
+    return (f'From Hammer Require Import Hammer.\nSet Hammer PredictPath "{command}".\n'
+            "Goal True.\npredict 1.\nAbort.\n")
+
+
+def test_a_program_a_project_file_runs_while_it_compiles_writes_nothing_outside_its_sandbox(tmp_path, private_cache):
+    """Compiling a project's file runs code of the file's choosing. ``Z.v``'s shell command wrote
+    a record vouching for the crafted ``A.vo`` (and a file beside the project); with that file in
+    place, ``destruct l.`` proved ``0 = 1`` with no axiom, as the final check trusted the record.
+    Fails unless neither write lands and the proof is refused."""
+    forged = forged_vo.forge(tmp_path / "forge")
+    record = checked_vo.ledger() / hashlib.sha256(forged).hexdigest()
+    outside = tmp_path / "outside"
+    attack = _runs_at_compile_time(f"mkdir -p {record.parent}; touch {record} {outside}; true")
+    root = make_project(tmp_path / "proj", {**FORGED_PROJECT, "Z.v": attack}, flags="-Q . P")
+    with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root)) as env:
+        target = next(t for t in env.index.admitted() if t.full_name == "target")
+        assert not outside.exists() and not record.exists(), "a project file's program wrote outside its sandbox"
+        (root / "A.vo").write_bytes(forged)
+        refused(env.verify(target, linear_proof(["destruct l."])), "coqchk rejected the project's compiled P.A")
+
+
+def test_a_program_run_from_a_project_libraries_hint_writes_nothing_outside_its_sandbox(project_env, tmp_path):
+    """A project library may export the option and a hint that calls ``predict``: a search's
+    ``auto`` in a theorem that imports it runs the program inside the search's coqtop, and the
+    final check's coqc runs it again. Fails if that program writes outside its sandbox."""
+    outside = tmp_path / "outside"
+    library = (f'From Hammer Require Import Hammer.\n#[export] Set Hammer PredictPath "touch {outside}; true".\n'
+               "#[export] Hint Extern 1 => predict 1 : core.\n")
+    env, target = project_env({"A.v": library,
+                               "C.v": "Require Import P.A.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    with env.open(target) as (session, state):
+        session.run_tac(state, "auto.")
+    env.verify(target, linear_proof(["auto."]))
+    assert not outside.exists(), "a program a project's hint ran wrote outside its sandbox"
 
 
 def test_an_axiom_whose_type_prints_like_a_heading_is_still_named(project_env):

@@ -1,10 +1,16 @@
-"""The environment a Coq process gets (:func:`prover.coq.sandbox.sandbox_env`); no Coq needed."""
+"""The environment a Coq process gets (:func:`prover.coq.sandbox.sandbox_env`) and what it may write
+(:func:`prover.coq.sandbox.confined`, the kernel's Landlock); no Coq needed."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 
-from prover.coq.sandbox import PREFIX, sandbox_dir, sandbox_env
+import pytest
+
+import prover.coq.build as build
+from prover.coq.project import CoqProject, LoadPath, ProjectError
+from prover.coq.sandbox import PREFIX, can_confine, confined, sandbox_dir, sandbox_env
 
 
 def test_home_tmp_and_configuration_lie_inside_the_sandbox(tmp_path):
@@ -30,3 +36,39 @@ def test_sandbox_dir_is_private_and_removed():
         assert path.name.startswith(PREFIX + "check-") and (path.stat().st_mode & 0o777) == 0o700
         (path / "left").write_text("x")
     assert not path.exists()
+
+
+def test_a_confined_process_and_its_children_write_only_inside_its_directory(tmp_path):
+    """Fails if a confined command, or a process it starts in the background, can create, change
+    or remove a file outside its directory (by absolute path), or cannot write inside it or to
+    ``/dev/null``. The machines this runs on have Landlock: a project is built nowhere else."""
+    assert can_confine()
+    box, outside = tmp_path / "box", tmp_path / "outside"
+    box.mkdir()
+    outside.mkdir()
+    (outside / "kept").write_text("mine")
+    script = (f"echo in > {box}/made && echo quiet > /dev/null && echo made-in; "
+              f"(echo out > {outside}/made) 2>/dev/null || echo refused-create; "
+              f"(echo x >> {outside}/kept) 2>/dev/null || echo refused-append; "
+              f"rm -f {outside}/kept 2>/dev/null || echo refused-remove; "
+              f"sh -c 'touch {outside}/child' 2>/dev/null || echo refused-child")
+    done = subprocess.run(confined(["sh", "-c", script], box), capture_output=True, text=True, check=False)
+    assert done.stdout.split() == ["made-in", "refused-create", "refused-append", "refused-remove", "refused-child"], done
+    assert (box / "made").read_text() == "in\n" and sorted(p.name for p in outside.iterdir()) == ["kept"]
+    assert (outside / "kept").read_text() == "mine"
+
+
+def test_a_confined_program_that_cannot_run_is_named(tmp_path):
+    """Fails unless a program that is not there gives exit 127 and a line naming it."""
+    done = subprocess.run(confined(["no-such-coq-program"], tmp_path), capture_output=True, text=True, check=False)
+    assert done.returncode == 127 and "cannot run no-such-coq-program" in done.stderr, done
+
+
+def test_a_project_is_not_built_where_the_kernel_cannot_confine(tmp_path, monkeypatch):
+    """Fails if a project's files are compiled (running whatever code they choose) on a kernel
+    without Landlock: the error must say so before anything runs."""
+    monkeypatch.setattr(build, "can_confine", lambda: False)
+    monkeypatch.setattr(build, "dependencies", lambda *a: pytest.fail("the project was looked at"))
+    project = CoqProject(tmp_path, "project", (LoadPath("-Q", ".", "P"),))
+    with pytest.raises(ProjectError, match="no Landlock"):
+        build.build_project(project, progress=False)

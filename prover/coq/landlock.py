@@ -1,0 +1,119 @@
+"""Confine a program's writes to given directories with Landlock, then run it.
+
+Compiling a Coq file runs code of the file's choosing: CoqHammer's ``Set Hammer PredictPath``
+names a shell command that ``predict`` runs, an exported hint can call it from a proof, Coq-Elpi
+has a ``system`` builtin. A project's ``.v`` files are untrusted input, and what such code writes
+is what the verifier trusts next: the records of :mod:`prover.coq.checked_vo`, a project's
+``.vo`` files, the installed libraries. So every Coq process of the package runs under this
+script (:func:`prover.coq.sandbox.confined`): it asks the kernel's Landlock module (Linux 5.13 and
+later, unprivileged) to refuse the process and everything it starts any write outside the
+directories it names and ``/dev/null``, then replaces itself with the program. Reading stays
+free; Landlock also keeps the process from tracing or signalling (ABI 6) anything outside its
+domain, so it cannot reach into the checker either.
+
+It is a script run by path (``python -I landlock.py DIR... -- PROGRAM ARGS``), importing only the
+standard library, so that it adds a few tens of milliseconds to a start and not the package's
+imports; :func:`abi` is what the package asks to know whether confinement works here.
+The interface is the kernel's (``Documentation/userspace-api/landlock.rst``): three system calls,
+numbered alike on every architecture, and a bit per access right, known by ABI version.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+# access rights (include/uapi/linux/landlock.h); reading and executing are left unhandled (free)
+_WRITE_FILE = 1 << 1
+_FILE_WRITES = _WRITE_FILE
+_TREE_WRITES = (_WRITE_FILE | 1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 9 | 1 << 10 | 1 << 11
+                | 1 << 12)  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
+_REFER, _TRUNCATE = 1 << 13, 1 << 14  # ABI 2, ABI 3
+_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
+
+#: files every program may write (shells redirect to it)
+DEVICES = ("/dev/null",)
+
+
+class _Ruleset(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def _call(number: int, *args: object) -> int:
+    result = _libc.syscall(number, *args)
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"landlock system call {number}: {os.strerror(err)}")
+    return result
+
+
+def abi() -> int:
+    """The Landlock ABI version this kernel offers, 0 when it offers none (too old, or disabled)."""
+    try:
+        return _call(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    except OSError:
+        return 0
+
+
+def restrict_writes(directories: list[str]) -> None:
+    """Refuse this process and its future children every write outside ``directories`` (and
+    :data:`DEVICES`). Raises OSError when the kernel cannot: the caller must not run the program then."""
+    version = abi()
+    if version < 1:
+        raise OSError("Landlock is not available in this kernel")
+    tree = _TREE_WRITES | (_REFER if version >= 2 else 0) | (_TRUNCATE if version >= 3 else 0)
+    files = _FILE_WRITES | (_TRUNCATE if version >= 3 else 0)
+    scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
+    attr = _Ruleset(tree, 0, scoped)
+    size = ctypes.sizeof(attr) if version >= 6 else ctypes.sizeof(ctypes.c_uint64)
+    ruleset = _call(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    try:
+        for path, rights in [*((d, tree) for d in directories), *((d, files) for d in DEVICES if os.path.exists(d))]:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            try:
+                rule = _PathBeneath(rights, fd)
+                _call(_ADD_RULE, ruleset, ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0))
+            finally:
+                os.close(fd)
+        if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        _call(_RESTRICT_SELF, ruleset, ctypes.c_uint32(0))
+    finally:
+        os.close(ruleset)
+
+
+def main(argv: list[str]) -> None:
+    """``DIR... -- PROGRAM ARGS``: confine, then become the program (exit 126 if it cannot confine)."""
+    if "--" not in argv or argv.index("--") == len(argv) - 1:
+        sys.exit("usage: landlock.py DIR... -- PROGRAM [ARGS...]")
+    split = argv.index("--")
+    try:
+        restrict_writes(argv[:split])
+    except OSError as exc:
+        print(f"landlock.py: cannot confine {argv[split + 1]}: {exc}", file=sys.stderr)
+        sys.exit(126)
+    try:
+        os.execvp(argv[split + 1], argv[split + 1:])
+    except OSError as exc:
+        print(f"landlock.py: cannot run {argv[split + 1]}: {exc}", file=sys.stderr)
+        sys.exit(127)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
