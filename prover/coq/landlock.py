@@ -8,8 +8,10 @@ is what the verifier trusts next: the records of :mod:`prover.coq.checked_vo`, a
 script (:func:`prover.coq.sandbox.confined`): it asks the kernel's Landlock module (Linux 5.13 and
 later, unprivileged) to refuse the process and everything it starts any write outside the
 directories it names and ``/dev/null``, then replaces itself with the program. Reading stays
-free; Landlock also keeps the process from tracing or signalling (ABI 6) anything outside its
-domain, so it cannot reach into the checker either.
+free. Landlock also keeps the process from tracing anything outside its domain, so it cannot
+reach into the checker, and, where the kernel knows how (ABI 4 and 6), from any TCP connection (a
+Ray cluster takes tasks over TCP), from signalling outside its domain and from abstract UNIX
+sockets. It cannot refuse a connection to a UNIX socket that has a path.
 
 It is a script run by path (``python -I landlock.py DIR... -- PROGRAM ARGS``), importing only the
 standard library, so that it adds a few tens of milliseconds to a start and not the package's
@@ -35,6 +37,7 @@ _FILE_WRITES = _WRITE_FILE
 _TREE_WRITES = (_WRITE_FILE | 1 << 4 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 9 | 1 << 10 | 1 << 11
                 | 1 << 12)  # remove dir/file, make char/dir/reg/sock/fifo/block/sym
 _REFER, _TRUNCATE = 1 << 13, 1 << 14  # ABI 2, ABI 3
+_NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1  # ABI 4: handled, with no rule, no TCP at all
 _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
 
 #: files every program may write (shells redirect to it)
@@ -79,9 +82,10 @@ def restrict_writes(directories: list[str]) -> None:
         raise OSError("Landlock is not available in this kernel")
     tree = _TREE_WRITES | (_REFER if version >= 2 else 0) | (_TRUNCATE if version >= 3 else 0)
     files = _FILE_WRITES | (_TRUNCATE if version >= 3 else 0)
+    net = _NET_BIND_TCP | _NET_CONNECT_TCP if version >= 4 else 0
     scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if version >= 6 else 0
-    attr = _Ruleset(tree, 0, scoped)
-    size = ctypes.sizeof(attr) if version >= 6 else ctypes.sizeof(ctypes.c_uint64)
+    attr = _Ruleset(tree, net, scoped)
+    size = ctypes.sizeof(ctypes.c_uint64) * (3 if version >= 6 else 2 if version >= 4 else 1)
     ruleset = _call(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     try:
         for path, rights in [*((d, tree) for d in directories), *((d, files) for d in DEVICES if os.path.exists(d))]:

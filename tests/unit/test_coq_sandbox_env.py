@@ -72,3 +72,17 @@ def test_a_project_is_not_built_where_the_kernel_cannot_confine(tmp_path, monkey
     project = CoqProject(tmp_path, "project", (LoadPath("-Q", ".", "P"),))
     with pytest.raises(ProjectError, match="no Landlock"):
         build.build_project(project, progress=False)
+
+
+def test_a_confined_process_opens_no_tcp_connection(tmp_path):
+    """Fails if a confined process can connect to a TCP port on this machine (a Ray cluster's head
+    takes tasks that run unconfined over TCP)."""
+    import socket
+    import sys
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')"
+        done = subprocess.run(confined([sys.executable, "-c", probe], tmp_path), capture_output=True, text=True,
+                              check=False)
+    assert "connected" not in done.stdout and "PermissionError" in done.stderr, done
