@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -141,9 +142,15 @@ def _install(made: Path, target: Path) -> None:
     if not made.is_file():
         target.unlink(missing_ok=True)
         return
-    partial = target.with_name(f".{target.name}.dojo-partial")
-    shutil.copyfile(made, partial)
-    os.replace(partial, target)
+    fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)  # a new file: no link followed
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb") as out, open(made, "rb") as src:
+            shutil.copyfileobj(src, out)
+        os.replace(partial, target)
+    except BaseException:
+        os.unlink(partial)
+        raise
 
 
 def build_project(project: CoqProject, files: list[str] | None = None, jobs: int = 2,

@@ -496,3 +496,21 @@ def test_prove_command_refuses_the_admit_axiom_and_prints_classic(capsys):
     out = capsys.readouterr().out
     assert "proof (checked by coqc and coqchk; uses classic (Coq.Logic.Classical_Prop)):\nProof.\n  exact classic.\nQed." \
         in out
+
+
+def test_a_build_writes_through_no_link_the_project_ships(tmp_path, private_cache):
+    """A project may ship its build products as symlinks to files elsewhere (``A.vo`` to a file of
+    the user's): the build replaces each link by the file coqc made, and writes nothing through
+    it. Fails if a file outside the project changes, or if ``A.vo`` is not a checked regular file."""
+    from prover.coq.build import build_project
+
+    root = make_project(tmp_path / "proj", {"A.v": forged_vo.HONEST}, flags="-Q . P")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for product in ("A.vo", "A.glob", "A.vos", "A.vok", ".A.aux"):
+        (outside / product).write_text("the user's own file\n")
+        (root / product).symlink_to(outside / product)
+    report = build_project(load_project(str(root)), progress=False)
+    assert report.compiled == ["A.v"] and not report.failed, report
+    assert all(p.read_bytes() == b"the user's own file\n" for p in outside.iterdir()), "written through a link"
+    assert not (root / "A.vo").is_symlink() and checked_vo.unchecked({"P.A": root / "A.vo"}) == {}
