@@ -280,18 +280,26 @@ class BestFirstSearch:
     def _final_call(self) -> bool:
         """The reserved tactic's second call, once per search, with every second left: on the
         best state it has not run on, failed ones included (failed only means that the tactics
-        tried there failed); whether it ran."""
+        tried there failed), that is not one of its ``same_problem`` steps away from where it
+        ran; whether it ran."""
         reserve, remaining = self.reserve, self._remaining()
         if reserve is None or not self._offered or self._final_done or remaining is None:
             return False
         self._final_done = True
         seconds = math.floor(remaining - 1.0)  # the search reads its clock after the call, not during it
         targets = [n for n in self.nodes.values()
-                   if n.status != Status.PROVED and n.state.key not in self._reserved_on]
+                   if n.status != Status.PROVED and n.state.key not in self._reserved_on and not self._restates(n)]
         if seconds < reserve.min_final or not targets:
             return False
         self._run_reserved(max(targets, key=self.priority), float(seconds))
         return True
+
+    def _restates(self, node: InternalNode) -> bool:
+        """Whether ``node`` is the problem the reserved tactic already had: a tactic of
+        :attr:`Reserve.same_problem` made it of a state that tactic ran on."""
+        assert self.reserve is not None
+        same = self.reserve.same_problem
+        return any(" ".join(e.tactic.split()) in same and e.src.state.key in self._reserved_on for e in node.in_edges)
 
     def _run_reserved(self, node: InternalNode, limit: float | None, logprob: float = 0.0) -> TacticResult:
         """Run the reserved tactic on ``node`` under ``limit`` seconds, capped by the time left

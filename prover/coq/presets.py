@@ -38,6 +38,11 @@ TACTIC_LIMITS = {"firstorder": 2.0, "sauto": 2.0, "hauto": 2.0, "qauto": 2.0}
 #: keeps CoqHammer's own eight, as a user typing it gets them
 HAMMER_STRATEGIES = 1
 
+#: the steps after which ``hammer`` faces the problem it faced before (it introduces a goal's
+#: premises itself): its second call is not spent on a state these made of one it ran on
+#: (:attr:`search_tree.budget.Reserve.same_problem`)
+HAMMER_SAME_PROBLEM = ("intros.", "intro.")
+
 #: the benchmarks the default's choices (its tactics, their priors, its tiers, its width) were made
 #: on: the stdlib's train and val splits and AAC_tactics; every other library and the stdlib's test
 #: split are evaluation data, which ``benchmarks/coq_vs_hammer.py`` says beside its figures
@@ -84,7 +89,8 @@ def default_config(timeout: float = RUN.timeout, tactic_timeout: float = RUN.tac
     limits = Limits(timeout, tactic_timeout, hammer_timeout, max_expansions)
     if isinstance(policy, Shipped):
         policy = SHIPPED_POLICY if SHIPPED_POLICY.exists() else None
-    reserve = {"tactic": "hammer.", "first_limit": limits.hammer, "first_by": HAMMER_BY, "final": HAMMER_FINAL}
+    reserve = {"tactic": "hammer.", "first_limit": limits.hammer, "first_by": HAMMER_BY, "final": HAMMER_FINAL,
+               "same_problem": list(HAMMER_SAME_PROBLEM)}
     search = {"timeout": timeout, "num_sampled_tactics": default_width(), "value": "generator", "reserve": reserve}
     if max_expansions is not None:
         search["max_expansions"] = max_expansions

@@ -88,7 +88,8 @@ def test_the_python_api_searches_under_the_same_limits_as_the_command_line():
     preset = default_config()
     assert preset.prover.options == {"timeout": 60.0, "num_sampled_tactics": default_width(), "value": "generator",
                                      "reserve": {"tactic": "hammer.", "first_limit": coq["hammer_timeout"],
-                                                 "first_by": 0.25, "final": 0.25}}
+                                                 "first_by": 0.25, "final": 0.25,
+                                                 "same_problem": ["intros.", "intro."]}}
     assert {k: preset.env.options[k] for k in ("tactic_timeout", "hammer_timeout", "verify_timeout")} == {
         "tactic_timeout": coq["tactic_timeout"], "hammer_timeout": coq["hammer_timeout"],
         "verify_timeout": coq["verify_timeout"]}

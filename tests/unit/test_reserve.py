@@ -161,6 +161,31 @@ def test_when_every_path_fails_the_time_left_goes_to_hammer_on_the_best_other_st
     assert result.status == Status.PROVED and result.tactics == ["intros.", HAMMER]
 
 
+def test_the_final_call_skips_a_state_that_is_the_same_problem_for_hammer(clock):
+    """Every path has failed once hammer timed out on the root: the state after ``intros.`` is,
+    for hammer, the root again (it introduces premises itself), so the second call goes to the
+    state after ``split.``, though ``intros.`` was the likelier step, and proves it. Without
+    ``same_problem`` it goes to the ``intros.`` state. Fails if the second call is spent there,
+    or is skipped altogether."""
+    graph = {"s0": {"intros.": "s1", "split.": "s2", HAMMER: "timeout"}, "s1": {}, "s2": {HAMMER: "proved"}}
+    generator = FixedTacticGenerator([("intros.", -1.0), ("split.", -2.0)])
+    skipping = Reserve(HAMMER, first_limit=20.0, first_by=0.25, final=0.25, same_problem=(" intros. ",))
+    env = TimedEnv(graph, clock)
+    result = search(env, _RootOnly(generator, HAMMER), reserve=skipping)
+    assert [s for s, _ in hammer_calls(env)] == ["s0", "s2"] and result.status == Status.PROVED
+    assert result.tactics == ["split.", HAMMER]
+    env = TimedEnv(graph, clock)
+    search(env, _RootOnly(FixedTacticGenerator([("intros.", -1.0), ("split.", -2.0)]), HAMMER))
+    assert [s for s, _ in hammer_calls(env)] == ["s0", "s1"]
+
+
+def test_a_reserve_takes_its_same_problem_steps_as_a_list_of_tactics():
+    """Fails if a lone string (a run's configuration mistyped) passes for a list of tactics."""
+    with pytest.raises(ValueError, match="same_problem"):
+        Reserve(HAMMER, first_limit=20.0, first_by=0.25, final=0.25, same_problem="intros.")  # type: ignore[arg-type]
+    assert Reserve(HAMMER, 20.0, 0.25, 0.25, same_problem=["intros. "]).same_problem == ("intros.",)  # type: ignore[arg-type]
+
+
 def test_final_call_takes_the_time_left_once_only_a_quarter_remains(clock):
     """A search that keeps finding new states: once 45 s are spent hammer runs on the best state
     other than the root (by the search's priority: the one a single likely step away), with the
@@ -242,12 +267,12 @@ def test_a_bad_number_of_hammer_strategies_is_refused_naming_it(strategies):
 def test_the_default_preset_gives_hammer_its_turns_and_the_expensive_tactics_their_limits():
     """The preset's reserve is hammer's, with the limit the environment gives hammer, and its
     expensive tactics' limits and hammer's number of ATP strategies reach the environment."""
-    from prover.coq.presets import HAMMER_STRATEGIES, TACTIC_LIMITS, default_config
+    from prover.coq.presets import HAMMER_SAME_PROBLEM, HAMMER_STRATEGIES, TACTIC_LIMITS, default_config
     from prover.defaults import HAMMER_BY, HAMMER_FINAL
 
     config = default_config(timeout=30)
     assert config.prover.options["reserve"] == {"tactic": HAMMER, "first_limit": 10.0, "first_by": HAMMER_BY,
-                                                "final": HAMMER_FINAL}
+                                                "final": HAMMER_FINAL, "same_problem": list(HAMMER_SAME_PROBLEM)}
     assert config.env.options["hammer_timeout"] == 10.0
     assert config.env.options["tactic_limits"] == TACTIC_LIMITS
     assert config.env.options["hammer_strategies"] == HAMMER_STRATEGIES
@@ -284,8 +309,8 @@ def test_at_the_demos_ten_seconds_the_deadline_passes_without_a_second_call(cloc
                     timeout=DEMO.timeout)
     # s0: step, slow, hammer in its turn by 6.1 s; s1 by 7.2 s; s2's slow ends at 8.3 s, 1.7 s left
     assert result.stop_reason.kind == StopKind.TIMEOUT and hammer_calls(env) == [("s0", 5.0)]
-    env = TimedEnv({"s0": {"intros.": "s1", HAMMER: "error"}, "s1": {}}, clock, {HAMMER: 0.5})
-    search(env, _RootOnly(FixedTacticGenerator([("intros.", -1.0)]), HAMMER), reserve=reserve, timeout=DEMO.timeout)
+    env = TimedEnv({"s0": {"split.": "s1", HAMMER: "error"}, "s1": {}}, clock, {HAMMER: 0.5})
+    search(env, _RootOnly(FixedTacticGenerator([("split.", -1.0)]), HAMMER), reserve=reserve, timeout=DEMO.timeout)
     assert hammer_calls(env) == [("s0", 5.0), ("s1", 8.0)]
 
 
