@@ -38,12 +38,9 @@ from .context import ADHOC_MODULE, CoqContext
 from .install import stdlib_root, user_contrib
 from .project import load_project_ref
 from .records import CoqFields
-from .sandbox import confined, sandbox_dir, sandbox_env
+from .sandbox import HAMMER_LIBEXEC, confined, sandbox_dir, sandbox_env
 from .vo import VoFormatError, vo_dependencies
 
-#: Where Debian's libcoq-hammer puts ``htimeout`` and ``predict``: CoqHammer runs ``htimeout``
-#: through the shell, so without this on PATH every ATP but E fails with "htimeout: not found".
-HAMMER_LIBEXEC = "/usr/libexec/coq-hammer"
 ANNOTATION = "(* context addition, before the statement: "
 
 
@@ -107,8 +104,8 @@ def probe(sentences: tuple[str, ...]) -> Probe:
         source = tmp / "Probe.v"
         source.write_text("\n".join(sentences) + "\nPrint Libraries.\n")
         try:
-            done = subprocess.run(confined(["coqc", "-q", source.name], tmp), cwd=tmp, capture_output=True, text=True,
-                                  timeout=300, check=False, env=sandbox_env(tmp, hammer_environ()))
+            done = subprocess.run(confined(["coqc", "-q", source.name], tmp, hammer=True), cwd=tmp, capture_output=True,
+                                  text=True, timeout=300, check=False, env=sandbox_env(tmp, hammer_environ()))
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Probe(frozenset(), f"coqc could not run the addition: {exc}")
     if done.returncode != 0:

@@ -121,7 +121,7 @@ def compile_file(project: CoqProject, path: str) -> str | None:
         cmd = ["coqc", "-q", *project.coq_args, *noinit, "-Q", str(out), name.rpartition(".")[0],
                "-o", str(out / f"{source.stem}.vo"), str(source)]
         try:
-            done = subprocess.run(confined(cmd, box), cwd=box, env=sandbox_env(box),
+            done = subprocess.run(confined(cmd, box, hammer=True), cwd=box, env=sandbox_env(box),
                                   capture_output=True, text=True, timeout=COQC_TIMEOUT, check=False)
         except subprocess.TimeoutExpired:
             return f"coqc timed out after {COQC_TIMEOUT:.0f} s"

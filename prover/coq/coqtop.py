@@ -206,7 +206,7 @@ class Coqtop:
         sandbox = self._sandbox.enter_context(sandbox_dir("coqtop"))
         try:
             self.proc = subprocess.Popen(
-                confined([self.executable, "-q", "-emacs", *self.args], sandbox),
+                confined([self.executable, "-q", "-emacs", *self.args], sandbox, hammer=True),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

@@ -17,7 +17,6 @@ from typing import Any
 #: the programs every Coq worker runs
 TOOLS = ("coqtop", "coqc", "coqchk")
 #: the ATPs CoqHammer calls as the Coq backend configures it
-HAMMER_ATPS = ("eprover", "cvc4")
 
 
 def library(name: str) -> str:
@@ -37,7 +36,7 @@ class CoqNodeNeeds:
 
     def programs(self, additions: tuple[str, ...]) -> list[str]:
         """Coq's programs, and with ``hammer`` CoqHammer's ATPs and helpers (by path)."""
-        from .additions import HAMMER_LIBEXEC
+        from .sandbox import HAMMER_ATPS, HAMMER_LIBEXEC
 
         programs = list(TOOLS)
         if any(name.startswith("hammer") for name in additions):

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import struct
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -36,6 +38,20 @@ PREFIX = "dojo-coq-"
 #: the confining script, run by path (it imports only the standard library)
 LANDLOCK = Path(__file__).resolve().with_name("landlock.py")
 
+#: Where Debian's libcoq-hammer puts ``htimeout`` and ``predict``: CoqHammer runs ``htimeout``
+#: through the shell, so without this on PATH every ATP but E fails with "htimeout: not found".
+HAMMER_LIBEXEC = "/usr/libexec/coq-hammer"
+#: the ATPs the default's ``hammer`` calls (Z3 and Vampire are switched off: prover.coq.additions)
+HAMMER_ATPS = ("eprover", "cvc4")
+#: what every Coq process may run beside itself: micromega's certificate programs (``psatz``,
+#: replayed by the final check too)
+CERTIFIERS = ("csdpcert", "csdp")
+#: and a process that runs tactics for a search or a project's build: CoqHammer's programs, with
+#: the shell it runs them through and the tools its commands call (``grep`` reads the ATPs'
+#: answers). The final check runs none of them (a proof's ``hammer`` steps are replaced by their
+#: reconstruction), so code a project's file runs there has no shell at all
+HAMMER_PROGRAMS = ("sh", "grep", "mkdir", "rm", *HAMMER_ATPS, f"{HAMMER_LIBEXEC}/htimeout", f"{HAMMER_LIBEXEC}/predict")
+
 
 @functools.lru_cache(maxsize=1)
 def can_confine() -> bool:
@@ -43,15 +59,6 @@ def can_confine() -> bool:
     from .landlock import abi
 
     return abi() >= 1
-
-
-def confined(cmd: list[str], directory: str | os.PathLike[str]) -> list[str]:
-    """``cmd`` run so that it and every process it starts may write only inside ``directory``
-    (and ``/dev/null``): :mod:`prover.coq.landlock` confines, then runs it. Unchanged where the
-    kernel cannot confine (:func:`can_confine`)."""
-    if not can_confine():
-        return list(cmd)
-    return [sys.executable, "-I", "-S", str(LANDLOCK), str(Path(directory).resolve()), "--", *cmd]
 
 
 def sandbox_env(directory: str | os.PathLike[str], base: dict[str, str] | None = None) -> dict[str, str]:
@@ -77,3 +84,57 @@ def sandbox_dir(purpose: str) -> Iterator[Path]:
     """A fresh private directory (mode 0700) for one Coq process or one check, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix=f"{PREFIX}{purpose}-") as tmp:
         yield Path(tmp)
+
+
+def confined(cmd: list[str], directory: str | os.PathLike[str], hammer: bool = False) -> list[str]:
+    """``cmd`` run so that it and every process it starts may write only inside ``directory`` (and
+    ``/dev/null``), and run no program but ``cmd``'s own, :data:`CERTIFIERS` and, with
+    ``hammer``, :data:`HAMMER_PROGRAMS`: :mod:`prover.coq.landlock` confines, then runs it.
+    Unchanged where the kernel cannot confine (:func:`can_confine`)."""
+    if not can_confine():
+        return list(cmd)
+    options = ["--write", str(Path(directory).resolve())]
+    for program in _runnable((cmd[0], *CERTIFIERS, *(HAMMER_PROGRAMS if hammer else ()))):
+        options += ["--run", program]
+    return [sys.executable, "-I", "-S", str(LANDLOCK), *options, "--", *cmd]
+
+
+@functools.lru_cache(maxsize=16)
+def _runnable(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The files that running ``names`` (found on PATH, or paths) executes: each program found, its
+    real file and its loader (an ELF's interpreter, a script's ``#!`` line, the same way)."""
+    out: list[str] = []
+    todo = [found for name in names if (found := shutil.which(name)) is not None]
+    while todo:
+        path = os.path.realpath(todo.pop())
+        if path not in out:
+            out.append(path)
+            loader = _loader(path)
+            if loader is not None and os.path.exists(loader):
+                todo.append(loader)
+    return tuple(out)
+
+
+def _loader(path: str) -> str | None:
+    """The interpreter the kernel runs a program at ``path`` with: an ELF's ``PT_INTERP``, or a
+    script's ``#!`` program; None for neither (a static program)."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if head.startswith(b"#!"):
+            words = (head[2:] + f.readline()).split(b"\n")[0].split()
+            return words[0].decode() if words else None
+        if not head.startswith(b"\x7fELF") or head[4] != 2:  # ELF64 only
+            return None
+        order = "<" if head[5] == 1 else ">"
+        phoff, = struct.unpack_from(order + "Q", head, 0x20)
+        phentsize, phnum = struct.unpack_from(order + "HH", head, 0x36)
+        for k in range(phnum):
+            f.seek(phoff + k * phentsize)
+            entry = f.read(phentsize)
+            kind, = struct.unpack_from(order + "I", entry, 0)
+            if kind == 3:  # PT_INTERP
+                offset, = struct.unpack_from(order + "Q", entry, 8)
+                size, = struct.unpack_from(order + "Q", entry, 32)
+                f.seek(offset)
+                return f.read(size).rstrip(b"\0").decode()
+    return None

@@ -312,7 +312,8 @@ def test_a_crafted_vo_put_after_the_build_is_rechecked_and_refused(project_env, 
 def _runs_at_compile_time(command: str) -> str:
     """A project file that has the shell run ``command`` while coqc compiles it: CoqHammer's
     ``predict`` runs the program its ``PredictPath`` names, through the shell."""
-    return (f'From Hammer Require Import Hammer.\nSet Hammer PredictPath "{command}".\n'
+    quoted = command.replace('"', '""')  # Coq's string syntax
+    return (f'From Hammer Require Import Hammer.\nSet Hammer PredictPath "{quoted}".\n'
             "Goal True.\npredict 1.\nAbort.\n")
 
 
@@ -346,6 +347,41 @@ def test_a_program_run_from_a_project_libraries_hint_writes_nothing_outside_its_
         session.run_tac(state, "auto.")
     env.verify(target, linear_proof(["auto."]))
     assert not outside.exists(), "a program a project's hint ran wrote outside its sandbox"
+
+
+def test_a_project_files_program_cannot_make_the_assumptions_report_vanish(project_env):
+    """The final check compiles the theorem's file up to it, and so runs that text's code. Its
+    shell command read the nonce of the checked file and linked the report's name to
+    ``/dev/null``: ``Print Assumptions`` wrote nothing, no axiom was read, and ``exact helper.``
+    (admitted ``0 = 1``) was proved. Fails unless the proof is refused naming ``helper``."""
+    vanish = ("sh -c 'for f in *.v; do n=$(grep -o dojo_assumptions_[0-9a-f][0-9a-f]* $f | head -n1); "
+              "case $n in dojo*) ln -sf /dev/null $n.out;; esac; done; true' sh")
+    prefix = _runs_at_compile_time(vanish).replace("predict 1.", "try predict 1.")
+    env, target = project_env({"B.v": "Lemma helper : 0 = 1.\nAdmitted.\n",
+                               "C.v": f"Require Import P.B.\n{prefix}Lemma target : 0 = 1.\nAdmitted.\n"})
+    refused(env.verify(target, linear_proof(["exact helper."])), "not proved (assumes P.B.helper")
+
+
+def test_a_project_files_program_reaches_no_server_through_a_unix_socket(tmp_path, private_cache):
+    """Landlock does not guard a UNIX socket that has a path, and a server behind one (tmux's,
+    a user's D-Bus) runs commands outside the confinement: a build's ``predict`` had one write
+    outside. Fails if a program the project's file runs while it compiles connects to one."""
+    import socket
+    import sys
+
+    path = tmp_path / "server.sock"
+    connect = f"import socket; socket.socket(socket.AF_UNIX).connect('{path}')"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen(1)
+        server.settimeout(0.5)
+        root = make_project(tmp_path / "proj", {"A.v": _runs_at_compile_time(f'{sys.executable} -c "{connect}"; true')},
+                            flags="-Q . P")
+        from prover.coq.build import build_project
+
+        build_project(load_project(str(root)), progress=False)
+        with pytest.raises(TimeoutError):
+            server.accept()
 
 
 def test_an_axiom_whose_type_prints_like_a_heading_is_still_named(project_env):

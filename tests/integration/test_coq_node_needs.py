@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from prover.coq.additions import HAMMER_LIBEXEC
+from prover.coq.sandbox import HAMMER_LIBEXEC
 from prover.registry import ComponentSpec, ProverConfig
 from prover.run.nodes import requirements, shortfalls, survey
 

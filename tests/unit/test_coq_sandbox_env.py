@@ -51,8 +51,8 @@ def test_a_confined_process_and_its_children_write_only_inside_its_directory(tmp
               f"(echo out > {outside}/made) 2>/dev/null || echo refused-create; "
               f"(echo x >> {outside}/kept) 2>/dev/null || echo refused-append; "
               f"rm -f {outside}/kept 2>/dev/null || echo refused-remove; "
-              f"sh -c 'touch {outside}/child' 2>/dev/null || echo refused-child")
-    done = subprocess.run(confined(["sh", "-c", script], box), capture_output=True, text=True, check=False)
+              f"sh -c 'echo child > {outside}/child' 2>/dev/null || echo refused-child")
+    done = subprocess.run(confined(["sh", "-c", script], box, hammer=True), capture_output=True, text=True, check=False)
     assert done.stdout.split() == ["made-in", "refused-create", "refused-append", "refused-remove", "refused-child"], done
     assert (box / "made").read_text() == "in\n" and sorted(p.name for p in outside.iterdir()) == ["kept"]
     assert (outside / "kept").read_text() == "mine"
@@ -86,3 +86,19 @@ def test_a_confined_process_opens_no_tcp_connection(tmp_path):
         done = subprocess.run(confined([sys.executable, "-c", probe], tmp_path), capture_output=True, text=True,
                               check=False)
     assert "connected" not in done.stdout and "PermissionError" in done.stderr, done
+
+
+def test_a_confined_process_runs_only_the_programs_it_was_given(tmp_path):
+    """Fails if a confined command can run a program it was not given (``ls``: any program that
+    passes commands to a server through a UNIX socket would do), directly or through ``sh``, or
+    cannot run ``sh`` where CoqHammer's programs are allowed. Without them, not even a shell."""
+    done = subprocess.run(confined(["sh", "-c", "ls / > /dev/null && echo ran-ls; echo in-sh"], tmp_path, hammer=True),
+                          capture_output=True, text=True, check=False)
+    assert done.stdout.split() == ["in-sh"] and "Permission denied" in done.stderr, done
+    done = subprocess.run(confined(["coqc", "-v"], tmp_path), capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "Coq" in done.stdout, done
+    probe = ["coqc", "-v"]
+    shell = confined(probe, tmp_path)
+    shell[shell.index("--") + 1:] = ["sh", "-c", "true"]
+    done = subprocess.run(shell, capture_output=True, text=True, check=False)
+    assert done.returncode == 127 and "cannot run sh" in done.stderr, done
