@@ -74,9 +74,11 @@ class ComponentSpec:
     def to_json(self) -> dict[str, Any]:
         """The spec as JSON; an option given as a dataclass (an ``MCTSConfig``, a
         :class:`~generator.hf.ValueHead`) is written as its fields, which the registry makes into
-        the dataclass again when it builds the component (:func:`_coerce`)."""
-        return {"name": self.name, "options": {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v)
-                                               and not isinstance(v, type) else v for k, v in self.options.items()}}
+        the dataclass again when it builds the component (:func:`_coerce`). JSON's own values only
+        (a tuple is a list), so that it equals what a run's ``config.json`` gives back."""
+        options = {k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) and not isinstance(v, type) else v
+                   for k, v in self.options.items()}
+        return {"name": self.name, "options": json.loads(json.dumps(options))}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ComponentSpec:

@@ -93,13 +93,15 @@ def confined(cmd: list[str], directory: str | os.PathLike[str], hammer: bool = F
     Unchanged where the kernel cannot confine (:func:`can_confine`)."""
     if not can_confine():
         return list(cmd)
+    program = shutil.which(cmd[0])
+    if program is None:  # left to the confining script to say that it cannot run it
+        program = cmd[0]
     options = ["--write", str(Path(directory).resolve())]
-    for program in _runnable((cmd[0], *CERTIFIERS, *(HAMMER_PROGRAMS if hammer else ()))):
-        options += ["--run", program]
-    return [sys.executable, "-I", "-S", str(LANDLOCK), *options, "--", *cmd]
+    for runnable in _runnable((program, *CERTIFIERS, *(HAMMER_PROGRAMS if hammer else ()))):
+        options += ["--run", runnable]
+    return [sys.executable, "-I", "-S", str(LANDLOCK), *options, "--", program, *cmd[1:]]
 
 
-@functools.lru_cache(maxsize=16)
 def _runnable(names: tuple[str, ...]) -> tuple[str, ...]:
     """The files that running ``names`` (found on PATH, or paths) executes: each program found, its
     real file and its loader (an ELF's interpreter, a script's ``#!`` line, the same way)."""
@@ -115,6 +117,7 @@ def _runnable(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=64)
 def _loader(path: str) -> str | None:
     """The interpreter the kernel runs a program at ``path`` with: an ELF's ``PT_INTERP``, or a
     script's ``#!`` program; None for neither (a static program)."""
