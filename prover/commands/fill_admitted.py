@@ -10,16 +10,22 @@ file in a copy of the project, and kept only if the project still builds with th
 result is a patch ``OUT.diff`` beside the run directory, or, with ``--write``, the files themselves
 (originals backed up in ``OUT/backup``). A Markdown table (``OUT/fill-admitted.md``, also printed)
 says for each lemma: proved, time, proof or why not.
+
+``OUT``, ``OUT.diff``, ``OUT/backup`` and ``OUT/fill-admitted.md`` may hold anything a user or a
+copied directory left there: each file is put in place as a new file and a symlinked ``backup`` is
+refused (:mod:`search_tree.safe_files`), so nothing outside them is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from prover.backend import Feature
 from prover.backends import require
 from search_tree.errors import UserError
+from search_tree.safe_files import refuse_links, replace_file
 
 from .eval import add_run_arguments, build_config
 
@@ -57,10 +63,22 @@ def _recorded(path: Path) -> dict[str, dict]:
     return results
 
 
+def out_dir(text: str) -> Path:
+    """``--out`` as an absolute path, links not followed (``.`` or ``runs/..`` name a directory
+    whose own name the patch ``OUT.diff`` beside it needs; resolving a link would put it elsewhere)."""
+    out = Path(os.path.abspath(text))
+    if not out.name:
+        raise UserError(f"--out {text}: the patch is written beside the run directory, so it cannot be the root")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     from prover.run.evaluation import run_evaluation, theorem_key
     from prover.views.safe_text import printable
 
+    out = out_dir(args.out)
+    if args.write and out.is_dir():
+        refuse_links(out, ["backup"])  # before the search, not after it (write_back refuses it too)
     filler = require(args.env, Feature.FILL, "fill-admitted").load(Feature.FILL)
     project = filler.open(args.project, args.flags, args.jobs, not args.no_progress)
     for path, error in project.failed.items():
@@ -71,7 +89,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     args.benchmark, args.limit = f"fill-admitted:{project.spec}", None
     config = build_config(args, None, {})
-    out = Path(args.out)
     run_evaluation(config, targets, out, progress=not args.no_progress)
     results = _recorded(out / "results.jsonl")
     proofs = {t: results[theorem_key(t)].get("script") for t in targets
@@ -79,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     filled = project.fill(proofs, config.prover.env.options, out / "backup" if args.write else None,
                           not args.no_progress)
     diff_path = out.with_name(out.name + ".diff")
-    diff_path.write_text(filled.patch)
+    replace_file(diff_path, filled.patch.encode())
     if filled.problem:
         print(printable(filled.problem))
     rows = ["| lemma | file | proved | time (s) | proof, or why not |", "|---|---|---|---|---|"]
@@ -96,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         proved += ok
         rows.append(f"| {t.full_name} | {t.file_path} | {'yes' if ok else 'no'} | {seconds} | {_cell(text)} |")
     table = "\n".join(rows) + "\n"
-    (out / "fill-admitted.md").write_text(f"# fill-admitted {project.name}\n\n{table}")
+    replace_file(out / "fill-admitted.md", f"# fill-admitted {project.name}\n\n{table}".encode())
     print(printable(table), end="")
     print(f"{proved}/{len(targets)} admitted lemmas proved; patch: {diff_path}"
           + (f"; written: {', '.join(filled.files)} (originals in {out / 'backup'})" if filled.files else ""))

@@ -22,15 +22,14 @@ Landlock) builds no project.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from search_tree.safe_files import replace_file
 
 from .checked_vo import check, recorded
 from .index import CoqIndex, load_index
@@ -142,15 +141,7 @@ def _install(made: Path, target: Path) -> None:
     if not made.is_file():
         target.unlink(missing_ok=True)
         return
-    fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)  # a new file: no link followed
-    try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "wb") as out, open(made, "rb") as src:
-            shutil.copyfileobj(src, out)
-        os.replace(partial, target)
-    except BaseException:
-        os.unlink(partial)
-        raise
+    replace_file(target, made.read_bytes(), fsync=False)  # a new file: a link at target is replaced, not followed
 
 
 def build_project(project: CoqProject, files: list[str] | None = None, jobs: int = 2,

@@ -30,11 +30,11 @@ import difflib
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from search_tree.protocol import Theorem, Verification, linear_proof
+from search_tree.safe_files import make_dir, replace_file
 
 from .additions import ANNOTATION
 from .build import build_project, dependencies, dependents
@@ -225,17 +225,9 @@ def diff_text(project: CoqProject, copy: CoqProject) -> str:
 
 
 def _replace(path: Path, data: bytes) -> None:
-    """Make ``path`` a new file holding ``data`` (its permissions kept): written beside it and
-    renamed over it, so neither a symlink's target nor a hard link's other name is written."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Make ``path`` a new file holding ``data``, its permissions kept (see :func:`replace_file`:
+    neither a symlink's target nor a hard link's other name is written)."""
+    replace_file(path, data, mode=path.stat().st_mode & 0o7777)
 
 
 def write_back(project: CoqProject, copy: CoqProject, backup: Path, progress: bool = False) -> list[str]:
@@ -249,9 +241,11 @@ def write_back(project: CoqProject, copy: CoqProject, backup: Path, progress: bo
             raise FillError(f"refusing to write {p}: " + (f"{link} is a symlink" if link else
                                                            f"outside the project root {project.root}"))
     broken_before = set(build_project(project, progress=False).failed)
-    for p in files:
-        (backup / p).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(project.root / p, backup / p)
+    make_dir(backup)
+    for p in files:  # into the backup directory itself: a symlink in it, or at it, is refused or replaced
+        make_dir((backup / p).parent, under=backup)
+        original = project.root / p
+        replace_file(backup / p, original.read_bytes(), mode=original.stat().st_mode & 0o7777)
     for p in files:
         _replace(project.root / p, (copy.root / p).read_bytes())
     report = build_project(project, progress=progress)

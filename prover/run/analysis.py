@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prover.run.evaluation import ResultsFile, read_config
+from prover.run.evaluation import ResultsFile, log_problem, read_config
+from search_tree.safe_files import UnsafePath, read_regular
 from search_tree.errors import UserError
 from search_tree.events import SearchEvent, TacticRun, parse_events
 from search_tree.result import StopReason
@@ -69,11 +70,28 @@ class Run:
     def read_events(self, record: dict[str, Any]) -> tuple[list[SearchEvent], list[str]]:
         """The action log of ``record`` and one message per line that is not a search event (left
         out, so that a damaged log still shows the rest of its search; see
-        :func:`search_tree.events.parse_events`)."""
-        path = self.path / record["log"] if record.get("log") else None
-        if path is None or not path.exists():
+        :func:`search_tree.events.parse_events`).
+
+        The record is untrusted: its ``log`` is read only if it names ``logs/<name>`` and that is a
+        regular file directly in the run's own ``logs`` directory (no symlink, FIFO or device, which
+        would have the report copy out, or wait on, what the record names); otherwise the log is
+        left out with one message saying why."""
+        log = record.get("log")
+        if not log:
             return [], []
-        return parse_events(path.read_text(errors="replace").splitlines(), str(path))
+        problem = log_problem(log)
+        if problem is not None:
+            return [], [f"{self.path}: {problem}; its action log is left out"]
+        path = self.path / log
+        try:
+            if (self.path / "logs").is_symlink():
+                raise UnsafePath(f"{self.path / 'logs'} is a symlink; refusing to read logs outside the run directory")
+            data = read_regular(path)
+        except UnsafePath as exc:
+            return [], [f"{exc}; its action log is left out"]
+        if data is None:
+            return [], []
+        return parse_events(data.decode(errors="replace").splitlines(), str(path))
 
 
 def load_run(path: str | Path, skip_corrupt: bool = False) -> Run:
@@ -209,5 +227,5 @@ def search_statistics(run: Run) -> dict[str, float | int | None]:
         "median_env_latency_ms": None if not latencies else 1000 * statistics.median(latencies),
         "mean_premises_retrieved": _mean([p["retrieved"] for p in premises]),
         "mean_premises_used": _mean([p["used"] for p in premises]),
-        "retries": sum(r["retries"] for r in run.records),
+        "retries": sum(r.get("retries", 0) for r in run.records),
     }

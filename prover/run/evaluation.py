@@ -24,6 +24,12 @@ resume with more, or on a cluster.
 Only this process writes the run directory: workers, wherever they run, return their results and
 action logs to it, so a run directory on the driver's disk is enough for a run on a cluster.
 
+A run directory is untrusted input (it may be copied from anywhere): nothing in it is followed
+outside it. A directory whose ``results.jsonl``, ``starts.jsonl``, ``config.json``, ``logs`` or
+``.lock`` is a symlink is refused before anything is written; files are opened with ``O_NOFOLLOW``
+and written whole through :mod:`search_tree.safe_files`; and a record's ``log`` may only name a file
+``logs/<name>``, which readers open only as a regular file inside ``logs/``.
+
 ``config.json`` is written only once the workers are built from the options: a run whose
 components cannot be built (a missing or unknown option, a bad value) leaves no configuration
 behind, so the corrected command can use the same ``--out``.
@@ -50,6 +56,7 @@ from typing import Any
 
 from prover.run.distributed import DistributedProver, Outcome, Task, WorkerStartError
 from prover.registry import ENVIRONMENTS, ProverConfig, check_names, require_specs, with_defaults
+from search_tree.safe_files import make_dir, open_file, refuse_links, replace_file
 from search_tree import StopReason, Theorem
 from search_tree.events import Ended, SearchEvent, Started
 from search_tree.errors import UserError, one_line
@@ -144,7 +151,7 @@ class ComponentsFailed(UserError, RuntimeError):
 def exclusive(out_dir: Path) -> Iterator[None]:
     """Hold ``out_dir/.lock`` for the duration; the kernel drops the lock when its holder dies, so
     a killed run never leaves a stale lock behind."""
-    fd = os.open(out_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_file(out_dir / ".lock", os.O_RDWR | os.O_CREAT)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -164,14 +171,8 @@ def _diff(saved: Any, now: Any, prefix: str = "") -> list[str]:
     return [] if saved == now else [f"{prefix.rstrip('.')}: saved {json.dumps(saved)[:80]}, now {json.dumps(now)[:80]}"]
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
+#: what a run writes in its directory, each refused as a symlink (see :func:`run_evaluation`)
+RUN_FILES = ("config.json", "results.jsonl", "starts.jsonl", "logs", ".lock")
 
 _RECORD_FIELDS = ("key", "attempt", "status", "result")
 # what every reader of a record relies on: the record's fields and its result's, by type
@@ -200,8 +201,38 @@ def _record_problem(line: bytes) -> str | None:
     proof = result.get("proof")
     if not (proof is None or (isinstance(proof, list) and all(isinstance(t, str) for t in proof))):
         return "a record whose result.proof is not a list of tactics"
-    if not isinstance(result.get("stats", {}), dict):
+    stats = result.get("stats", {})
+    if not isinstance(stats, dict):
         return "a record whose result.stats is not an object"
+    premises = stats.get("premises", {"retrieved": 0, "used": 0})
+    if not (isinstance(premises, dict) and _shape_problem(premises, _PREMISES_TYPES, "") is None):
+        return f"a record whose result.stats.premises is {json.dumps(premises)[:40]}, not counts of retrieved and used"
+    return _retries_problem(record) or log_problem(record.get("log"))
+
+
+_PREMISES_TYPES: dict[str, type | tuple[type, ...]] = {"retrieved": (int, float), "used": (int, float)}
+#: a record's action log: a file directly in ``logs/`` (see :func:`log_name`), never a path elsewhere
+_LOG = re.compile(r"logs/(?!\.+\Z)[A-Za-z0-9_.-]+\Z")
+
+
+def log_problem(log: Any) -> str | None:
+    """Why ``log``, a record's ``log`` field, is not null nor ``logs/<name>`` (a name without a
+    slash, as :func:`_write_log` writes it), or None: a reader opens what it names, so an absolute
+    path or ``..`` would have it read, and copy into a report, a file outside the run."""
+    if log is None or (isinstance(log, str) and _LOG.match(log)):
+        return None
+    return f"a record whose log is {json.dumps(log)[:60]}, not null nor a file logs/<name>"
+
+
+def _retries_problem(record: dict[str, Any]) -> str | None:
+    """Why the record's ``retries`` (absent in old records, else a count) or ``retry_reasons``
+    (absent or null in old records, else a list of reasons) is not what the readers count, or None."""
+    retries = record.get("retries", 0)
+    if type(retries) is not int or retries < 0:
+        return f"a record whose retries is {json.dumps(retries)[:40]}, not a count"
+    reasons = record.get("retry_reasons")
+    if not (reasons is None or (isinstance(reasons, list) and all(isinstance(r, str) for r in reasons))):
+        return f"a record whose retry_reasons is {json.dumps(reasons)[:40]}, not a list of reasons"
     return None
 
 
@@ -212,6 +243,10 @@ def _shape_problem(data: dict[str, Any], types: dict[str, type | tuple[type, ...
         if value is None or isinstance(value, bool) or not isinstance(value, kind):
             return f"a record whose {prefix}{name} is {json.dumps(value)[:40]}"
     return None
+
+
+#: the components every run's configuration names (``ProverConfig.to_json``), which readers index
+COMPONENTS = ("env", "prover", "generator", "retriever")
 
 
 def read_config(path: Path) -> dict[str, Any]:
@@ -234,9 +269,10 @@ def read_config(path: Path) -> dict[str, Any]:
                                                              and all(isinstance(k, str) for k in theorems))
         else "has no positive whole number 'run.attempts'" if not (type(attempts) is int and attempts >= 1)
         else "has no string 'run.benchmark'" if not isinstance(run.get("benchmark"), str)
-        else "has no components 'run.components' (each an object with a name and options)" if not (
-            isinstance(components, dict) and all(isinstance(c, dict) and isinstance(c.get("name"), str)
-                                                 and isinstance(c.get("options"), dict) for c in components.values()))
+        else f"has no components 'run.components' ({', '.join(COMPONENTS)}, each an object with a name and options)"
+        if not (isinstance(components, dict) and all(
+            isinstance(components.get(part), dict) and isinstance(components[part].get("name"), str)
+            and isinstance(components[part].get("options"), dict) for part in COMPONENTS))
         else None)
     if problem is not None:
         raise ConfigMismatch(f"{path} {problem}: it is not a run's config.json (written by `dojo-prover eval`)")
@@ -284,7 +320,7 @@ class ResultsFile:
             warnings.warn(f"{self.path}: dropping a truncated last line ({len(tail)} bytes) left by an "
                           "interrupted run; that attempt will run again", stacklevel=2)
         if repair and tail and not corrupt:  # a file with a corrupt line is left as it is, for its owner
-            with open(self.path, "r+b") as f:
+            with os.fdopen(open_file(self.path, os.O_RDWR), "r+b") as f:  # a link's target is never cut
                 if whole:
                     f.seek(0, os.SEEK_END)
                     f.write(b"\n")
@@ -295,7 +331,7 @@ class ResultsFile:
 
     def append(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_file(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # never appends through a link
         try:
             view = memoryview(line)
             while view:
@@ -374,7 +410,7 @@ def write_config(out_dir: Path, config: EvalConfig, wanted: dict[str, Any], prov
     full = {**wanted, "execution": {"workers": config.workers, **cluster, **environment_notes(config.prover)},
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "python": sys.version.split()[0], "git_commit": _git_commit()}
-    _atomic_write(out_dir / "config.json", json.dumps(full, indent=2).encode())
+    replace_file(out_dir / "config.json", json.dumps(full, indent=2).encode())
 
 
 def outcome_record(outcome: Outcome, log: str | None) -> dict[str, Any]:
@@ -409,6 +445,8 @@ def run_evaluation(
     Returns the counts of this session; :func:`prover.run.analysis.load_run` reads the whole run.
     """
     out = Path(out_dir)
+    if out.is_dir():
+        refuse_links(out, RUN_FILES)
     for path, kind in ((out, "directory"), (out / "logs", "directory"), (out / "results.jsonl", "file"),
                        (out / "config.json", "file")):
         if path.exists() and path.is_dir() != (kind == "directory"):
@@ -440,7 +478,7 @@ def _run_locked(config: EvalConfig, theorems: list[Theorem], out: Path, progress
         _start_workers(dp, out)
         if new_config is not None:
             write_config(out, config, new_config, dp)
-        (out / "logs").mkdir(exist_ok=True)
+        make_dir(out / "logs")
         bar = _progress_bar(stats, progress)
         try:
             for outcome in dp.iter_results(tasks):
@@ -492,6 +530,6 @@ def _write_log(out: Path, outcome: Outcome) -> str:
     end = Ended(t=round(outcome.result.total_time, 4), status=outcome.result.status.value,
                 stop_reason=outcome.result.stop_reason)
     events: Iterable[SearchEvent] = [start, *outcome.events, end]
-    _atomic_write(out / "logs" / name,
+    replace_file(out / "logs" / name,
                   "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in events).encode())
     return f"logs/{name}"

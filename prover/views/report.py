@@ -4,10 +4,15 @@ Written files: ``report.md``; ``plots/pass_vs_time.png``, ``plots/pass_vs_env_ca
 ``plots/proof_length.png``; ``trees/<log>.html`` for the most instructive searches (see
 :mod:`prover.views.tree_html`: self-contained, collapsible). The trees are rebuilt from the action
 logs alone, so any search algorithm that emits events through :class:`search_tree.Meter` gets one.
+
+The run directory is untrusted input: every file is put in place as a new file
+(:func:`search_tree.safe_files.replace_file`), so a symlink named ``report.md`` or ``plots/x.png`` is
+replaced rather than written through, and a ``plots`` or ``trees`` that is a symlink is refused.
 """
 
 from __future__ import annotations
 
+import io
 import warnings
 from collections import defaultdict
 from pathlib import Path
@@ -22,6 +27,7 @@ from prover.run.analysis import (
     search_statistics,
     stop_kind,
 )
+from search_tree.safe_files import make_dir, replace_file
 from prover.views.tree_html import write_instructive_trees
 from search_tree.result import StopKind
 
@@ -62,13 +68,21 @@ def pass_table(run: Run) -> list[tuple[int, float, int]]:
     return [(k, *benchmark_pass_at_k(run, k)) for k in ks]
 
 
+def _save(fig: Any, path: Path) -> None:
+    """Save ``fig`` as a PNG at ``path`` through :func:`replace_file` (``savefig`` to a path would
+    follow a symlink there)."""
+    data = io.BytesIO()
+    fig.savefig(data, format="png", dpi=110)
+    replace_file(path, data.getvalue(), fsync=False)
+
+
 def _plots(run: Run, out: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    (out / "plots").mkdir(exist_ok=True)
+    make_dir(out / "plots")
     written = []
     proved = [r for r in run.records if r["status"] == "proved"]
     for measure, label, name in (("total_time", "search time budget (s)", "pass_vs_time"),
@@ -82,7 +96,7 @@ def _plots(run: Run, out: Path) -> list[str]:
         ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)
         fig.tight_layout()
-        fig.savefig(out / "plots" / f"{name}.png", dpi=110)
+        _save(fig, out / "plots" / f"{name}.png")
         plt.close(fig)
         written.append(f"plots/{name}.png")
     lengths = [len(r["result"]["proof"] or []) for r in proved]
@@ -96,7 +110,7 @@ def _plots(run: Run, out: Path) -> list[str]:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # lengths and counts are whole numbers
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
-    fig.savefig(out / "plots" / "proof_length.png", dpi=110)
+    _save(fig, out / "plots" / "proof_length.png")
     plt.close(fig)
     written.append("plots/proof_length.png")
     return written
@@ -144,5 +158,5 @@ def write_report(run_dir: str | Path) -> Path:
         lines += ["", "## Failures of workers or environments", "", "| theorem | attempt | reason |", "|---|---|---|"]
         lines += [f"| {r['key']} | {r['attempt']} | {r['result']['stop_reason'][:120]} |" for r in failures[:50]]
     path = out / "report.md"
-    path.write_text("\n".join(lines) + "\n")
+    replace_file(path, ("\n".join(lines) + "\n").encode(), fsync=False)
     return path

@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from search_tree.safe_files import make_dir, replace_file
 from prover.views.safe_text import html_text
 from prover.views.tree import SearchTree, Step, build_tree, instructive
 from search_tree.events import LoggedGoal
@@ -123,7 +124,7 @@ def write_instructive_trees(run: Any, out_dir: Path) -> list[str]:
     chosen = instructive(run.records, trees)
     if not chosen:
         return []
-    (out_dir / "trees").mkdir(exist_ok=True)
+    make_dir(out_dir / "trees")  # a symlink there is refused, and each page is a new file (no link followed)
     lines = ["", "## Searches to open", "",
              "The proved search with the longest proof, and the failed ones that came closest to a proof "
              "(fewest goals left at a state they reached). Each page shows every state with its goals and "
@@ -136,7 +137,7 @@ def write_instructive_trees(run: Any, out_dir: Path) -> list[str]:
         closest = "" if record["status"] == "proved" else f", fewest goals left {tree.fewest_goals()}"
         summary = (f"{res['num_nodes']} nodes, {res['num_env_calls']} environment calls, "
                    f"{res['total_time']:.1f}s, stopped: {res['stop_reason']}{closest}.")
-        (out_dir / "trees" / f"{stem}.html").write_text(tree_page(tree, title, summary))
+        replace_file(out_dir / "trees" / f"{stem}.html", tree_page(tree, title, summary).encode(), fsync=False)
         warn = f" ({len(tree.problems)} corrupt log lines left out)" if tree.problems else ""
         lines.append(f"- [{title}](trees/{stem}.html): {summary}{warn}")
         if res["proof"]:

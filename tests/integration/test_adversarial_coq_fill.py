@@ -179,6 +179,41 @@ def test_a_file_that_is_a_symlink_inside_the_root_is_not_edited_through(tmp_path
     assert (tmp_path / "run.diff").read_text() == ""
 
 
+def test_outputs_beside_and_in_out_are_never_written_through_a_symlink(tmp_path, capsys):
+    """Fails if OUT.diff or OUT/fill-admitted.md is written through a symlink to a user's file, or
+    if the originals are backed up into a directory outside that a symlinked OUT/backup points to
+    (it must be refused with one line, before anything is searched or written)."""
+    root = make_project(tmp_path / "proj", PROJECT_B)
+    run, mine = tmp_path / "run", tmp_path / "mine.txt"
+    mine.write_text("the user's file")
+    (tmp_path / "elsewhere").mkdir()
+    run.mkdir()
+    (run / "backup").symlink_to(tmp_path / "elsewhere")
+    assert fill(root, run, ["intros n.", "lia."], "--write") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{run / 'backup'} is a symlink" in err[0], err
+    assert list((tmp_path / "elsewhere").iterdir()) == [] and sorted(p.name for p in run.iterdir()) == ["backup"]
+    assert (root / "theories" / "A.v").read_text() == PROJECT_B["theories/A.v"]
+    (run / "backup").unlink()
+    (tmp_path / "run.diff").symlink_to(mine)
+    (run / "fill-admitted.md").symlink_to(mine)
+    assert fill(root, run, ["intros n.", "lia."], "--write") == 0
+    assert mine.read_text() == "the user's file" and list((tmp_path / "elsewhere").iterdir()) == []
+    assert "lia." in (tmp_path / "run.diff").read_text() and "| add0 |" in (run / "fill-admitted.md").read_text()
+    assert (run / "backup" / "theories" / "A.v").read_text() == PROJECT_B["theories/A.v"]
+    assert "lia.\nQed." in (root / "theories" / "A.v").read_text()
+
+
+def test_out_dot_writes_the_patch_beside_the_current_directory(tmp_path, monkeypatch):
+    """Fails if ``--out .`` crashes (``PosixPath('.') has an empty name``) instead of writing the
+    patch beside the current directory."""
+    root = make_project(tmp_path / "proj", PROJECT_B)
+    (tmp_path / "run").mkdir()
+    monkeypatch.chdir(tmp_path / "run")
+    assert fill(root, Path("."), ["intros n.", "lia."]) == 0
+    assert "+  lia.\n+Qed.\n" in (tmp_path / "run.diff").read_text()
+
+
 # --- a lemma's meaning: only the proof body changes -------------------------------------------------
 
 def section(body: str) -> str:
