@@ -43,6 +43,7 @@ from search_tree.events import (
     parse_event,
 )
 from search_tree.protocol import TacticState
+from search_tree.safe_files import UnsafePath, read_regular, record_log
 
 #: outcomes that are a failure of the tactic (the rest: ``state`` and ``proved``)
 FAILURES = frozenset({"error", "timeout", "crash", "refused", "given_up"})
@@ -117,8 +118,11 @@ def live_state_text(state: TacticState) -> str:
 
 
 def _events(path: Path) -> Iterator[SearchEvent]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+    try:  # a record names it: a regular file only (no link, FIFO or device)
+        data = read_regular(path)
+        if data is None:
+            raise FileNotFoundError(f"no file {path}")
+        lines = data.decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ActionLogError(f"action log {path} cannot be read ({exc})") from exc
     for number, line in enumerate(lines, 1):
@@ -216,7 +220,10 @@ def run_logs(run_dir: str | Path) -> list[Path]:
         except (json.JSONDecodeError, AttributeError) as exc:
             raise ActionLogError(f"{results}:{number} is not a result record") from exc
         if log:
-            logs.append(run_dir / log)
+            try:
+                logs.append(record_log(run_dir, log))
+            except UnsafePath as exc:
+                raise ActionLogError(f"{results}:{number}: {exc}") from None
     return logs
 
 

@@ -37,6 +37,8 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from search_tree.safe_files import replace_file
+
 log = logging.getLogger(__name__)
 
 Encode = Callable[[list[str]], np.ndarray]
@@ -160,12 +162,7 @@ class EmbeddingCache:
         return np.load(self.vectors_file, mmap_mode="r+")
 
     def _write_manifest(self, manifest: dict) -> None:
-        tmp = self.manifest_file.with_suffix(".tmp")
-        with tmp.open("w", encoding="utf-8") as f:
-            json.dump(manifest, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.manifest_file)
+        replace_file(self.manifest_file, json.dumps(manifest, indent=1).encode())
 
     def _discard_stale_siblings(self) -> None:
         """Remove entries for the same corpus file and encoder whose corpus fingerprint differs."""

@@ -13,6 +13,8 @@ writes into such a place goes through this module, and it never follows a link t
 * :func:`open_file` opens with ``O_NOFOLLOW`` (appends, in-place repair, locks): a link is refused.
 * :func:`make_dir` creates a directory, or accepts one, but refuses a link or a file there.
 * :func:`refuse_links` refuses a place whose named entries are links, before anything is written.
+* :func:`record_log` is where a run's record says its action log is, checked: ``logs/<name>``
+  directly in the run's own ``logs`` directory, which is not a link.
 * :func:`read_regular` reads a file only if it is a regular file, not a link (``O_NOFOLLOW``) and
   not a FIFO or device (``O_NONBLOCK`` at open, then ``fstat``), so a record cannot make a reader
   hang or copy out a file it names.
@@ -24,7 +26,9 @@ path and what is wrong, exit 2 on the command line.
 from __future__ import annotations
 
 import errno
+import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable
@@ -128,3 +132,28 @@ def read_regular(path: Path) -> bytes | None:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+#: a run record's ``log``: a file directly in the run's ``logs`` directory, as the run writes it
+_LOG = re.compile(r"logs/(?!\.+\Z)[A-Za-z0-9_.-]+\Z")
+
+
+def log_problem(log: object) -> str | None:
+    """Why ``log``, a run record's ``log`` field, is not null nor ``logs/<name>`` (a name without a
+    slash), or None: a reader opens what it names, so an absolute path or ``..`` would have it
+    read, and copy into a report or a training set, a file outside the run."""
+    if log is None or (isinstance(log, str) and _LOG.match(log)):
+        return None
+    return f"a record whose log is {json.dumps(log)[:60]}, not null nor a file logs/<name>"
+
+
+def record_log(run_dir: Path, log: str) -> Path:
+    """The action log a record of the run in ``run_dir`` names, once :func:`log_problem` and the
+    ``logs`` directory (not a link) allow it; an :class:`UnsafePath` otherwise. Read it with
+    :func:`read_regular`."""
+    problem = log_problem(log)
+    if problem is not None:
+        raise UnsafePath(f"{run_dir}: {problem}")
+    if (run_dir / "logs").is_symlink():
+        raise UnsafePath(f"{run_dir / 'logs'} is a symlink; refusing to read logs outside the run directory")
+    return run_dir / log

@@ -10,6 +10,7 @@ from typing import Any
 
 from prover.benchmarks.results import add_results_flag, write_results
 from search_tree.errors import UserError
+from search_tree.safe_files import replace_file
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +67,6 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"| {name} | {passes} | {fmt(stats['mean_premises_retrieved'])} | "
                      f"{fmt(stats['mean_premises_used'])} | {fmt(stats['mean_time_s'])} |")
     table = "\n".join(lines) + "\n"
-    (Path(args.out) / "ablation.md").write_text(table)
+    replace_file(Path(args.out) / "ablation.md", table.encode())
     print(table)
     return write_results(0)

@@ -28,6 +28,7 @@ from prover.defaults import LEARN, add_limit_flags
 from prover.run.cpu import tree_cpu_seconds
 from search_tree.cache import cache_root
 from search_tree.errors import UserError
+from search_tree.safe_files import make_dir, replace_file
 
 LEARN_FORMAT = 1
 
@@ -151,7 +152,7 @@ class Learner:
                                 "refusing to mix them: choose another --out")
             return
         self.out.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(wanted, indent=2))
+        replace_file(path, json.dumps(wanted, indent=2).encode())
 
     def round_dir(self, k: int) -> Path:
         return self.out / f"round-{k}"
@@ -312,10 +313,8 @@ class Learner:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    tmp.replace(path)
+    make_dir(path.parent)
+    replace_file(path, json.dumps(data, indent=2).encode())
 
 
 def _fraction(pair: tuple[int, int] | None) -> str:

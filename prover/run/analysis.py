@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prover.run.evaluation import ResultsFile, log_problem, read_config
-from search_tree.safe_files import UnsafePath, read_regular
+from prover.run.evaluation import ResultsFile, read_config
+from search_tree.safe_files import UnsafePath, read_regular, record_log
 from search_tree.errors import UserError
 from search_tree.events import SearchEvent, TacticRun, parse_events
 from search_tree.result import StopReason
@@ -79,13 +79,8 @@ class Run:
         log = record.get("log")
         if not log:
             return [], []
-        problem = log_problem(log)
-        if problem is not None:
-            return [], [f"{self.path}: {problem}; its action log is left out"]
-        path = self.path / log
         try:
-            if (self.path / "logs").is_symlink():
-                raise UnsafePath(f"{self.path / 'logs'} is a symlink; refusing to read logs outside the run directory")
+            path = record_log(self.path, log)
             data = read_regular(path)
         except UnsafePath as exc:
             return [], [f"{exc}; its action log is left out"]

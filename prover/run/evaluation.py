@@ -56,7 +56,7 @@ from typing import Any
 
 from prover.run.distributed import DistributedProver, Outcome, Task, WorkerStartError
 from prover.registry import ENVIRONMENTS, ProverConfig, check_names, require_specs, with_defaults
-from search_tree.safe_files import make_dir, open_file, refuse_links, replace_file
+from search_tree.safe_files import log_problem, make_dir, open_file, refuse_links, replace_file
 from search_tree import StopReason, Theorem
 from search_tree.events import Ended, SearchEvent, Started
 from search_tree.errors import UserError, one_line
@@ -212,18 +212,6 @@ def _record_problem(line: bytes) -> str | None:
 
 _PREMISES_TYPES: dict[str, type | tuple[type, ...]] = {"retrieved": (int, float), "used": (int, float)}
 #: a record's action log: a file directly in ``logs/`` (see :func:`log_name`), never a path elsewhere
-_LOG = re.compile(r"logs/(?!\.+\Z)[A-Za-z0-9_.-]+\Z")
-
-
-def log_problem(log: Any) -> str | None:
-    """Why ``log``, a record's ``log`` field, is not null nor ``logs/<name>`` (a name without a
-    slash, as :func:`_write_log` writes it), or None: a reader opens what it names, so an absolute
-    path or ``..`` would have it read, and copy into a report, a file outside the run."""
-    if log is None or (isinstance(log, str) and _LOG.match(log)):
-        return None
-    return f"a record whose log is {json.dumps(log)[:60]}, not null nor a file logs/<name>"
-
-
 def _retries_problem(record: dict[str, Any]) -> str | None:
     """Why the record's ``retries`` (absent in old records, else a count) or ``retry_reasons``
     (absent or null in old records, else a list of reasons) is not what the readers count, or None."""

@@ -248,3 +248,28 @@ def test_fill_admitted_out_dot_names_a_directory_with_a_name(tmp_path, monkeypat
     assert out_dir(str(tmp_path / "link")) == tmp_path / "link"
     with pytest.raises(UserError, match="cannot be the root"):
         out_dir("/")
+
+
+@pytest.mark.parametrize("plant", ["outside", "fifo", "symlink", "linked-logs"])
+def test_learning_reads_no_action_log_outside_the_run(legacy, tmp_path, plant):
+    """``learn --add-run`` reads a run's action logs the same way (generator.action_data.run_logs):
+    fails if a record's ``log`` naming a file outside, a FIFO (a hang), a symlink out of the run or
+    a symlinked ``logs`` is read rather than refused with one line."""
+    from generator.action_data import ActionLogError, read_run
+
+    (tmp_path / "secret.jsonl").write_text('{"event": "start", "theorem": "SECRET"}\n')
+    log = legacy / json.loads((legacy / "results.jsonl").read_text().splitlines()[0])["log"]
+    if plant == "outside":
+        _edit_first_record(legacy, lambda r: r.update(log="../secret.jsonl"))
+    elif plant == "fifo":
+        log.unlink()
+        os.mkfifo(log)
+    elif plant == "symlink":
+        log.unlink()
+        log.symlink_to(tmp_path / "secret.jsonl")
+    else:
+        shutil.move(legacy / "logs", tmp_path / "elsewhere")
+        (legacy / "logs").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ActionLogError) as refused:
+        read_run(legacy)
+    assert "\n" not in str(refused.value) and "SECRET" not in str(refused.value)
