@@ -47,7 +47,7 @@ def timed(context, proof) -> tuple[float, float]:
         t0 = time.perf_counter()
         verify._compile(context, script, "bench", Path(tmp), base, dirpath, deadline)
         t1 = time.perf_counter()
-        verify._coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
+        verify._coqchk(context, Path(tmp) / f"{base}.vo", dirpath, "dojo_bench", deadline)
         t2 = time.perf_counter()
     return t1 - t0, t2 - t1
 

@@ -131,13 +131,15 @@ def candidates(directory: Path, tag: str) -> list[Node]:
     return shared(proof_graph, module_graph)
 
 
-def locate_source(library: str, basenames: Iterable[str]) -> tuple[str, dict[str, str]]:
+def locate_source(library: str, basenames: Iterable[str], directory: Path) -> tuple[str, dict[str, Path]]:
     """The text of a file that loads the checked ``library`` (with everything it loaded: the
     compiled module too) and ``Locate``\\ s each of ``basenames``, and ``{basename: report}``, the
-    file (in the directory where it runs) that each ``Locate`` writes."""
-    reports = {name: f"dojo_locate_{i}" for i, name in enumerate(sorted(set(basenames)))}
+    file in ``directory`` that each ``Locate`` writes (by its absolute path, which no ``Cd`` of
+    a library's code moves)."""
+    reports = {name: directory / f"dojo_locate_{i}" for i, name in enumerate(sorted(set(basenames)))}
     lines = [f"Require {library}."] + [f'Redirect "{report}" Locate {name}.' for name, report in reports.items()]
-    return "".join(line + "\n" for line in lines), {name: f"{report}.out" for name, report in reports.items()}
+    return "".join(line + "\n" for line in lines), {name: report.with_name(f"{report.name}.out")
+                                                    for name, report in reports.items()}
 
 
 def located(text: str) -> set[tuple[str, str]]:

@@ -69,6 +69,7 @@ the check run longer than the search that found it allowed.
 from __future__ import annotations
 
 import math
+import re
 import secrets
 import subprocess
 import tempfile
@@ -156,7 +157,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
     with tempfile.TemporaryDirectory(prefix="dojo-coq-verify-") as tmp:
         try:
             report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
-            summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, deadline)
+            summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, f"dojo_{nonce}", deadline)
             leaked = _leaked(context, nonce, Path(tmp), dirpath, deadline)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
@@ -206,17 +207,23 @@ def uses(axioms: Sequence[str]) -> str:
 
 def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str, dirpath: str,
              deadline: float, sentence_timeout: int | None = None) -> str:
-    """Run coqc on the whole file (exit 0 required); the text of the assumptions report."""
-    report = f"dojo_assumptions_{nonce}"
-    (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", report, sentence_timeout,
+    """Run coqc on the whole file (exit 0 required); the text of the assumptions report.
+
+    The report and the ``.vo`` are written at absolute paths: the file's text before the theorem
+    may be a project's, whose code runs in this coqc, and a relative path moves with its ``Cd``
+    (a Coq-Elpi program planted a report saying "Closed under the global context" and a harmless
+    ``.vo`` where the verifier read them, then moved coqc's own output away with ``Cd``). Written
+    last, coqc's own files replace whatever was planted at those paths before."""
+    report = tmp / f"dojo_assumptions_{nonce}"
+    (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", str(report), sentence_timeout,
                                                        tmp))
     # the project's bindings first: a later -Q wins, so the checked file is ours, not the project's
     cmd = (["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath]
-           + (["-noinit"] if context.noinit else []) + [f"{base}.v"])
+           + (["-noinit"] if context.noinit else []) + ["-o", str(tmp / f"{base}.vo"), str(tmp / f"{base}.v")])
     done = _run(cmd, tmp, deadline, "coqc")
     if done.returncode != 0:
         raise CheckFailed(f"coqc rejected the proof (exit {done.returncode}): {last_error(done.stderr + done.stdout)}")
-    out = tmp / f"{report}.out"
+    out = report.with_name(f"{report.name}.out")
     if out.is_symlink() or not out.is_file():  # a link to /dev/null made a report read as empty
         raise CheckFailed("coqc exited 0 but wrote no assumptions report")
     return out.read_text()
@@ -233,7 +240,7 @@ def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: 
     found = candidates(tmp, f"dojo_{nonce}")
     if not found:
         return []
-    source, reports = locate_source(context.module, (node.basename for node in found))
+    source, reports = locate_source(context.module, (node.basename for node in found), tmp)
     (tmp / "DojoLocate.v").write_text(source)
     # with the Prelude even for a -noinit file: loading the checked library then loads the ltac
     # plugin before CoqHammer's, which needs it; the names located are full paths either way
@@ -241,14 +248,15 @@ def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: 
                 tmp, deadline, "coqc (locating the dependencies)")
     if done.returncode != 0:
         raise DependencyError(f"coqc could not locate them: {last_error(done.stderr + done.stdout)}")
-    texts = {name: (tmp / report).read_text() for name, report in reports.items() if (tmp / report).exists()}
+    texts = {name: report.read_text() for name, report in reports.items() if report.is_file() and not report.is_symlink()}
     return untwinned(found, texts, compiled, context.module)
 
 
-def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> list[str]:
+def _coqchk(context: CoqContext, vo: Path, dirpath: str, name: str, deadline: float) -> list[str]:
     """Re-check the compiled library with coqchk (the project's load path, then ours); the axioms
     of its context summary. Every library it loaded must come from where its name says
-    (:func:`prover.coq.provenance.check_loaded`)."""
+    (:func:`prover.coq.provenance.check_loaded`), and the library it checked must hold the proof,
+    ``name`` (a ``.vo`` put in coqc's place is refused even when the kernel accepts it)."""
     module = context.module
     done = _run(["coqchk", "-o", "-norec", module, *checker_load_path(context.load_path), "-Q", str(vo.parent), dirpath],
                 vo.parent, deadline, "coqchk")
@@ -260,6 +268,8 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, deadline: float) -> lis
                                [(d, logical) for flag, d, logical in bindings(context.load_path) if flag != "-I"])
     except ForeignLibrary as exc:
         raise CheckFailed(str(exc)) from None
+    if not re.search(rf"^\s*checking cst:{re.escape(module)}\.(\S+\.)?{name}$", text, re.MULTILINE):
+        raise CheckFailed(f"coqchk checked a compiled {module} that does not hold the proof")
     axioms, unsafe = parse_summary(text)
     if unsafe:
         raise CheckFailed("the proof relies on unsafe features: " + "; ".join(unsafe))

@@ -384,6 +384,71 @@ def test_a_project_files_program_reaches_no_server_through_a_unix_socket(tmp_pat
             server.accept()
 
 
+#: a Coq-Elpi program in the theorem's file, run by the final check's coqc only (its ``HOME`` is
+#: the check's directory): it reads the nonce from the checked file, writes a report that says
+#: "Closed", puts the project's ``blob.dat`` (a harmless library compiled as ``P.T``) where the
+#: ``.vo`` goes, and moves coqc's own outputs away with ``Cd``
+ELPI_FORGERY = """From elpi Require Import elpi.
+Require Import P.Helper.
+Elpi Command forge.
+Elpi Accumulate lp:{{
+projdir [Q, D, L | _] D :- Q = "-Q", L = "P", !.
+projdir [_ | R] D :- projdir R D.
+main _ :- getenv "HOME" (some H), rex.match ".*dojo-coq-verify-.*" H, !,
+  open_in "T.v" I, input I 100000000 S, close_in I,
+  P is "dojo_" ^ "assumptions_", rex.split P S Pieces, std.last Pieces Last,
+  rex.split "[^0-9a-f]" Last [N | _],
+  R is "dojo_" ^ "assumptions_" ^ N ^ ".out", open_out R O, output O "Closed under the global context\\n", close_out O,
+  open_in "/proc/self/cmdline" CI, input CI 100000 CL, close_in CI,
+  rex.split "[^ -~]" CL Args, projdir Args Dir,
+  BF is Dir ^ "/blob.dat", open_in BF BI, input BI 100000000 B, close_in BI,
+  open_out "T.vo" BO, output BO B, close_out BO.
+main _.
+}}.
+Elpi forge.
+Cd "tmp".
+
+Lemma target : 0 = 1.
+Admitted.
+"""
+
+
+def test_a_project_files_in_process_code_cannot_plant_the_report_or_the_vo(project_env, tmp_path):
+    """Code inside the final check's coqc (Coq-Elpi's file builtins need no program) wrote a report
+    saying "Closed under the global context" and a harmless ``.vo`` where the verifier read them,
+    and ``Cd`` moved coqc's own outputs away: ``exact P.Helper.helper.`` proved ``0 = 1`` with "no
+    axioms". Fails unless the proof is refused naming ``helper``."""
+    payload = tmp_path / "payload"
+    payload.mkdir()
+    (payload / "T.v").write_text("Definition harmless := 0.\n")
+    subprocess.run(["coqc", "-q", "-Q", ".", "P", "T.v"], cwd=payload, check=True, capture_output=True)
+    env, target = project_env({"Helper.v": "Lemma helper : 0 = 1.\nAdmitted.\n", "T.v": ELPI_FORGERY})
+    (tmp_path / "proj" / "blob.dat").write_bytes((payload / "T.vo").read_bytes())
+    refused(env.verify(target, linear_proof(["exact P.Helper.helper."])), "not proved (assumes P.Helper.helper")
+
+
+def test_a_vo_put_in_place_of_coqcs_is_refused_though_the_kernel_accepts_it(project_env, tmp_path, monkeypatch):
+    """Whatever wrote the checked ``.vo`` after coqc (code inside it, had it a way), coqchk must
+    have checked the very library that holds the proof: a harmless ``P.T`` in its place, with no
+    axiom, passes every other test. Fails unless it is refused."""
+    payload = tmp_path / "payload"
+    payload.mkdir()
+    (payload / "T.v").write_text("Definition harmless := 0.\n")
+    subprocess.run(["coqc", "-q", "-Q", ".", "P", "T.v"], cwd=payload, check=True, capture_output=True)
+    env, target = project_env({"Helper.v": "Lemma helper : 0 = 1.\nAdmitted.\n",
+                               "T.v": "Require Import P.Helper.\nLemma target : 0 = 1.\nAdmitted.\n"})
+    real = verify._compile
+
+    def swapped(context, script, nonce, tmp, base, *args):
+        report = real(context, script, nonce, tmp, base, *args)
+        (tmp / f"{base}.vo").write_bytes((payload / "T.vo").read_bytes())
+        return report
+
+    monkeypatch.setattr(verify, "_compile", swapped)
+    refused(env.verify(target, linear_proof(["exact P.Helper.helper."])),
+            "coqchk checked a compiled P.T that does not hold the proof")
+
+
 def test_an_axiom_whose_type_prints_like_a_heading_is_still_named(project_env):
     """A notation printed ``False`` as ``F:``: the report's line ``helper : F:`` read as a heading,
     so the admitted ``helper`` the proof uses passed for another file's unused axiom and ``0 = 1``

@@ -156,7 +156,7 @@ def test_a_candidate_not_located_fails_the_check():
 
 
 def test_the_locate_file_loads_the_checked_library_and_locates_each_base_name_once():
-    source, files = locate_source("DojoReopened.Coq.Lists.List", ["app_nil_r", "In", "app_nil_r"])
-    assert source == ('Require DojoReopened.Coq.Lists.List.\nRedirect "dojo_locate_0" Locate In.\n'
-                      'Redirect "dojo_locate_1" Locate app_nil_r.\n')
-    assert files == {"In": "dojo_locate_0.out", "app_nil_r": "dojo_locate_1.out"}
+    source, files = locate_source("DojoReopened.Coq.Lists.List", ["app_nil_r", "In", "app_nil_r"], Path("/check"))
+    assert source == ('Require DojoReopened.Coq.Lists.List.\nRedirect "/check/dojo_locate_0" Locate In.\n'
+                      'Redirect "/check/dojo_locate_1" Locate app_nil_r.\n')
+    assert files == {"In": Path("/check/dojo_locate_0.out"), "app_nil_r": Path("/check/dojo_locate_1.out")}
