@@ -105,7 +105,8 @@ def parse_loaded(text: str) -> tuple[list[Path], list[str]]:
 
 
 def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable[str] = (),
-            trusted_scope: bool = False, trusted: Callable[[str], bool] = is_trusted) -> Resolution:
+            trusted_scope: bool = False, trusted: Callable[[str], bool] = is_trusted,
+            libraries: Iterable[str] = ()) -> Resolution:
     """Resolve the names ``Print Assumptions`` printed against coqchk's ``summary`` (see the
     module docstring); ``parameters`` are the functor arguments and declared modules of the
     modules open at the theorem, whose fields (``X.lt``) are parameters, not axioms.
@@ -114,11 +115,18 @@ def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable
     functor or module type), so a name no summary axiom carries is one of their parameters or
     fields, however it is printed (``Import M.`` prints ``M.t`` as ``t``). Elsewhere only
     ``X.field`` of a listed parameter ``X`` is, and any other unlisted name is refused: it may be
-    an axiom of a functor still open at the theorem, which coqchk never sees as such."""
+    an axiom of a functor still open at the theorem, which coqchk never sees as such.
+
+    ``libraries``: the logical names of the libraries coqchk loaded. A name under one of them is
+    never a parameter's field, whatever its head: a functor's parameter named ``P`` after a
+    project's root made ``P.Helper.Impl.h0``, an admitted lemma a sealed module hides (``Print
+    Assumptions`` prints it, coqchk's summary lists only the field that seals it), pass for a
+    field of ``P``."""
     by_label: dict[str, list[str]] = defaultdict(list)
     for name in summary:
         by_label[label(name)].append(name)
     params = set(parameters)
+    roots = tuple(f"{library}." for library in libraries)
     names: list[str] = []
     fields: list[str] = []
     unresolved: list[str] = []
@@ -126,7 +134,8 @@ def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable
         candidates = by_label.get(label(name), [])
         exact = [c for c in candidates if c == name or c.endswith("." + name)]
         head = name.split(".", 1)[0]
-        if not exact and (("." in name and head in params) or (trusted_scope and not candidates)):
+        field = "." in name and head in params and not name.startswith(roots)
+        if not exact and (field or (trusted_scope and not candidates)):
             fields.append(name)
         elif not candidates:
             unresolved.append(f"{name} (no axiom of coqchk's summary has that name)")

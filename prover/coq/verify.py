@@ -27,7 +27,8 @@ A proof counts only when all of this holds:
    kernel names): each name ``Print Assumptions`` prints resolves to exactly one axiom of
    coqchk's summary, and a trusted one (:func:`prover.coq.assumptions.resolve`, fail closed;
    a field of a functor parameter of the modules open at the theorem, such as ``X.lt``, is a
-   parameter of the statement, not an axiom, and so, in a stdlib theorem's context, is any name
+   parameter of the statement, not an axiom (never a name under a library coqchk loaded, whatever
+   the parameter is called), and so, in a stdlib theorem's context, is any name
    of the stdlib's own modules still open there that coqchk does not list); and every axiom of the summary is trusted, with
    one exception. coqchk lists the axioms of every library loaded, and a project's files are
    often downstream of an admitted lemma they do not use: for a project's file
@@ -157,7 +158,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
     with tempfile.TemporaryDirectory(prefix="dojo-coq-verify-") as tmp:
         try:
             report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
-            summary = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, f"dojo_{nonce}", deadline)
+            summary, libraries = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, f"dojo_{nonce}", deadline)
             leaked = _leaked(context, nonce, Path(tmp), dirpath, deadline)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
@@ -170,7 +171,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
                                    f"file declares after it)", annotate(context, script))
     script = annotate(context, script)  # the additions are part of the proof, printed with it
     resolution = resolve(parse_assumptions(report), summary, context.module_parameters,
-                         trusted_scope=context.trusted_prefix and bool(context.closing))
+                         trusted_scope=context.trusted_prefix and bool(context.closing), libraries=libraries)
     axioms = resolution.names + resolution.parameters
     refused = refused_axioms(context, summary, resolution)
     if resolution.unresolved:
@@ -252,9 +253,9 @@ def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: 
     return untwinned(found, texts, compiled, context.module)
 
 
-def _coqchk(context: CoqContext, vo: Path, dirpath: str, name: str, deadline: float) -> list[str]:
+def _coqchk(context: CoqContext, vo: Path, dirpath: str, name: str, deadline: float) -> tuple[list[str], list[str]]:
     """Re-check the compiled library with coqchk (the project's load path, then ours); the axioms
-    of its context summary. Every library it loaded must come from where its name says
+    of its context summary, and the libraries it loaded. Every library it loaded must come from where its name says
     (:func:`prover.coq.provenance.check_loaded`), and the library it checked must hold the proof,
     ``name`` (a ``.vo`` put in coqc's place is refused even when the kernel accepts it)."""
     module = context.module
@@ -274,7 +275,7 @@ def _coqchk(context: CoqContext, vo: Path, dirpath: str, name: str, deadline: fl
     if unsafe:
         raise CheckFailed("the proof relies on unsafe features: " + "; ".join(unsafe))
     _recheck(context, project, deadline)
-    return axioms
+    return axioms, parse_loaded(text)[1]
 
 
 def _recheck(context: CoqContext, libraries: dict[str, Path], deadline: float) -> None:

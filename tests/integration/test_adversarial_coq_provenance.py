@@ -449,6 +449,20 @@ def test_a_vo_put_in_place_of_coqcs_is_refused_though_the_kernel_accepts_it(proj
             "coqchk checked a compiled P.T that does not hold the proof")
 
 
+def test_an_axiom_a_sealed_module_hides_is_no_field_of_a_parameter_named_like_the_project(tmp_path, private_cache):
+    """The theorem sits in a functor whose parameter is named ``P``, the project's root: the
+    admitted ``P.Helper.Impl.h0`` that ``Print Assumptions`` printed (coqchk's summary lists only
+    the sealed field) passed for a field of ``P``, and ``0 = 1`` was proved. Fails unless refused."""
+    helper = ("Module Type S. Parameter helper : 0 = 1. End S.\nModule Impl : S.\nLemma h0 : 0 = 1.\nAdmitted.\n"
+              "Definition helper : 0 = 1 := h0.\nEnd Impl.\nDefinition helper : 0 = 1 := Impl.helper.\n")
+    functor = ("Require P.Helper.\nModule Type TT. Parameter t : Set. End TT.\nModule F (P : TT).\n"
+               "Lemma target : 0 = 1.\nAdmitted.\nEnd F.\n")
+    root = make_project(tmp_path / "proj", {"Helper.v": helper, "T.v": functor}, flags="-Q . P")
+    with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root)) as env:
+        target = next(t for t in env.index.admitted() if t.full_name == "F.target")
+        refused(env.verify(target, linear_proof(["exact P.Helper.helper."])), "not proved (assumes P.Helper.Impl.h0")
+
+
 def test_an_axiom_whose_type_prints_like_a_heading_is_still_named(project_env):
     """A notation printed ``False`` as ``F:``: the report's line ``helper : F:`` read as a heading,
     so the admitted ``helper`` the proof uses passed for another file's unused axiom and ``0 = 1``

@@ -62,6 +62,15 @@ def test_resolve(printed, summary, params, names, fields, unresolved):
     assert (got.names, got.parameters, got.unresolved) == (names, fields, unresolved)
 
 
+def test_a_name_under_a_loaded_library_is_never_a_parameters_field():
+    """A functor's parameter named ``P`` after the project's root: ``P.Helper.Impl.h0`` (an admitted
+    lemma a sealed module hides; coqchk lists only the sealing field) passed for a field of ``P``,
+    and ``0 = 1`` was proved. Fails unless it is unresolved, while ``P.t`` stays a field."""
+    got = resolve(["P.Helper.Impl.h0", "P.t"], ["P.Helper.Impl.helper"], ("P",), libraries=["Coq.Init.Logic", "P.Helper"])
+    assert got.parameters == ("P.t",)
+    assert got.unresolved == ("P.Helper.Impl.h0 (no axiom of coqchk's summary has that name)",)
+
+
 def test_names_of_a_trusted_open_scope_are_its_parameters():
     """Fails if a stdlib functor's imported parameter fields (``Import M.`` prints ``M.t`` as
     ``t``) are refused, or if outside a trusted scope an unlisted name is accepted."""
