@@ -132,7 +132,9 @@ def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable
     unresolved: list[str] = []
     for name in printed:
         candidates = by_label.get(label(name), [])
-        exact = [c for c in candidates if c == name or c.endswith("." + name)]
+        # a name under a loaded library is printed in full: a suffix of another (the project's
+        # Logic.Eqdep.Eq_rect_eq.eq_rect_eq of the stdlib's) is another axiom
+        exact = [c for c in candidates if c == name or (c.endswith("." + name) and not name.startswith(roots))]
         head = name.split(".", 1)[0]
         field = "." in name and head in params and not name.startswith(roots)
         if not exact and (field or (trusted_scope and not candidates)):

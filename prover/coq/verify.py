@@ -131,7 +131,16 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
     return (f"{context.source_prefix.rstrip()}\n{meaning}{additions}{limit}{rename_statement(context.statement, name)}"
             f"\nProof.\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n"
+            + "".join(f"Redirect \"{report}_parameter_{k}\" Locate Module {parameter}.\n"
+                      for k, parameter in enumerate(_parameters_to_locate(context)))
             + "".join(line + "\n" for line in closing))
+
+
+def _parameters_to_locate(context: CoqContext) -> tuple[str, ...]:
+    """The functor parameters whose fields the check accepts only if no other module bears their
+    name: outside the stdlib's own text, a module named like a parameter (``Module Q. Module Impl.
+    Axiom bad ...``, imported) made its axiom print as ``Impl.bad``, a field of ``Impl``."""
+    return () if context.trusted_prefix else tuple(context.module_parameters)
 
 
 def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
@@ -157,7 +166,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
     dirpath, _, base = context.module.rpartition(".")
     with tempfile.TemporaryDirectory(prefix="dojo-coq-verify-") as tmp:
         try:
-            report = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
+            report, parameters = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
             summary, libraries = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, f"dojo_{nonce}", deadline)
             leaked = _leaked(context, nonce, Path(tmp), dirpath, deadline)
         except CheckFailed as exc:
@@ -170,7 +179,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
                                    f"which the theorem's own context does not have (the theorem itself or what its "
                                    f"file declares after it)", annotate(context, script))
     script = annotate(context, script)  # the additions are part of the proof, printed with it
-    resolution = resolve(parse_assumptions(report), summary, context.module_parameters,
+    resolution = resolve(parse_assumptions(report), summary, parameters,
                          trusted_scope=context.trusted_prefix and bool(context.closing), libraries=libraries)
     axioms = resolution.names + resolution.parameters
     refused = refused_axioms(context, summary, resolution)
@@ -207,8 +216,9 @@ def uses(axioms: Sequence[str]) -> str:
 
 
 def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str, dirpath: str,
-             deadline: float, sentence_timeout: int | None = None) -> str:
-    """Run coqc on the whole file (exit 0 required); the text of the assumptions report.
+             deadline: float, sentence_timeout: int | None = None) -> tuple[str, tuple[str, ...]]:
+    """Run coqc on the whole file (exit 0 required); the text of the assumptions report, and the
+    functor parameters no other module shares a name with (``Locate Module X`` names only ``X``).
 
     The report and the ``.vo`` are written at absolute paths: the file's text before the theorem
     may be a project's, whose code runs in this coqc, and a relative path moves with its ``Cd``
@@ -227,7 +237,15 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
     out = report.with_name(f"{report.name}.out")
     if out.is_symlink() or not out.is_file():  # a link to /dev/null made a report read as empty
         raise CheckFailed("coqc exited 0 but wrote no assumptions report")
-    return out.read_text()
+    located = _parameters_to_locate(context)
+    if not located:
+        return out.read_text(), tuple(context.module_parameters)
+    alone = []
+    for k, parameter in enumerate(located):
+        where = report.with_name(f"{report.name}_parameter_{k}.out")
+        if where.is_file() and not where.is_symlink() and where.read_text().split() == ["Module", parameter]:
+            alone.append(parameter)
+    return out.read_text(), tuple(alone)
 
 
 def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: float) -> list[str]:

@@ -463,6 +463,36 @@ def test_an_axiom_a_sealed_module_hides_is_no_field_of_a_parameter_named_like_th
         refused(env.verify(target, linear_proof(["exact P.Helper.helper."])), "not proved (assumes P.Helper.Impl.h0")
 
 
+def test_a_hidden_project_axiom_printed_as_a_suffix_of_a_trusted_one_is_refused(tmp_path, private_cache):
+    """A project bound as ``Logic`` hides ``Axiom eq_rect_eq : 0 = 1`` in a sealed module
+    ``Eq_rect_eq``: ``Print Assumptions`` prints ``Logic.Eqdep.Eq_rect_eq.eq_rect_eq`` (coqchk
+    lists only the sealing field), a suffix of the stdlib's trusted axiom, which it was taken
+    for: ``0 = 1`` was proved "using eq_rect_eq". Fails unless refused."""
+    hidden = ("Require Coq.Logic.Eqdep.\nModule Type S. Parameter x : 0 = 1. End S.\nModule Eq_rect_eq : S.\n"
+              "Axiom eq_rect_eq : 0 = 1.\nDefinition x : 0 = 1 := eq_rect_eq.\nEnd Eq_rect_eq.\n"
+              "Definition helper : 0 = 1 := Eq_rect_eq.x.\n")
+    root = make_project(tmp_path / "proj", {"Eqdep.v": hidden,
+                                            "T.v": "From Logic Require Import Eqdep.\nLemma target : 0 = 1.\nAdmitted.\n"},
+                        flags="-Q . Logic")
+    with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root)) as env:
+        target = next(t for t in env.index.admitted() if t.full_name == "target")
+        refused(env.verify(target, linear_proof(["exact Logic.Eqdep.helper."])),
+                "not proved (assumes Logic.Eqdep.Eq_rect_eq.eq_rect_eq")
+
+
+def test_a_module_named_like_a_functor_parameter_does_not_make_its_axiom_a_field(tmp_path, private_cache):
+    """Inside ``F (Impl : TT)``, an imported ``Q.Impl`` declares ``Axiom bad : 0 = 1``: it printed as
+    ``Impl.bad``, taken for a field of the parameter ``Impl`` (coqchk lists no axiom of a functor
+    never applied), and ``0 = 1`` was proved. Fails unless refused."""
+    text = ("Module Type TT. Parameter t : Set. End TT.\nModule F (Impl : TT).\n"
+            "Module Q. Module Impl. Axiom bad : 0 = 1. End Impl. End Q. Import Q.\n"
+            "Lemma target : 0 = 1.\nAdmitted.\nEnd F.\n")
+    root = make_project(tmp_path / "proj", {"T.v": text}, flags="-Q . P")
+    with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root)) as env:
+        target = next(t for t in env.index.admitted() if t.full_name == "F.target")
+        refused(env.verify(target, linear_proof(["exact Impl.bad."])), "not proved (assumes Impl.bad")
+
+
 def test_an_axiom_whose_type_prints_like_a_heading_is_still_named(project_env):
     """A notation printed ``False`` as ``F:``: the report's line ``helper : F:`` read as a heading,
     so the admitted ``helper`` the proof uses passed for another file's unused axiom and ``0 = 1``

@@ -71,6 +71,17 @@ def test_a_name_under_a_loaded_library_is_never_a_parameters_field():
     assert got.unresolved == ("P.Helper.Impl.h0 (no axiom of coqchk's summary has that name)",)
 
 
+def test_a_name_under_a_loaded_library_matches_only_itself():
+    """A project bound as ``Logic`` hid an axiom printed ``Logic.Eqdep.Eq_rect_eq.eq_rect_eq``, a
+    suffix of the stdlib's trusted one, which it resolved to. Fails unless it is unresolved,
+    while a short name (``classic``) still resolves by suffix."""
+    stdlib = "Coq.Logic.Eqdep.Eq_rect_eq.eq_rect_eq"
+    got = resolve(["Logic.Eqdep.Eq_rect_eq.eq_rect_eq", "classic"], [stdlib, CLASSIC],
+                  libraries=["Coq.Logic.Eqdep", "Coq.Logic.Classical_Prop", "Logic.Eqdep"])
+    assert got.names == (CLASSIC,)
+    assert got.unresolved == (f"Logic.Eqdep.Eq_rect_eq.eq_rect_eq (it may name any of {stdlib})",)
+
+
 def test_names_of_a_trusted_open_scope_are_its_parameters():
     """Fails if a stdlib functor's imported parameter fields (``Import M.`` prints ``M.t`` as
     ``t``) are refused, or if outside a trusted scope an unlisted name is accepted."""
