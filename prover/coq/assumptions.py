@@ -106,7 +106,7 @@ def parse_loaded(text: str) -> tuple[list[Path], list[str]]:
 
 def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable[str] = (),
             trusted_scope: bool = False, trusted: Callable[[str], bool] = is_trusted,
-            libraries: Iterable[str] = ()) -> Resolution:
+            libraries: Iterable[str] = (), exact_only: bool = False) -> Resolution:
     """Resolve the names ``Print Assumptions`` printed against coqchk's ``summary`` (see the
     module docstring); ``parameters`` are the functor arguments and declared modules of the
     modules open at the theorem, whose fields (``X.lt``) are parameters, not axioms.
@@ -121,7 +121,14 @@ def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable
     never a parameter's field, whatever its head: a functor's parameter named ``P`` after a
     project's root made ``P.Helper.Impl.h0``, an admitted lemma a sealed module hides (``Print
     Assumptions`` prints it, coqchk's summary lists only the field that seals it), pass for a
-    field of ``P``."""
+    field of ``P``.
+
+    ``exact_only``: a printed name matches only the summary axiom of that very name, never by
+    suffix. For a statement inside an open functor or module type outside the stdlib's text:
+    coqchk's summary never lists what their bodies declare, so the functor's own ``Axiom
+    classic``, printed ``classic``, matched the stdlib's trusted one. An entry that is not
+    ``name : type`` (``X.loop is assumed to be guarded.``, which coqchk cannot see in a module
+    type's body either) is never resolved."""
     by_label: dict[str, list[str]] = defaultdict(list)
     for name in summary:
         by_label[label(name)].append(name)
@@ -134,7 +141,11 @@ def resolve(printed: Iterable[str], summary: Iterable[str], parameters: Iterable
         candidates = by_label.get(label(name), [])
         # a name under a loaded library is printed in full: a suffix of another (the project's
         # Logic.Eqdep.Eq_rect_eq.eq_rect_eq of the stdlib's) is another axiom
-        exact = [c for c in candidates if c == name or (c.endswith("." + name) and not name.startswith(roots))]
+        exact = [c for c in candidates
+                 if c == name or (c.endswith("." + name) and not name.startswith(roots) and not exact_only)]
+        if any(ch.isspace() for ch in name):
+            unresolved.append(f"{name} (not an axiom the kernel checked: an unsafe feature)")
+            continue
         head = name.split(".", 1)[0]
         field = "." in name and head in params and not name.startswith(roots)
         if not exact and (field or (trusted_scope and not candidates)):

@@ -104,6 +104,9 @@ class CoqContext:
     # functor arguments and declared modules of the open modules: Print Assumptions lists their
     # fields (``X.lt``) as axioms, though they are parameters of the library's own functors
     module_parameters: tuple[str, ...] = ()
+    # the statement sits inside a module still open (a functor, a module type, a plain module):
+    # coqchk's summary does not see what a functor's or module type's body declares
+    inside_module: bool = False
     # sentences added right before the statement (CoqHammer, Lia: :mod:`prover.coq.additions`):
     # already in ``prefix``; :mod:`prover.coq.verify` writes them after ``source_prefix``, and the
     # printed proof names them
@@ -385,6 +388,7 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
         options=project.options,
         closing=tuple(f"End {name}." for name, _ in reversed(blocks)),
         module_parameters=tuple(p for _, params in blocks for p in params),
+        inside_module=bool(unclosed),
     )
 
 

@@ -180,7 +180,8 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
                                    f"file declares after it)", annotate(context, script))
     script = annotate(context, script)  # the additions are part of the proof, printed with it
     resolution = resolve(parse_assumptions(report), summary, parameters,
-                         trusted_scope=context.trusted_prefix and bool(context.closing), libraries=libraries)
+                         trusted_scope=context.trusted_prefix and bool(context.closing), libraries=libraries,
+                         exact_only=context.inside_module and not context.trusted_prefix)
     axioms = resolution.names + resolution.parameters
     refused = refused_axioms(context, summary, resolution)
     if resolution.unresolved:

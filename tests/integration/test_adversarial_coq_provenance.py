@@ -493,6 +493,31 @@ def test_a_module_named_like_a_functor_parameter_does_not_make_its_axiom_a_field
         refused(env.verify(target, linear_proof(["exact Impl.bad."])), "not proved (assumes Impl.bad")
 
 
+@pytest.mark.parametrize("files, name, tactic, named", [
+    ({"B.v": "Require Import Coq.Logic.Classical_Prop.\nModule Type T. End T.\nModule F (X : T).\n"
+             "Axiom classic : 0 = 1.\nLemma target : 0 = 1.\nAdmitted.\nEnd F.\n"}, "F.target", "exact classic.",
+     "classic"),
+    ({"C.v": "Require Import Coq.Logic.ProofIrrelevance.\nModule Type U.\nLemma proof_irrelevance : 0 = 1.\n"
+             "Admitted.\nLemma target : 0 = 1.\nAdmitted.\nEnd U.\n"}, "U.target", "exact proof_irrelevance.",
+     "proof_irrelevance"),
+    ({"A.v": "Module Type T.\nUnset Guard Checking.\nFixpoint loop (n : nat) : 0 = 1 := loop n.\n"
+             "Set Guard Checking.\nEnd T.\n",
+      "B.v": "Require Import P.A.\nModule F (X : T).\nLemma target : 0 = 1.\nAdmitted.\nEnd F.\n"}, "F.target",
+     "exact (X.loop 0).", "X.loop is assumed to be guarded"),
+])
+def test_what_an_open_functor_or_module_type_declares_is_no_trusted_axiom(tmp_path, private_cache, files, name, tactic,
+                                                                         named):
+    """coqchk's summary never lists what a functor's or a module type's body declares. The
+    functor's own ``Axiom classic`` (printed ``classic``) matched the stdlib's trusted one by
+    suffix, and so did a module type's admitted ``proof_irrelevance``; an unguarded fixpoint of a
+    module type printed ``X.loop is assumed to be guarded.`` and passed for a field of ``X``: each
+    proved ``0 = 1``. Fails unless each is refused, naming it."""
+    root = make_project(tmp_path / "proj", files, flags="-Q . P")
+    with CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root)) as env:
+        target = next(t for t in env.index.admitted() if t.full_name == name)
+        refused(env.verify(target, linear_proof([tactic])), f"not proved (assumes {named}")
+
+
 def test_an_axiom_whose_type_prints_like_a_heading_is_still_named(project_env):
     """A notation printed ``False`` as ``F:``: the report's line ``helper : F:`` read as a heading,
     so the admitted ``helper`` the proof uses passed for another file's unused axiom and ``0 = 1``

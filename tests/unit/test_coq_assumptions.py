@@ -82,6 +82,16 @@ def test_a_name_under_a_loaded_library_matches_only_itself():
     assert got.unresolved == (f"Logic.Eqdep.Eq_rect_eq.eq_rect_eq (it may name any of {stdlib})",)
 
 
+def test_inside_an_open_module_a_name_matches_only_itself_and_a_flag_never_resolves():
+    """Fails if, with ``exact_only``, a short name resolves by suffix (a functor's own ``Axiom
+    classic`` matched the stdlib's), or if a flag line (``X.loop is assumed to be guarded.``)
+    passes for a parameter's field anywhere."""
+    got = resolve(["classic", CLASSIC], [CLASSIC], exact_only=True)
+    assert got.names == (CLASSIC,) and got.unresolved[0].startswith("classic (it may name any of")
+    flag = "X.loop is assumed to be guarded."
+    assert resolve([flag], [], ("X",)).unresolved == (f"{flag} (not an axiom the kernel checked: an unsafe feature)",)
+
+
 def test_names_of_a_trusted_open_scope_are_its_parameters():
     """Fails if a stdlib functor's imported parameter fields (``Import M.`` prints ``M.t`` as
     ``t``) are refused, or if outside a trusted scope an unlisted name is accepted."""
