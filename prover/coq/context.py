@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from search_tree.protocol import Theorem
@@ -423,6 +424,21 @@ def _signature(code: str) -> int | None:
         elif depth == 0 and c == ":" and code[i + 1:i + 2] != "=":
             return i - 1 if code[i - 1] == "<" else i
     return None
+
+
+def open_modules(text: str, sentences: Iterable[tuple[int, int]], offset: int) -> int:
+    """How many modules (functors, module types, plain modules) are open at ``offset`` of a
+    file's ``text`` whose sentence spans are ``sentences``: sections are not counted."""
+    blocks: list[tuple[str, tuple[str, ...]]] = []
+    opened: list[int] = []  # the depth in ``blocks`` of each module still open
+    for start, end in sentences:
+        if end > offset:
+            break
+        if _track_block(strip_comments(text[start:end]).strip(), blocks):
+            opened.append(len(blocks))
+        while opened and opened[-1] > len(blocks):
+            opened.pop()
+    return len(opened)
 
 
 def _track_block(code: str, blocks: list[tuple[str, tuple[str, ...]]]) -> bool:

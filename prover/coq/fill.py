@@ -10,7 +10,11 @@ Three guards stand between a search and a user's files:
   ``Proof using ...``/``Proof with ...`` sentence stay; the body and ``Admitted.`` become the
   script and ``Qed.`` (opaque, as the admitted lemma was: ``Defined`` would let later definitions
   compute with the proof); context additions the proof needs (``Require Import Lia.``) go right
-  before the statement. Then the file and every file that requires it are recompiled, and what each
+  before the statement, and only at a file's top level or in sections: inside an open module an
+  ``Import`` changes what the module's later definitions mean, and a functor's or module type's
+  body is where the comparison below cannot look (an added ``ArithRing`` made a later
+  ``IDphi 5`` in a functor compute to 5, which the functor's admitted lemma said was 0).
+  Then the file and every file that requires it are recompiled, and what each
   of them declares is compared with what it declared before (:mod:`prover.coq.signatures`): an edit
   after which a file that compiled no longer does, any constant's type differs (a lemma in a
   section gaining or losing a hypothesis), or a transparent constant's value does (an addition
@@ -38,6 +42,7 @@ from search_tree.safe_files import make_dir, replace_file
 
 from .additions import ANNOTATION
 from .build import build_project, dependencies, dependents
+from .context import open_modules
 from .index import CoqIndex
 from .project import CoqProject
 from .sentences import SentenceSplitError, split_sentences, strip_comments
@@ -107,6 +112,10 @@ def apply_edit(text: str, index: CoqIndex, edit: Edit) -> str:
     if text[admitted_end - len("Admitted."):admitted_end] != "Admitted.":
         raise ValueError(f"{edit.path}: {edit.name} no longer ends in Admitted. where the index says")
     additions, body = split_script(edit.script)
+    if additions and open_modules(text, source.sentences, edit.offset):
+        raise ValueError(f"not written: its proof needs {' '.join(additions)}, which inside the module open at "
+                         f"{edit.name} would change what the module's later definitions mean, where no check of the "
+                         f"file's declarations looks (a functor's or module type's body)")
     keep_until, proof = statement_end, "\nProof."
     if entry.proof:
         start, end = entry.proof[0]

@@ -319,6 +319,25 @@ def test_an_addition_that_changes_the_value_of_a_later_definition_is_rolled_back
         "Admitted.", "Proof.\n  intros a b; ring.\nQed.")
 
 
+FUNCTOR_SHADOWING = {
+    "theories/R.v": "Definition IDphi (x : nat) : nat := 0.\nModule Type Empty. End Empty.\nModule F (X : Empty).\n"
+                    "Lemma mul_comm' : forall a b : nat, a * b = b * a.\nAdmitted.\nDefinition v := IDphi 5.\n"
+                    "Lemma v_zero : v = 0.\nAdmitted.\nEnd F.\n",
+}
+
+
+def test_an_addition_inside_an_open_module_is_never_written(tmp_path, capsys):
+    """Inside a functor the comparison of declarations sees no values: the edit's ``Require Import
+    ArithRing.`` made ``F``'s later ``v`` compute to 5 while its admitted ``v_zero`` still said 0,
+    and it was written. Fails unless the edit is not written, saying why."""
+    root = make_project(tmp_path / "proj", FUNCTOR_SHADOWING)
+    assert fill(root, tmp_path / "run", ["intros a b; ring."], "--env-opt", "additions=ring", "--write") == 0
+    out = capsys.readouterr().out
+    assert (root / "theories" / "R.v").read_text() == FUNCTOR_SHADOWING["theories/R.v"]
+    assert re.search(r"\| F\.mul_comm' \| theories/R\.v \| no \| [\d.]+ \| not written: its proof needs Require Import "
+                     r"ArithRing\., which inside the module open at F\.mul_comm'", out), out
+
+
 UNIVERSES = {
     "theories/A.v": "Definition U1 := Type.\nDefinition U2 := Type.\nLemma lem : True.\nAdmitted.\n",
     "theories/B.v": "Require Import P.A.\nDefinition up : U2 := U1.\n",
