@@ -80,6 +80,7 @@ from pathlib import Path
 
 from prover.defaults import RUN
 from search_tree.protocol import Proof, Verification, proof_tactics
+from search_tree.safe_files import UnsafePath, read_regular
 
 from .additions import annotate
 from .assumptions import CHECKED, CLOSED, Resolution, last_error, parse_assumptions, parse_loaded, parse_summary, resolve
@@ -235,18 +236,24 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
     done = _run(cmd, tmp, deadline, "coqc")
     if done.returncode != 0:
         raise CheckFailed(f"coqc rejected the proof (exit {done.returncode}): {last_error(done.stderr + done.stdout)}")
-    out = report.with_name(f"{report.name}.out")
-    if out.is_symlink() or not out.is_file():  # a link to /dev/null made a report read as empty
+    text = _written(report.with_name(f"{report.name}.out"))
+    if text is None:  # a link to /dev/null made a report read as empty
         raise CheckFailed("coqc exited 0 but wrote no assumptions report")
     located = _parameters_to_locate(context)
     if not located:
-        return out.read_text(), tuple(context.module_parameters)
-    alone = []
-    for k, parameter in enumerate(located):
-        where = report.with_name(f"{report.name}_parameter_{k}.out")
-        if where.is_file() and not where.is_symlink() and where.read_text().split() == ["Module", parameter]:
-            alone.append(parameter)
-    return out.read_text(), tuple(alone)
+        return text, tuple(context.module_parameters)
+    alone = [parameter for k, parameter in enumerate(located)
+             if (_written(report.with_name(f"{report.name}_parameter_{k}.out")) or "").split() == ["Module", parameter]]
+    return text, tuple(alone)
+
+
+def _written(path: Path) -> str | None:
+    """The text coqc wrote at ``path``: None unless it is a regular file there (not a link)."""
+    try:
+        data = read_regular(path)
+    except UnsafePath:
+        return None
+    return None if data is None else data.decode(errors="replace")
 
 
 def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: float) -> list[str]:
@@ -268,7 +275,7 @@ def _leaked(context: CoqContext, nonce: str, tmp: Path, dirpath: str, deadline: 
                 tmp, deadline, "coqc (locating the dependencies)")
     if done.returncode != 0:
         raise DependencyError(f"coqc could not locate them: {last_error(done.stderr + done.stdout)}")
-    texts = {name: report.read_text() for name, report in reports.items() if report.is_file() and not report.is_symlink()}
+    texts = {name: text for name, report in reports.items() if (text := _written(report)) is not None}
     return untwinned(found, texts, compiled, context.module)
 
 
