@@ -48,7 +48,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from search_tree.errors import UserError
+from search_tree.errors import UserError, read_text
 
 from .install import not_installed, user_contrib
 from .syntax import IDENT
@@ -109,6 +109,10 @@ class DuneLoad:
     noinit_files: frozenset[str]
 
 
+#: how deep a dune file's parentheses may nest (real ones nest a handful of levels); a deeper file
+#: is refused, since reading it (:func:`ordered_set`) recurses once per level
+MAX_DEPTH = 64
+
 _TOKEN = re.compile(r'\s+|;[^\n]*|#\|.*?\|#|#;|\(|\)|"(?:[^"\\]|\\.)*"|[^\s()";]+', re.S)
 
 
@@ -135,6 +139,9 @@ def read_sexps(text: str, where: str) -> list[tuple[int, Sexp]]:
         if tok == "(":
             if not stack:
                 start_line = line
+            if len(stack) == MAX_DEPTH:
+                raise DuneError(f"{where}: cannot read the stanza starting at line {start_line}: nested deeper than "
+                                f"{MAX_DEPTH} parentheses at line {line}")
             stack.append([])
             continue
         if tok == ")":
@@ -164,7 +171,7 @@ def is_dune_project(root: Path) -> bool:
     if not path.is_file():
         return False
     return any(isinstance(s, list) and s[:2] == ["using", "coq"]
-               for _, s in read_sexps(path.read_text(), str(path)))
+               for _, s in read_sexps(read_text(path, DuneError), str(path)))
 
 
 def _fields(stanza: list, where: str) -> dict[str, list]:
@@ -191,12 +198,16 @@ def ordered_set(values: list, standard: list[str], field: str, where: str) -> li
     ``where`` and ``field``: they depend on files or on the build, which are not read here."""
 
     def many(items: list) -> list[str]:
-        kept: list[str] = []
-        for i, item in enumerate(items):
+        groups: list[list[str]] = [[]]
+        for item in items:
             if item == "\\":
-                removed = set(many(items[i + 1:]))
-                return [x for x in kept if x not in removed]
-            kept.extend(one(item))
+                groups.append([])
+            else:
+                groups[-1].extend(one(item))
+        kept = groups.pop()
+        while groups:  # from the right: each group less what the groups right of it leave
+            removed = set(kept)
+            kept = [x for x in groups.pop() if x not in removed]
         return kept
 
     def one(item: Sexp) -> list[str]:
@@ -227,7 +238,7 @@ def read_theories(root: Path) -> list[Theory]:
         rel = dune.parent.relative_to(root)
         if not dune.is_file() or any(part.startswith((".", "_")) for part in rel.parts):
             continue
-        stanzas = read_sexps(dune.read_text(), str(dune))
+        stanzas = read_sexps(read_text(dune, DuneError), str(dune))
         subdirs = any(isinstance(s, list) and s[:2] == ["include_subdirs", "qualified"] for _, s in stanzas)
         for line, stanza in stanzas:
             head = stanza[0] if isinstance(stanza, list) and stanza and isinstance(stanza[0], str) else None

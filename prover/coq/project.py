@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from search_tree.errors import UserError
+from search_tree.errors import UserError, read_text
 
 from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
 from .install import not_installed, stdlib_root, user_contrib
@@ -228,7 +228,7 @@ def parse_flags(tokens: list[str], where: str) -> tuple[tuple[LoadPath, ...], tu
             if len(args) < need or any(a.startswith("-") and tok != "-arg" for a in args):
                 raise ProjectError(f"{where}: {tok} needs {need} argument(s), got {args!r}")
             if tok == "-arg":
-                options.extend(shlex.split(args[0]))
+                options.extend(_tokens(args[0], f"{where}, -arg {args[0]!r}", comments=False))
             else:
                 load.append(LoadPath(tok, *args))
             i += 1 + need
@@ -271,8 +271,13 @@ def inside_root(root: Path, files: Iterable[str], where: str, load_paths: Iterab
     return tuple(out)
 
 
-def _tokens(text: str) -> list[str]:
-    return shlex.split(text, comments=True)
+def _tokens(text: str, where: str, comments: bool = True) -> list[str]:
+    """``text`` split as a shell splits it (the quoting ``coq_makefile`` reads), or a
+    :class:`ProjectError` naming ``where`` (an unclosed quote)."""
+    try:
+        return shlex.split(text, comments=comments)
+    except ValueError as exc:
+        raise ProjectError(f"{where}: cannot split it into words: {exc}") from None
 
 
 @functools.lru_cache(maxsize=32)
@@ -297,7 +302,7 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
         load, options, files = parse_flags(list(flags), where)
     elif (root / PROJECT_FILE).is_file():
         where = str(root / PROJECT_FILE)
-        load, options, files = parse_flags(_tokens((root / PROJECT_FILE).read_text()), where)
+        load, options, files = parse_flags(_tokens(read_text(root / PROJECT_FILE, ProjectError), where), where)
     elif is_dune_project(root):
         where = str(root / DUNE_PROJECT)
         dune = dune_load_paths(root)

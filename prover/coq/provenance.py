@@ -38,7 +38,7 @@ STDLIB_ROOT_NAME = "Coq"
 #: through). Any other could make coqc load code or files the check never sees (``-I``, ``-l``,
 #: ``-require``), write its ``.vo`` elsewhere than the build records (``-o``, ``-vos``), or move the
 #: load path or the standard library (``-Q``, ``-coqlib``).
-OPTIONS = {"-w": 1, "-q": 0, "-noinit": 0, "-nois": 0, "-indices-matter": 0, "-type-in-type": 0,
+OPTIONS = {"-w": 1, "-q": 0, "-noinit": 0, "-indices-matter": 0, "-type-in-type": 0,
            "-impredicative-set": 0, "-allow-sprop": 0, "-disallow-sprop": 0, "-set": 1, "-unset": 1,
            "-native-compiler": 1, "-mangle-names": 1}
 

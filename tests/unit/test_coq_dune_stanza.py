@@ -20,6 +20,7 @@ from prover.coq.dune import DuneError, dune_load_paths, ordered_set, read_sexps,
     (r"a b c \ (b c) \ c", [], ["a", "c"]),  # a b c less (b c less c)
     (r"\ a", [], []),
     ("(-a (-b -c)) -a", [], ["-a", "-b", "-c", "-a"]),
+    pytest.param("a b" + r" \ b" * 3001, [], ["a"], id="a-b-less-3001-times-b"),  # read without recursing per \\
 ])
 def test_the_ordered_set_language_reads_as_dune_reads_it(text, standard, expected):
     """Fails if ``:standard``, nested lists or ``\\`` (whose right side extends to the end of its
@@ -97,3 +98,29 @@ def test_theories_whose_flags_change_the_logic_differently_are_one_line(tmp_path
         dune_load_paths(_two_theories(tmp_path, flags_a, flags_b))
     message = str(refused.value)
     assert "\n" not in message and "B/dune" in message and "cannot share" in message
+
+
+@pytest.mark.parametrize("where, content", [
+    ("_CoqProject", b'-Q theories "P\ntheories/C.v\n'),        # an unclosed quote
+    ("_CoqProject", b"-Q theories P\n-arg \"-w '\"\ntheories/C.v\n"),  # one inside -arg
+    ("_CoqProject", b"-Q theories P\n\xff\xfe\ntheories/C.v\n"),      # not UTF-8
+    ("dune-project", b"(lang dune 3.8)\n(using coq 0.8)\n\xff"),
+    ("theories/dune", b"(coq.theory (name P) \xff)"),
+    pytest.param("theories/dune", b"(coq.theory (name P) (flags " + b"(" * 3000 + b"-w" + b")" * 3000 + b"))",
+                 id="dune-nested-3000-deep"),
+])
+def test_a_project_file_that_cannot_be_read_is_one_line_naming_it(tmp_path, where, content):
+    """Fails if a ``_CoqProject`` or dune file with an unclosed quote, bytes that are not UTF-8, or
+    parentheses nested thousands deep ends in a traceback (``ValueError``,
+    ``UnicodeDecodeError``, ``RecursionError``) instead of the project's one-line error naming the file."""
+    from prover.coq.project import ProjectError, load_project
+    (tmp_path / "theories").mkdir()
+    (tmp_path / "theories" / "C.v").write_text("Lemma target : 0 = 0. Proof. Admitted.\n")
+    if where != "_CoqProject":
+        (tmp_path / "dune-project").write_text("(lang dune 3.8)\n(using coq 0.8)\n")
+        (tmp_path / "theories" / "dune").write_text("(coq.theory (name P))\n")
+    (tmp_path / where).write_bytes(content)
+    with pytest.raises((ProjectError, DuneError)) as caught:
+        load_project(str(tmp_path))
+    message = str(caught.value)
+    assert "\n" not in message and (where.split("/")[-1] in message or "-arg" in message), message
