@@ -73,6 +73,7 @@ Parameters Conjecture Notation Infix Reserved Arguments Implicit Generalizable H
 Opaque Transparent Section Variable Variables Hypothesis Hypotheses Context Module Include End
 Set Unset Declare Theorem Lemma Corollary Proposition Fact Remark Example Property
 """.split())
+_PROOF_USING = re.compile(r"Proof\s+using\b.*\.\Z", re.S)
 _STARTS_PROOF = frozenset("Theorem Lemma Corollary Proposition Fact Remark Example Property".split())
 _PROOF_ENDS = frozenset({"Qed", "Defined", "Admitted", "Abort"})
 _HEAD = re.compile(r"(?P<attrs>(?:#\[[^\]]*\]\s*)*)(?P<prefix>(?:(?:Local|Global)\s+)*)(?P<words>.*)", re.S)
@@ -119,6 +120,10 @@ class CoqContext:
     # a project's file: the axioms of the project's other files count only where the theorem uses
     # them (see prover.coq.verify), since coqchk lists those of every library loaded
     project_file: bool = False
+    # the sentence that opens the theorem's proof in its file when it is ``Proof using ...``: in a
+    # section it decides which section variables the lemma may use, hence what it states once the
+    # section closes, so the final check opens the proof with it (coqc enforces it at ``Qed``)
+    proof_opening: str = "Proof."
 
     @property
     def coqtop_args(self) -> tuple[str, ...]:
@@ -374,6 +379,7 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
         checked.append(text[done:start] + _unsealed(code))
         done = end
     stop = next(e for s, e in source.sentences if s == offset)
+    opening = next((strip_comments(text[s:e]).strip() for s, e in source.sentences if s >= stop), "")
     project = index.project
     return CoqContext(
         key=f"{'stdlib' if project.is_stdlib else project.key}:{source.path}",
@@ -390,6 +396,7 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
         closing=tuple(f"End {name}." for name, _ in reversed(blocks)),
         module_parameters=tuple(p for _, params in blocks for p in params),
         inside_module=bool(unclosed),
+        proof_opening=opening if _PROOF_USING.match(opening) else "Proof.",
     )
 
 

@@ -130,7 +130,7 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
         pinned = f"Definition {name}_pinned : {name}_meaning := fun _ => @{name}.\n"
     additions = "".join(s + "\n" for s in context.additions)
     return (f"{context.source_prefix.rstrip()}\n{meaning}{additions}{limit}{rename_statement(context.statement, name)}"
-            f"\nProof.\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
+            f"\n{context.proof_opening}\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n"
             + "".join(f"Redirect \"{report}_parameter_{k}\" Locate Module {parameter}.\n"
                       for k, parameter in enumerate(_parameters_to_locate(context)))

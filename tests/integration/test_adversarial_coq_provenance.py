@@ -684,3 +684,20 @@ def test_a_build_writes_through_no_link_the_project_ships(tmp_path, private_cach
     assert report.compiled == ["A.v"] and not report.failed, report
     assert all(p.read_bytes() == b"the user's own file\n" for p in outside.iterdir()), "written through a link"
     assert not (root / "A.vo").is_symlink() and checked_vo.unchecked({"P.A": root / "A.vo"}) == {}
+
+
+@pytest.mark.parametrize("files, tactic", [
+    ({"A.v": "Section S.\nHypothesis H : False.\nLemma target : 0 = 1.\nProof using.\nAdmitted.\nEnd S.\n"}, "destruct H."),
+    ({"A.v": "Section S.\nVariable b : bool.\nHypothesis Hb : b = true.\nLemma target : b = true.\n"
+             "Proof (* the section variables it may use *) using b.\nAdmitted.\nEnd S.\n"}, "exact Hb."),
+])
+def test_a_section_lemma_is_checked_with_its_own_proof_using(project_env, files, tactic):
+    """Fails if the check opens the proof with a bare ``Proof.`` where the file says ``Proof using
+    ...``: a proof may then use a section hypothesis the lemma does not have once the section
+    closes (``H : False`` proved ``0 = 1``; ``Hb`` proved ``forall b, b = true``), "no axioms"."""
+    env, target = project_env(files)
+    verdict = env.verify(target, linear_proof([tactic]))
+    assert not verdict.ok and "is used but not declared" in verdict.message, verdict
+    if "Hb" in tactic:  # the same lemma is proved where its Proof using lets it use Hb
+        env, target = project_env({"A.v": files["A.v"].replace("using b.", "using b Hb.")})
+        assert env.verify(target, linear_proof([tactic])).ok
