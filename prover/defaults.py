@@ -41,6 +41,9 @@ HAMMER_FINAL = 0.25
 #: waits up to 600 s by default
 LEAN_TACTIC_TIMEOUT = 60
 LEAN_INIT_TIMEOUT = 600
+#: LeanDojo: seconds for the final check of a found proof (``lake env lean`` on the theorem's file
+#: up to the theorem: the imports' loading and the file's elaboration, as for starting Lean on it)
+LEAN_CHECK_TIMEOUT = 600
 
 
 @dataclass(frozen=True)

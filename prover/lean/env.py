@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from search_tree.errors import UserError
 from prover.defaults import LEAN_INIT_TIMEOUT, LEAN_TACTIC_TIMEOUT
+from prover.lean.check import LeanCheck, check_proof
 from prover.lean.language import LEAN
 from prover.lean.syntax import TURNSTILE, GoalParseError, has_metavariable, parse_goals, split_goals
 from prover.lean.policy import DEFAULT_MAX_LENGTH, check_tactic
@@ -88,8 +89,8 @@ INSTALL_HINT = (
 DojoFactory = Callable[[Any, int], Any]
 # (url, commit) -> lean_dojo.LeanGitRepo
 RepoFactory = Callable[[str, str], Any]
-# (lean_dojo.Theorem, "by ..." proof text) -> whether Lean accepts it without sorry
-ProofChecker = Callable[[Any, str], bool]
+# (lean_dojo.Theorem, "by ..." proof text) -> the verdict, the header Lean checked and the axioms used
+ProofChecker = Callable[[Any, str], LeanCheck]
 
 
 class LeanNotInstalled(EnvironmentFailure, UserError):
@@ -114,10 +115,6 @@ def _default_dojo_factory(lean_theorem: Any, timeout: int) -> Any:
 
 def _default_repo_factory(url: str, commit: str) -> Any:
     return import_lean_dojo().LeanGitRepo(url, commit)
-
-
-def _default_proof_checker(lean_theorem: Any, proof: str) -> bool:
-    return bool(import_lean_dojo().check_proof(lean_theorem, proof))
 
 
 @dataclass
@@ -404,7 +401,7 @@ class LeanDojoEnvironment(Environment):
         self.max_tactic_length = max_tactic_length
         self.dojo_factory = dojo_factory or _default_dojo_factory
         self.repo_factory = repo_factory or _default_repo_factory
-        self.proof_checker = proof_checker or _default_proof_checker
+        self.proof_checker = proof_checker or check_proof
         self._repos: dict[tuple[str, str], Any] = {}
 
     def repository(self, theorem: Theorem) -> tuple[str, str]:
@@ -449,13 +446,15 @@ class LeanDojoEnvironment(Environment):
         return render_declaration(theorem, proof)
 
     def verify(self, theorem: Theorem, proof: Proof) -> Verification:
-        """Re-check ``proof`` with LeanDojo's ``check_proof``: the theorem's file is compiled afresh
-        with the rendered ``by`` block in place of the original proof, and a ``sorry`` warning or
-        any error rejects it. Every tactic is first checked against the policy, and the rendered
-        block as a whole must be confined to the declaration (:func:`confinement_problem`), so no
-        ``sorry``, ``native_decide``, comment or command can reach the file. It fails closed: a
-        proof that cannot be rendered, a checker that raises anything, or that answers anything but
-        ``True``, means not proved."""
+        """Re-check ``proof`` with the checker (:func:`prover.lean.check.check_proof`): the theorem is
+        compiled afresh in its file with the rendered ``by`` block as its proof, and accepted only if
+        Lean reports no error, no ``sorry`` and no axiom but the standard three. Every tactic is first
+        checked against the policy, and the rendered block as a whole must be confined to the
+        declaration (:func:`confinement_problem`), so no ``sorry``, ``native_decide``, comment or
+        command can reach the file. The script reported once Lean ran is the header Lean checked (the
+        repository's, which may differ from ``theorem.statement``) with the block. It fails closed: a
+        proof that cannot be rendered, a checker that raises anything, or that answers anything but a
+        :class:`LeanCheck` whose ``ok`` is ``True``, means not proved."""
         try:
             script = render_declaration(theorem, proof)
             block = render_by_block(proof)
@@ -469,12 +468,13 @@ class LeanDojoEnvironment(Environment):
         if escape is not None:
             return Verification(False, f"the rendered proof is not confined to its declaration: {escape}", script)
         try:
-            ok = self.proof_checker(self.lean_theorem(theorem), block)
+            verdict = self.proof_checker(self.lean_theorem(theorem), block)
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
             return Verification(False, f"Lean could not run ({exc}). {INSTALL_HINT}", script)
         except Exception as exc:  # noqa: BLE001 - fail closed: whatever went wrong, nothing was proved
             return Verification(False, f"could not check {theorem.full_name}: {type(exc).__name__}: {exc}", script)
-        if ok is not True:
-            return Verification(False, f"Lean rejected the proof (an error or a `sorry` warning; checker said {ok!r})",
-                                script)
-        return Verification(True, "accepted by Lean (compiled in the theorem's file, no sorry)", script)
+        if not isinstance(verdict, LeanCheck):
+            return Verification(False, f"the checker gave no verdict (it said {verdict!r})", script)
+        if not verdict.header:  # what was proved is the header Lean checked: unknown, nothing is
+            return Verification(False, f"the checker did not say which statement it checked ({verdict.message})", script)
+        return Verification(verdict.ok is True, verdict.message, f"{verdict.header} {block}", tuple(verdict.axioms))

@@ -26,9 +26,9 @@ string literal, a ``«name»`` or a character literal as Lean does. Then, in ord
   true })``, ``simp (config := { decide := true })``) stay allowed.
 * ``#`` commands (``#eval``, ``#exit``, ``#print``; a lower-case name of at least four letters,
   so that notations such as ``#α`` or ``#s`` pass).
-* meta-programming and IO escapes (``run_tac``, ``run_cmd``, ``unsafe``, ``IO``, ``System``,
-  ``dbg_trace``, ``implemented_by``, ``extern``...): arbitrary code on the machine; name and
-  syntax quotations (`` `foo``, `` `(tactic| ..)``) too, after the command rule.
+* meta-programming and IO escapes (``run_tac``, ``run_cmd``, the term ``by_elab``, ``eval%``,
+  ``unsafe``, ``IO``, ``System``, ``dbg_trace``, ``implemented_by``, ``extern``...): arbitrary code on
+  the machine; name and syntax quotations (`` `foo``, `` `(tactic| ..)``) too, after the command rule.
 * commands and declaration modifiers (:data:`prover.lean.vocabulary.COMMANDS`), anywhere: inside a
   spliced proof they end the tactic block and run as commands of the file (``set_option ... in`` as
   well: options such as ``debug.skipKernelTC`` weaken the kernel check), and ``@[...]`` attributes.
@@ -39,6 +39,9 @@ string literal, a ``«name»`` or a character literal as Lean does. Then, in ord
   ``;``, ``<;>``, ``by``, ``·``, a bracket or a combinator, a match arm's ``=>``, a line at the
   column of its block) must be a tactic of :data:`prover.lean.vocabulary.TACTICS`; anything else,
   a command nobody listed included, fails closed.
+
+A tactic must not start with whitespace: the renderer puts its first line at the block's column
+and shifts the other lines as they are, so the columns this policy reads are the rendered ones.
 
 Lines of a multi-line tactic may start at column 0 (``cases h with`` then ``| inl h => ...``, as
 LeanDojo traces them): the renderer (:mod:`prover.lean.script`) indents every line into the proof's
@@ -67,7 +70,12 @@ _SUGGESTIONS = {"hint", "polyrith", "rw_search", "library_search"}  # refused wh
 _CONTINUATIONS = {"using", "at", "with", "generalizing", "from", "says"}
 _COMPILER = {"native", "native_decide", "bv_decide", "bv_check", "ofReduceBool", "ofReduceNat", "reduceBool",
              "reduceNat", "trustCompiler"}
-_ESCAPE_WORDS = {"run_tac", "run_cmd", "run_elab", "run_meta", "unsafe", "implemented_by", "extern"}
+# `by_elab doSeq` is a term that runs its `do` block as `TermElabM Expr` code (Mathlib/Tactic/RunCmd.lean,
+# beside `run_tac`/`run_cmd`; the syntax is core's `Lean.byElab` now): it can add a declaration or an axiom.
+_ESCAPE_WORDS = {"run_tac", "run_cmd", "run_elab", "run_meta", "by_elab", "unsafe", "implemented_by", "extern"}
+# Term elaborators written `name%` that evaluate their argument in the interpreter at elaboration:
+# Mathlib's `eval% x` (namespace Mathlib.Meta, "evaluates the term in the interpreter").
+_EVALUATING_PERCENT = {"eval"}
 _ESCAPE_PARTS = {"IO", "EIO", "BaseIO", "System", "unsafeIO", "unsafeEIO", "unsafeBaseIO", "dbg_trace", "dbgTrace",
                  "evalExpr", "evalConst", "unsafeCast"}
 _HASH_COMMAND = re.compile(r"[a-z][a-z_]{3,}!?\Z")
@@ -226,9 +234,11 @@ def _hash_command(tokens: list[Token], i: int) -> str | None:
 
 
 def _escape(tokens: list[Token], i: int) -> str | None:
-    token = tokens[i]
+    token, after = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None
     if _name(token) in _ESCAPE_WORDS or _ESCAPE_PARTS & set(token.parts):
         return f"meta-programming or IO escape (found {token.text!r})"
+    if _name(token) in _EVALUATING_PERCENT and after is not None and after.text == "%" and _adjacent(token, after):
+        return f"meta-programming or IO escape (found '{token.text}%')"
     return None
 
 
@@ -281,6 +291,10 @@ def refusal_reason(tactic: str, max_length: int = DEFAULT_MAX_LENGTH) -> str | N
         return "empty tactic"
     if len(tactic) > max_length:
         return f"longer than {max_length} characters ({len(tactic)})"
+    if tactic[0].isspace():
+        # the renderer aligns a tactic's first line with the block and shifts the others as they are,
+        # so an indented first line would be read at other columns than the ones checked here
+        return "starts with whitespace (strip it: the proof is rendered with its first line at the block's column)"
     try:
         tokens = tokenize(tactic)
     except LexError as exc:

@@ -2,7 +2,8 @@
 
 It traces LeanDojo's own example repository (small, no Mathlib: minutes on first run, then cached),
 proves ``hello_world`` with best-first search and, split into two goals, with MCTS and ``·``
-bullets, and re-checks both with LeanDojo's own ``check_proof``. Skipped where Lean is absent
+bullets, and re-checks both with the default checker (:func:`prover.lean.check.check_proof`: the file
+up to the theorem, the proof and ``#print axioms``). Skipped where Lean is absent
 (as on the development machine): these tests have not been run there.
 """
 
@@ -56,20 +57,23 @@ FIRST, SECOND = "rw [add_assoc]", "rw [add_comm b, ← add_assoc]"
 
 
 @pytest.mark.timeout(3600)
-def test_two_goal_proof_with_bullets_passes_leandojo_check_proof():
+def test_two_goal_proof_with_bullets_passes_the_final_check():
     """A two-goal proof, found by MCTS with goal focusing and written with ``·`` bullets, is accepted
-    by the default checker (``lean_dojo.check_proof``, no ``proof_checker`` given); the same proof
+    by the default checker (:func:`prover.lean.check.check_proof`, no ``proof_checker`` given), which
+    reads its axioms from Lean's ``#print axioms`` and reports the repository's header; the same proof
     with its branches swapped is rejected.
 
-    Fails if the bullets are rendered wrongly for Lean (indentation, order of branches) or if
-    ``verify`` stops calling ``lean_dojo.check_proof`` by default.
+    Fails if the bullets are rendered wrongly for Lean (indentation, order of branches), if ``verify``
+    stops calling the project's checker by default, or if that checker cannot read real Lean's
+    ``#print axioms`` line (it would then refuse every proof).
     """
-    from prover.lean.env import LeanDojoEnvironment, _default_proof_checker
+    from prover.lean.check import TRUSTED_AXIOMS, check_proof
+    from prover.lean.env import LeanDojoEnvironment
     from prover.proof_search import MCTSProver
     from search_tree import ProofStep
 
     env = LeanDojoEnvironment(tactic_timeout=60)
-    assert env.proof_checker is _default_proof_checker  # lean_dojo.check_proof, not a stand-in
+    assert env.proof_checker is check_proof  # the project's checker, not a stand-in
     with env.open(HELLO) as (session, init):
         split = session.run_tac(init, SPLIT)
         assert split.num_goals == 2, split.pp
@@ -79,6 +83,9 @@ def test_two_goal_proof_with_bullets_passes_leandojo_check_proof():
     assert result.stats["and_nodes"] >= 1 and "·" in result.script, result.script
     good = (ProofStep(SPLIT, ((ProofStep(FIRST),), (ProofStep(SECOND),))),)
     swapped = (ProofStep(SPLIT, ((ProofStep(SECOND),), (ProofStep(FIRST),))),)
-    assert env.verify(HELLO, good).ok
+    accepted = env.verify(HELLO, good)
+    assert accepted.ok, accepted.message
+    assert set(accepted.axioms) <= TRUSTED_AXIOMS and "axioms:" in accepted.message
+    assert "theorem hello_world" in accepted.script and accepted.script.endswith(f"· {SECOND}")
     rejected = env.verify(HELLO, swapped)
     assert not rejected.ok and "Lean rejected the proof" in rejected.message

@@ -19,6 +19,7 @@ import pytest
 import lean_dojo as ld  # noqa: E402  required: a broken install fails, not skips
 
 from prover.lean import env as lean_env  # noqa: E402
+from prover.lean.check import LeanCheck  # noqa: E402
 from prover.lean.env import LeanDojoEnvironment  # noqa: E402
 from prover.lean.policy import check_tactic  # noqa: E402
 from prover.lean.script import confinement_problem, render_by_block, render_declaration  # noqa: E402
@@ -83,6 +84,8 @@ VECTORS = {
     "exact _root_.IO.Process.exit 0": "IO escape",
     "unsafe exact h": "IO escape",
     "exact h\nattribute [implemented_by foo] h": "IO escape",
+    "exact (by_elab Lean.addDecl default)": "IO escape",
+    "exact eval% 2 ^ 10": "IO escape",
     # invisible text: what a reviewer reads would not be what Lean reads
     "exact h\u202e": "invisible character U+202E",
     "exact h\u2028theorem": "invisible character U+2028",
@@ -221,7 +224,12 @@ class AcceptAll:
         return ld.ProofFinished(1, "")
 
 
-def make_env(checker=lambda thm, proof: True) -> tuple[LeanDojoEnvironment, AcceptAll]:
+def accept_all(thm, proof: str) -> LeanCheck:
+    """A checker that accepts anything, as the repository's header states it."""
+    return LeanCheck(True, "accepted", STATEMENT)
+
+
+def make_env(checker=accept_all) -> tuple[LeanDojoEnvironment, AcceptAll]:
     dojo = AcceptAll()
     env = LeanDojoEnvironment(dojo_factory=lambda thm, timeout: dojo, proof_checker=checker,
                               repo_factory=lambda url, commit: SimpleNamespace(url=url, commit=commit))
@@ -307,13 +315,14 @@ def test_final_check_fails_closed_on_any_exception(answer, fragment):
     assert not verdict.ok and fragment in verdict.message
 
 
-@pytest.mark.parametrize("answer", ["yes", 1, None, [True]])
-def test_final_check_accepts_only_true(answer):
-    """Fails if a truthy answer other than True (a stub, a message) counts as a proof."""
+@pytest.mark.parametrize("answer", ["yes", 1, None, [True], True, LeanCheck("yes", "stub", STATEMENT)])  # type: ignore[arg-type]
+def test_final_check_accepts_only_an_accepting_verdict(answer):
+    """Fails if anything but a LeanCheck whose ok is True (a bare True, a stub, a message) counts as a proof."""
     env, _ = make_env(checker=lambda thm, proof: answer)
     verdict = env.verify(THM, (ProofStep("omega"),))
-    assert not verdict.ok and f"checker said {answer!r}" in verdict.message
-    assert make_env()[0].verify(THM, (ProofStep("omega"),)).ok  # the same proof, a checker saying True
+    assert not verdict.ok
+    assert isinstance(answer, LeanCheck) or f"it said {answer!r}" in verdict.message
+    assert make_env()[0].verify(THM, (ProofStep("omega"),)).ok  # the same proof, a checker accepting it
 
 
 def test_final_check_refuses_a_proof_it_cannot_render():

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.lean_model
 
 import lean_dojo as ld  # noqa: E402  (required: a broken install must fail, not skip)
 
+from prover.lean.check import LeanCheck  # noqa: E402
 from prover.lean.env import LeanDojoEnvironment, LeanNotInstalled  # noqa: E402
 from search_tree import (  # noqa: E402
     EnvironmentFailure,
@@ -251,13 +252,13 @@ def test_state_from_elsewhere_is_rejected():
 
 def test_verify_uses_checker_and_refuses_give_ups():
     checked: list[str] = []
+    statement = "theorem hello_world (a b c : Nat) :\n  a + b + c = a + c + b :="
 
-    def checker(lean_thm, proof: str) -> bool:
+    def checker(lean_thm, proof: str) -> LeanCheck:
         checked.append(proof)
-        return "omega" in proof
+        return LeanCheck("omega" in proof, "stand-in", statement)
 
     env = make_env(World(), proof_checker=checker)
-    statement = "theorem hello_world (a b c : Nat) :\n  a + b + c = a + c + b :="
     thm = Theorem("hello_world", "Lean4Example.lean", statement=statement, extra=THM.extra)
     good = env.verify(thm, (ProofStep("omega"),))
     assert good.ok and good.script.endswith(":= by\n  omega")
@@ -278,7 +279,9 @@ def test_best_first_search_survives_timeouts_and_crashes():
     from search_tree import Status
 
     world = World()
-    env = make_env(world, proof_checker=lambda thm, proof: proof == "by\n  rw [add_assoc]\n  rw [add_comm b]")
+    header = "theorem hello_world (a b c : Nat) : a + b + c = a + c + b :="
+    env = make_env(world, proof_checker=lambda thm, proof: LeanCheck(
+        proof == "by\n  rw [add_assoc]\n  rw [add_comm b]", "stand-in", header))
     generator = FixedTacticGenerator(["simp [slow]", "exact boom", "rw [add_assoc]", "rw [add_comm b]"])
     result = BestFirstSearchProver(generator, timeout=30, num_sampled_tactics=4).search(env, THM)
     assert result.status == Status.PROVED, result.stop_reason

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.lean_model
 import lean_dojo as ld  # noqa: E402  (required: a broken install must fail, not skip)
 
 from generator import FixedTacticGenerator  # noqa: E402
+from prover.lean.check import LeanCheck  # noqa: E402
 from prover.lean.env import LeanDojoEnvironment, goal_blocks  # noqa: E402
 from prover.lean.script import under_focus  # noqa: E402
 from prover.proof_search import MCTSProver  # noqa: E402
@@ -125,12 +126,16 @@ class StandInLean:
         return [text for _, text in self.sent[-n:]]
 
 
-def check_proof(lean_theorem, proof: str) -> bool:
+HEADER = "theorem and3 (p q r : Prop) (hp : p) (hq : q) (hr : r) : p ∧ q ∧ r :="
+
+
+def check_proof(lean_theorem, proof: str) -> LeanCheck:
     """``check_proof`` with the stand-in's semantics: the rendered ``by`` block must close the goal."""
     try:
-        return run([GOAL], proof.removeprefix("by\n")) == []
+        closed = run([GOAL], proof.removeprefix("by\n")) == []
     except Rejected:
-        return False
+        closed = False
+    return LeanCheck(closed, "stand-in", HEADER)
 
 
 def open_session(lean: StandInLean):
@@ -241,7 +246,7 @@ def test_mcts_proves_by_splitting_and_the_bullets_check():
     lean = StandInLean()
     env = LeanDojoEnvironment(dojo_factory=lean.factory, repo_factory=repo_factory, proof_checker=check_proof)
     theorem = Theorem(THM.full_name, THM.file_path,
-                      statement="theorem and3 (p q r : Prop) (hp : p) (hq : q) (hr : r) : p ∧ q ∧ r :=",
+                      statement=HEADER,
                       extra=THM.extra)
     prover = MCTSProver(FixedTacticGenerator(["constructor", "exact hp", "exact hq", "exact hr"]),
                         timeout=30, num_sampled_tactics=4)
@@ -256,4 +261,4 @@ def test_mcts_proves_by_splitting_and_the_bullets_check():
         ":= by\n  constructor\n  · exact hp\n  · constructor\n    · exact hq\n    · exact hr")
     assert any(text.startswith("focus\n") for _, text in lean.sent)
     # the bullets are checked, not just printed: the same steps without them fail
-    assert not check_proof(None, "by\n  constructor\n  exact hp\n  constructor\n  exact hr\n  exact hq")
+    assert not check_proof(None, "by\n  constructor\n  exact hp\n  constructor\n  exact hr\n  exact hq").ok
