@@ -69,16 +69,27 @@ def parse_assumptions(report: str) -> list[str]:
     coqchk decides about those). A heading is a line of its own (``Axioms:``); an entry is
     ``name : type``, one line (the report is printed without notations, so that no type reads as
     a heading, and at a width that never wraps: :func:`prover.coq.verify.verification_source`)."""
-    axioms: list[str] = []
+    return _entries(report, "Axioms")
+
+
+def section_variables(report: str) -> set[str]:
+    """The section variables a ``Print Assumptions`` report lists (those the constant's body or
+    type uses, printed inside the section): what it abstracts over once the section closes."""
+    return set(_entries(report, "Section Variables"))
+
+
+def _entries(report: str, heading: str) -> list[str]:
+    """The names listed under ``heading`` in a ``Print Assumptions`` report."""
+    names: list[str] = []
     section = None
     for line in report.splitlines():
         if not line.strip() or line.strip() == CLOSED:
             continue
         if line.endswith(":") and not line.startswith(" ") and " : " not in line:
             section = line[:-1]
-        elif section == "Axioms" and not line.startswith(" "):
-            axioms.append(line.split(" : ", 1)[0].strip())
-    return axioms
+        elif section == heading and not line.startswith((" ", ":")):  # section variables: ": type" on a line of its own
+            names.append(line.split(" : ", 1)[0].strip())
+    return names
 
 
 #: what coqchk prints when it accepted every library it was asked to check

@@ -73,7 +73,7 @@ Parameters Conjecture Notation Infix Reserved Arguments Implicit Generalizable H
 Opaque Transparent Section Variable Variables Hypothesis Hypotheses Context Module Include End
 Set Unset Declare Theorem Lemma Corollary Proposition Fact Remark Example Property
 """.split())
-_PROOF_USING = re.compile(r"Proof\s+using\b.*\.\Z", re.S)
+_PROOF_OPENING = re.compile(r"Proof\s+(?:using|with)\b.*\.\Z", re.S)
 _STARTS_PROOF = frozenset("Theorem Lemma Corollary Proposition Fact Remark Example Property".split())
 _PROOF_ENDS = frozenset({"Qed", "Defined", "Admitted", "Abort"})
 _HEAD = re.compile(r"(?P<attrs>(?:#\[[^\]]*\]\s*)*)(?P<prefix>(?:(?:Local|Global)\s+)*)(?P<words>.*)", re.S)
@@ -120,10 +120,16 @@ class CoqContext:
     # a project's file: the axioms of the project's other files count only where the theorem uses
     # them (see prover.coq.verify), since coqchk lists those of every library loaded
     project_file: bool = False
-    # the sentence that opens the theorem's proof in its file when it is ``Proof using ...``: in a
-    # section it decides which section variables the lemma may use, hence what it states once the
-    # section closes, so the final check opens the proof with it (coqc enforces it at ``Qed``)
+    # the sentence that opens the theorem's proof in its file when it is ``Proof using ...`` (or
+    # ``Proof with ... using ...``): in a section it decides which section variables the lemma may
+    # use, hence what it states once the section closes, so the final check opens the proof with it
     proof_opening: str = "Proof."
+    # the theorem's own proof in its file, from the sentence after the statement to its terminator
+    # (``Qed.``, ``Admitted.``...): in a section, which section variables a lemma abstracts over
+    # (what it states once the section closes) depends on it, so the final check compiles the
+    # declared lemma beside the proof and compares (:mod:`prover.coq.verify`); None where the
+    # statement has no proof in a file (an ad-hoc theorem)
+    declared_proof: str | None = None
 
     @property
     def coqtop_args(self) -> tuple[str, ...]:
@@ -379,7 +385,9 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
         checked.append(text[done:start] + _unsealed(code))
         done = end
     stop = next(e for s, e in source.sentences if s == offset)
-    opening = next((strip_comments(text[s:e]).strip() for s, e in source.sentences if s >= stop), "")
+    following = [(s, e) for s, e in source.sentences if s >= stop]
+    opening = strip_comments(text[slice(*following[0])]).strip() if following else ""
+    proof_end = _proof_end(text, following)
     project = index.project
     return CoqContext(
         key=f"{'stdlib' if project.is_stdlib else project.key}:{source.path}",
@@ -396,8 +404,19 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
         closing=tuple(f"End {name}." for name, _ in reversed(blocks)),
         module_parameters=tuple(p for _, params in blocks for p in params),
         inside_module=bool(unclosed),
-        proof_opening=opening if _PROOF_USING.match(opening) else "Proof.",
+        proof_opening=opening if _PROOF_OPENING.match(opening) else "Proof.",
+        declared_proof=text[stop:proof_end] if proof_end is not None else None,
     )
+
+
+def _proof_end(text: str, following: list[tuple[int, int]]) -> int | None:
+    """Where a theorem's proof ends in ``text``, given the sentences after its statement: the end
+    of the first terminator (``Qed.``, ``Defined.``, ``Admitted.``...); None if none ends them."""
+    for start, end in following:
+        words = strip_comments(text[start:end]).split(None, 1)
+        if words and words[0].rstrip(".") in _PROOF_ENDS | {"Save"}:
+            return end
+    return None
 
 
 _BINDER = re.compile(r"\(\s*(?:(?:Import|Export)\s+)?([A-Za-z_][\w'\s]*?)\s*:")

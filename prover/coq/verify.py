@@ -83,7 +83,8 @@ from search_tree.protocol import Proof, Verification, proof_tactics
 from search_tree.safe_files import UnsafePath, read_regular
 
 from .additions import annotate
-from .assumptions import CHECKED, CLOSED, Resolution, last_error, parse_assumptions, parse_loaded, parse_summary, resolve
+from .assumptions import (CHECKED, CLOSED, Resolution, last_error, parse_assumptions, parse_loaded, parse_summary, resolve,
+                          section_variables)
 from .checked_vo import check, unchecked
 from .context import CoqContext, rename_statement, statement_type
 from .dependencies import DependencyError, candidates, graph_sentences, locate_source, untwinned
@@ -92,6 +93,7 @@ from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded, checker_load_path
 from .render import render_proof
 from .reopened import compiled_module, open_sections
+from .sentences import strip_comments
 from .sandbox import confined, sandbox_env
 from .trusted_axioms import is_trusted
 
@@ -115,26 +117,70 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
     limit, unlimit = (f"Set Default Timeout {sentence_timeout}.\n", "Unset Default Timeout.\n") \
         if sentence_timeout else ("", "")
     closing = list(context.closing)
+    sections = open_sections(context)
     compiled = compiled_module(context)
     if compiled is not None:
         if graphs is None:
             raise ValueError(f"{context.module}: a reopened context is checked with its dependency graphs")
-        sections = open_sections(context)
         closing[sections:sections] = graph_sentences(name, compiled, graphs, name)
+    declared = compares_section_variables(context)
     meaning, pinned = "", ""
-    if context.additions:
+    if context.additions or declared:
         try:
             meaning = f"Definition {name}_meaning := forall _ : True, {statement_type(context.statement)}.\n"
         except ValueError as exc:
             raise CheckFailed(f"what the statement means cannot be pinned: {exc}") from None
+    if context.additions:
         pinned = f"Definition {name}_pinned : {name}_meaning := fun _ => @{name}.\n"
     additions = "".join(s + "\n" for s in context.additions)
-    return (f"{context.source_prefix.rstrip()}\n{meaning}{additions}{limit}{rename_statement(context.statement, name)}"
+    copied, compare = "", ""
+    if declared:
+        compare = (f"Redirect \"{report}_statement\" Print Assumptions {name}_meaning.\n"
+                   f"Redirect \"{report}_keep\" Test Keep Admitted Variables.\n")
+        if not _admitted(context):  # an admitted copy would be an axiom of the checked module
+            copied = f"{rename_statement(context.statement, name + '_declared')}{context.declared_proof}\n"
+            compare += f"Redirect \"{report}_declared\" Print Assumptions {name}_declared.\n"
+    return (f"{context.source_prefix.rstrip()}\n{limit}{copied}{meaning}{additions}{rename_statement(context.statement, name)}"
             f"\n{context.proof_opening}\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
-            f"Redirect \"{report}\" Print Assumptions {name}.\n"
+            f"Redirect \"{report}\" Print Assumptions {name}.\n{compare}"
             + "".join(f"Redirect \"{report}_parameter_{k}\" Locate Module {parameter}.\n"
                       for k, parameter in enumerate(_parameters_to_locate(context)))
             + "".join(line + "\n" for line in closing))
+
+
+def compares_section_variables(context: CoqContext) -> bool:
+    """Whether the check compiles the declared lemma beside the proof to compare the section
+    variables they use: for a theorem of a file inside a section. Once the section closes, a lemma
+    abstracts over the section variables its statement and its proof use (and for ``Admitted``,
+    unless ``Keep Admitted Variables`` is off, all of them), so a proof using a hypothesis the
+    declared lemma does not (``Hypothesis H : False``) proves a weaker statement than the file's."""
+    return context.declared_proof is not None and open_sections(context) > 0
+
+
+def _admitted(context: CoqContext) -> bool:
+    """Whether the file admits the theorem (its proof ends in ``Admitted.``)."""
+    return strip_comments(context.declared_proof or "").split()[-1:] == ["Admitted."]
+
+
+def section_variables_problem(ours: str, statement: str, keep: str, declared: str | None) -> str | None:
+    """Why the proof proves less than the declared lemma, from the ``Print Assumptions`` reports
+    of the proof (``ours``) and of the statement alone (``statement``), ``Test Keep Admitted
+    Variables`` (``keep``), and the report of the declared lemma compiled with the file's own proof
+    (``declared``; None where the file admits it); None if every section variable the proof uses
+    is one the declared lemma abstracts over. Fails closed on a report it cannot read."""
+    allowed = section_variables(statement)
+    if declared is not None:
+        allowed |= section_variables(declared)
+    elif keep.split() == ["Keep", "Admitted", "Variables", "is", "on"]:
+        return None  # an admitted lemma keeps every section variable (or its Proof using's, which coqc enforces)
+    elif keep.split() != ["Keep", "Admitted", "Variables", "is", "off"]:
+        return f"cannot read whether Keep Admitted Variables is on ({keep.strip()[:200]!r})"
+    extra = sorted(section_variables(ours) - allowed)
+    if extra:
+        return (f"the proof uses the section variable(s) {', '.join(extra)}, which the lemma as its file declares it "
+                f"does not abstract over (it uses {', '.join(sorted(allowed)) or 'none'}): once the section closes "
+                "it would prove a weaker statement")
+    return None
 
 
 def _parameters_to_locate(context: CoqContext) -> tuple[str, ...]:
@@ -239,6 +285,15 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
     text = _written(report.with_name(f"{report.name}.out"))
     if text is None:  # a link to /dev/null made a report read as empty
         raise CheckFailed("coqc exited 0 but wrote no assumptions report")
+    if compares_section_variables(context):
+        suffixes = ("statement", "keep") + (() if _admitted(context) else ("declared",))
+        reports = [_written(report.with_name(f"{report.name}_{suffix}.out")) for suffix in suffixes]
+        if any(r is None for r in reports):
+            raise CheckFailed("coqc exited 0 but wrote no report of the section variables the lemma abstracts over")
+        statement, keep, *declared = (r or "" for r in reports)
+        problem = section_variables_problem(text, statement, keep, declared[0] if declared else None)
+        if problem is not None:
+            raise CheckFailed(problem)
     located = _parameters_to_locate(context)
     if not located:
         return text, tuple(context.module_parameters)

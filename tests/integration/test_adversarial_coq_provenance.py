@@ -170,14 +170,14 @@ def test_stdlib_functor_with_imported_parameters_verifies(env):
 
 @pytest.fixture
 def project_env(tmp_path, private_cache):
-    """An environment on a fresh project written from ``files``, and its admitted ``target``."""
+    """An environment on a fresh project written from ``files``, and its ``target`` (admitted or proved)."""
     opened = []
 
     def open_project(files: dict[str, str]):
         root = make_project(tmp_path / "proj", files, flags="-Q . P")
         env = CoqEnvironment(tactic_timeout=5, memory_limit_mb=2048, project=str(root))
         opened.append(env)
-        return env, next(t for t in env.index.admitted() if t.full_name == "target")
+        return env, next(t for t in (*env.index.admitted(), *env.index.theorems()) if t.full_name == "target")
 
     yield open_project
     for env in opened:
@@ -686,18 +686,44 @@ def test_a_build_writes_through_no_link_the_project_ships(tmp_path, private_cach
     assert not (root / "A.vo").is_symlink() and checked_vo.unchecked({"P.A": root / "A.vo"}) == {}
 
 
-@pytest.mark.parametrize("files, tactic", [
-    ({"A.v": "Section S.\nHypothesis H : False.\nLemma target : 0 = 1.\nProof using.\nAdmitted.\nEnd S.\n"}, "destruct H."),
-    ({"A.v": "Section S.\nVariable b : bool.\nHypothesis Hb : b = true.\nLemma target : b = true.\n"
-             "Proof (* the section variables it may use *) using b.\nAdmitted.\nEnd S.\n"}, "exact Hb."),
+SECTION = "Section S.\nVariable b : bool.\nHypothesis H : False.\nHypothesis Hb : b = true.\n"
+
+
+@pytest.mark.parametrize("lemma, tactic", [
+    ("Lemma target : 0 = 1.\nProof using.\nAdmitted.\n", "destruct H."),
+    ("Lemma target : b = true.\nProof (* the section variables it may use *) using b.\nAdmitted.\n", "exact Hb."),
+    ("Lemma target : 0 = 1.\nProof with (idtac) using.\nAdmitted.\n", "destruct H."),
+    ("Lemma target : forall n : nat, n + 0 = n.\nProof. intros n. induction n; simpl; congruence. Qed.\n", "destruct H."),
+    ("Lemma target : b = true.\nProof. exact Hb. Qed.\n", "destruct H."),
 ])
-def test_a_section_lemma_is_checked_with_its_own_proof_using(project_env, files, tactic):
-    """Fails if the check opens the proof with a bare ``Proof.`` where the file says ``Proof using
-    ...``: a proof may then use a section hypothesis the lemma does not have once the section
-    closes (``H : False`` proved ``0 = 1``; ``Hb`` proved ``forall b, b = true``), "no axioms"."""
-    env, target = project_env(files)
+def test_a_section_lemma_is_not_proved_with_a_hypothesis_it_does_not_have(project_env, lemma, tactic):
+    """Fails if the check lets a proof use a section hypothesis that the lemma as its file declares
+    it does not abstract over: the file's ``Proof using ...`` (also after ``Proof with``), or, for a
+    ``Qed`` lemma, the section variables its own proof uses. Once the section closes the proof
+    would state less (``H : False`` proved ``0 = 1``, "no axioms")."""
+    env, target = project_env({"A.v": SECTION + lemma + "End S.\n"})
     verdict = env.verify(target, linear_proof([tactic]))
-    assert not verdict.ok and "is used but not declared" in verdict.message, verdict
-    if "Hb" in tactic:  # the same lemma is proved where its Proof using lets it use Hb
-        env, target = project_env({"A.v": files["A.v"].replace("using b.", "using b Hb.")})
-        assert env.verify(target, linear_proof([tactic])).ok
+    assert not verdict.ok, verdict
+    assert "is used but not declared" in verdict.message or "does not abstract over" in verdict.message, verdict.message
+
+
+def test_without_keeping_admitted_variables_an_admitted_lemma_has_only_its_statements(project_env):
+    """Fails if ``Unset Keep Admitted Variables`` is ignored: the admitted lemma then abstracts over
+    the section variables of its statement only, and a proof by ``H : False`` proves less."""
+    env, target = project_env({"A.v": "Unset Keep Admitted Variables.\n" + SECTION
+                               + "Lemma target : 0 = 1.\nAdmitted.\nEnd S.\n"})
+    refused(env.verify(target, linear_proof(["destruct H."])), "the proof uses the section variable(s) H, which")
+
+
+@pytest.mark.parametrize("lemma, tactic", [
+    ("Lemma target : b = true.\nProof. exact Hb. Qed.\n", "exact Hb."),  # what the file's own proof uses
+    ("Lemma target : b = true.\nProof using Hb.\nAdmitted.\n", "exact Hb."),  # what Proof using gives it
+    ("Lemma target : 0 = 1.\nAdmitted.\n", "destruct H."),  # Admitted keeps every section variable
+    ("Lemma target : b = b.\nProof. destruct Hb. reflexivity. Qed.\n", "reflexivity."),  # fewer is a stronger statement
+])
+def test_a_section_lemma_is_proved_with_what_it_abstracts_over(project_env, lemma, tactic):
+    """Fails if the comparison refuses a proof that uses only section variables the declared lemma
+    abstracts over (or fewer)."""
+    env, target = project_env({"A.v": SECTION + lemma + "End S.\n"})
+    verdict = env.verify(target, linear_proof([tactic]))
+    assert verdict.ok, verdict
