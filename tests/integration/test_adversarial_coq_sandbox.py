@@ -227,10 +227,10 @@ PROJECT_ATTACKS: list[ProjectAttack] = [
                   listing=PARENT_ENTRY, outside={"X.v": ADMITTED_A}, lemma="add0"),
     # -- item 8: an edit that would change what a lemma means ---------------------------------------
     ProjectAttack("proof-using-section-hypothesis", "fill --write", {"theories/S2.v": SECTIONS["theories/S2.v"]},
-                  ("exact H.",), 0, "rolled back: theories/S2.v no longer compiles", flags="-Q theories P",
+                  ("exact H.",), 0, "The following section variable is used but not declared: H", flags="-Q theories P",
                   lemma="needs_H"),
     ProjectAttack("proof-using-section-hypothesis-patch", "fill", {"theories/S2.v": SECTIONS["theories/S2.v"]},
-                  ("exact H.",), 0, "rolled back: theories/S2.v no longer compiles", flags="-Q theories P",
+                  ("exact H.",), 0, "The following section variable is used but not declared: H", flags="-Q theories P",
                   lemma="needs_H"),
     # -- item 9: a run directory edited between two runs --------------------------------------------
     ProjectAttack("tampered-results-line", "fill --write", PROJECT_B, ("intros n.", "lia."), 0,
