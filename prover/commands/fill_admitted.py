@@ -45,7 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """``text`` as one cell of ``fill-admitted.md``: on one line (a proof's layout folded to spaces),
+    and through :func:`md_text`, since a lemma, path, proof or reason comes from the project: a ``|``
+    would add a cell, a backtick or ``<img`` start a code span or live HTML."""
+    from prover.views.safe_text import md_text
+
+    return md_text(" ".join(text.split()))
 
 
 def _recorded(path: Path) -> dict[str, dict]:
@@ -107,11 +112,11 @@ def run(args: argparse.Namespace) -> int:
         if r is None:
             ok, seconds, text = False, "", "not attempted"
         elif proof is not None:
-            ok, seconds, text = True, f"{r['total_time']:.1f}", f"`{_cell(proof)}`"
+            ok, seconds, text = True, f"{r['total_time']:.1f}", proof
         else:
             ok, seconds, text = False, f"{r['total_time']:.1f}", filled.refused.get(t) or f"{r['status']} ({r['stop_reason']})"
         proved += ok
-        rows.append(f"| {t.full_name} | {t.file_path} | {'yes' if ok else 'no'} | {seconds} | {_cell(text)} |")
+        rows.append(f"| {_cell(t.full_name)} | {_cell(t.file_path)} | {'yes' if ok else 'no'} | {seconds} | {_cell(text)} |")
     table = "\n".join(rows) + "\n"
     replace_file(out / "fill-admitted.md", f"# fill-admitted {project.name}\n\n{table}".encode())
     print(printable(table), end="")

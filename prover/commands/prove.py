@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         print(printable(f"proving {theorem.full_name} from {where} ..."), flush=True)
         started = time.monotonic()
         result = prover.search(env, theorem)
-    print(f"status: {result.status.value} ({result.stop_reason})")
+    print(f"status: {result.status.value} ({printable(str(result.stop_reason), keep='')})")
     print(f"time: {time.monotonic() - started:.1f}s in all (search {result.total_time:.1f}s of which {backend.name} "
           f"{result.env_time:.1f}s; re-check {result.stats.get('verify_time', 0.0):.1f}s), "
           f"{result.num_env_calls} tactics run, {result.num_expansions} states expanded")

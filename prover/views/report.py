@@ -8,6 +8,9 @@ logs alone, so any search algorithm that emits events through :class:`search_tre
 The run directory is untrusted input: every file is put in place as a new file
 (:func:`search_tree.safe_files.replace_file`), so a symlink named ``report.md`` or ``plots/x.png`` is
 replaced rather than written through, and a ``plots`` or ``trees`` that is a symlink is refused.
+Every value from it goes into ``report.md`` through :func:`prover.views.safe_text.md_text` (a
+proof through :func:`~prover.views.safe_text.md_code_block`), so a benchmark name, theorem key or
+stop reason cannot add a table cell, a link or live HTML, nor put a terminal escape in the file.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from prover.run.analysis import (
     stop_kind,
 )
 from search_tree.safe_files import make_dir, replace_file
+from prover.views.safe_text import md_text
 from prover.views.tree_html import write_instructive_trees
 from search_tree.result import StopKind
 
@@ -125,12 +129,12 @@ def write_report(run_dir: str | Path) -> Path:
     out = run.path
     spec = run.config["run"]
     comps = spec["components"]
-    lines = [f"# Run report: {out.name}", ""]
-    lines += ["| setting | value |", "|---|---|", f"| benchmark | `{spec['benchmark']}`"
-              + (f" (limit {spec['limit']})" if spec.get("limit") else "") + " |"]
+    lines = [f"# Run report: {md_text(out.name)}", ""]
+    lines += ["| setting | value |", "|---|---|", f"| benchmark | {md_text(spec['benchmark'])}"
+              + (f" (limit {md_text(spec['limit'])})" if spec.get("limit") else "") + " |"]
     for part in ("env", "prover", "generator", "retriever"):
         opts = ", ".join(f"{k}={v}" for k, v in comps[part]["options"].items())
-        lines.append(f"| {part} | `{comps[part]['name']}`{f' ({opts})' if opts else ''} |")
+        lines.append(f"| {part} | {md_text(comps[part]['name'])}{f' ({md_text(opts)})' if opts else ''} |")
     total = len(run.config["theorems"]) * run.attempts
     lines += [f"| attempts per theorem | {run.attempts} |", f"| finished | {len(run.records)} / {total} |"]
     if run.skipped:
@@ -142,7 +146,7 @@ def write_report(run_dir: str | Path) -> Path:
     statuses: dict[str, int] = defaultdict(int)
     for r in run.records:
         statuses[r["status"]] += 1
-    lines += ["", "Searches by status: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items()))
+    lines += ["", "Searches by status: " + ", ".join(f"{md_text(s)} {n}" for s, n in sorted(statuses.items()))
               + (f"; attempts {retries_line(run.records)} after worker, node or environment failures"
                  if retries_line(run.records) else ""), ""]
 
@@ -156,7 +160,8 @@ def write_report(run_dir: str | Path) -> Path:
     failures = [r for r in run.records if stop_kind(r["result"]["stop_reason"]) in _FAILURES]
     if failures:
         lines += ["", "## Failures of workers or environments", "", "| theorem | attempt | reason |", "|---|---|---|"]
-        lines += [f"| {r['key']} | {r['attempt']} | {r['result']['stop_reason'][:120]} |" for r in failures[:50]]
+        lines += [f"| {md_text(r['key'])} | {md_text(r['attempt'])} | {md_text(r['result']['stop_reason'][:120])} |"
+                  for r in failures[:50]]
     path = out / "report.md"
     replace_file(path, ("\n".join(lines) + "\n").encode(), fsync=False)
     return path

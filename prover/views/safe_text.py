@@ -1,18 +1,20 @@
-"""Untrusted text made safe to show: on a terminal, in a Rich renderable, in an HTML page.
+"""Untrusted text made safe to show: on a terminal, in a Rich renderable, in an HTML page, in Markdown.
 
 Goals, hypotheses, tactics, theorem names, backend messages and everything read from a run
 directory come from outside (a project's files, a generated tactic, an edited log). Printed as
 they are, an escape sequence in them would drive the user's terminal (move the cursor, rewrite
 what is on screen, set the window title, make a hyperlink, ring the bell), a bidi override or
 zero-width character would make a reader see other text than the one checked, and Rich would
-read ``[/x]`` or ``[x H]`` as markup (an error, or text silently dropped). Every view shows
-untrusted text through one of the three functions here, which keep the text readable and show
-each control character as its escape (``\\x1b``), never as its effect.
+read ``[/x]`` or ``[x H]`` as markup (an error, or text silently dropped), and a Markdown reader
+would read a backtick, ``|``, ``](`` or ``<img`` as code spans, table cells, links and live HTML.
+Every view shows untrusted text through one of the functions here, which keep the text readable
+and show each control character as its escape (``\\x1b``), never as its effect.
 """
 
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 
 from rich.text import Text
@@ -21,6 +23,10 @@ from rich.text import Text
 # return), formats (bidi overrides and isolates, zero-width characters), the line and paragraph
 # separators, and lone surrogates (which a terminal's encoder cannot even write).
 _HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+
+# Every ASCII punctuation character: CommonMark lets a backslash make any of them literal, and
+# every piece of Markdown syntax (code spans, emphasis, links, tables, raw HTML, entities) is one.
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
 def _escape(char: str) -> str:
@@ -38,11 +44,30 @@ def printable(text: str, keep: str = "\n\t") -> str:
                    for char in text)
 
 
-def rich_text(text: object, style: str = "") -> Text:
-    """``text`` as a Rich :class:`~rich.text.Text`: printable, and never read as markup."""
-    return Text(printable(str(text)), style=style)
+def rich_text(text: object, style: str = "", keep: str = "\n\t") -> Text:
+    """``text`` as a Rich :class:`~rich.text.Text`: printable, and never read as markup. ``keep`` as
+    for :func:`printable`: ``""`` for a one-line field, where a newline could draw a fake line."""
+    return Text(printable(str(text), keep), style=style)
 
 
 def html_text(text: object) -> str:
     """``text`` for an HTML page: printable, and with ``<``, ``&`` and both quotes escaped."""
     return html.escape(printable(str(text)))
+
+
+def md_text(text: object) -> str:
+    """``text`` for a Markdown file, where it renders as written on one line: printable with no
+    layout kept, and every ASCII punctuation character backslash-escaped. No code span, link, table
+    cell, emphasis, HTML tag or entity can start in it, wherever in a line or table cell it is put
+    (not inside a code span, where a backslash is literal)."""
+    return _MD_PUNCTUATION.sub(r"\\\1", printable(str(text), keep=""))
+
+
+def md_code_block(texts: list[str], indent: str = "") -> list[str]:
+    """``texts`` (each one or more lines) as the lines of a fenced Markdown code block, each line
+    prefixed with ``indent`` (that of the list item it belongs to). The fence is longer than any
+    backtick run inside, so no line of the content closes it, and every line is indented, so none
+    ends the list item; control characters are shown as their escapes."""
+    body = [printable(line, keep="\t") for text in texts for line in str(text).split("\n")]
+    fence = "`" * max([3] + [len(run) + 1 for line in body for run in re.findall("`+", line)])
+    return [indent + fence, *(indent + line for line in body), indent + fence]

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from search_tree.safe_files import make_dir, replace_file
-from prover.views.safe_text import html_text
+from prover.views.safe_text import html_text, md_code_block, md_text
 from prover.views.tree import SearchTree, Step, build_tree, instructive
 from search_tree.events import LoggedGoal
 
@@ -115,7 +116,10 @@ def tree_page(tree: SearchTree, title: str, summary: str = "") -> str:
 def write_instructive_trees(run: Any, out_dir: Path) -> list[str]:
     """Write ``trees/<log>.html`` for the run's most instructive searches (see
     :func:`prover.views.tree.instructive`) and return the report's Markdown lines about them.
-    ``run`` is a :class:`prover.run.analysis.Run`; a corrupt log line shows on that search's page."""
+    ``run`` is a :class:`prover.run.analysis.Run`; a corrupt log line shows on that search's page.
+    The lines are Markdown built from the run's untrusted values, so each goes through
+    :func:`~prover.views.safe_text.md_text` (the proof through ``md_code_block``, the link's file
+    name percent-encoded): none can close the link, the code block or the list item around it."""
     trees = {}
     for record in run.records:
         if record.get("log"):
@@ -139,7 +143,7 @@ def write_instructive_trees(run: Any, out_dir: Path) -> list[str]:
                    f"{res['total_time']:.1f}s, stopped: {res['stop_reason']}{closest}.")
         replace_file(out_dir / "trees" / f"{stem}.html", tree_page(tree, title, summary).encode(), fsync=False)
         warn = f" ({len(tree.problems)} corrupt log lines left out)" if tree.problems else ""
-        lines.append(f"- [{title}](trees/{stem}.html): {summary}{warn}")
+        lines.append(f"- [{md_text(title)}](trees/{quote(stem)}.html): {md_text(summary)}{warn}")
         if res["proof"]:
-            lines += ["", "  ```", *(f"  {t}" for t in res["proof"]), "  ```"]
+            lines += ["", *md_code_block(res["proof"], indent="  ")]
     return lines

@@ -69,18 +69,26 @@ def snapshot(run_dir: str | Path) -> RunSnapshot:
 
 
 def _starts(path: Path) -> list[dict[str, Any]]:
-    """The complete start records of ``path`` (a line being written, or damaged, is passed over:
-    it only costs the view one worker's current theorem)."""
+    """The complete start records of ``path`` (a line being written, damaged or not a start is
+    passed over: it only costs the view one worker's current theorem)."""
     out = []
     for line in path.read_bytes().split(b"\n") if path.exists() else []:
         try:
             record = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
             continue
-        if (isinstance(record, dict) and {"key", "attempt", "worker", "started_at"} <= record.keys()
-                and isinstance(record["started_at"], (int, float))):
+        if _is_start(record):
             out.append(record)
     return out
+
+
+def _is_start(record: object) -> bool:
+    """Whether ``record`` has the fields of a start, of the types a run writes: the view sorts
+    workers by number and looks up (key, attempt) pairs, so a string worker beside int ones, or a
+    list key, would crash it."""
+    fields = (("worker", int), ("key", str), ("attempt", int), ("started_at", (int, float)))
+    return isinstance(record, dict) and all(isinstance(record.get(name), kinds) and not isinstance(record[name], bool)
+                                            for name, kinds in fields)
 
 
 def _finished_seconds(records: list[dict[str, Any]]) -> list[tuple[float, bool]]:
@@ -117,8 +125,8 @@ def render(snap: RunSnapshot, now: float | None = None, latest: int = 5) -> Grou
     done = len(snap.records)
     proved, failed, open_ = snap.count("proved"), snap.count("failed"), snap.count("open")
     rate = f"{proved / done:.1%}" if done else "–"
-    head = Text.assemble(rich_text(snap.path, "bold"), "  ", rich_text(snap.benchmark), " · ",
-                         rich_text(snap.components), "\n", f"finished {done}/{snap.total}  ",
+    head = Text.assemble(rich_text(snap.path, "bold", keep=""), "  ", rich_text(snap.benchmark, keep=""), " · ",
+                         rich_text(snap.components, keep=""), "\n", f"finished {done}/{snap.total}  ",
                          ("proved " + str(proved), "green"),
                          f"  failed {failed}  open {open_}  left {snap.total - done}  pass rate {rate}",
                          (f"  {retries_line(snap.records)}" if retries_line(snap.records) else "", "yellow"),
@@ -127,7 +135,7 @@ def render(snap: RunSnapshot, now: float | None = None, latest: int = 5) -> Grou
     for column in ("worker", "theorem", "attempt", "running for"):
         workers.add_column(column)
     for s in snap.running:
-        workers.add_row(rich_text(s["worker"]), rich_text(s["key"]), rich_text(s["attempt"]),
+        workers.add_row(rich_text(s["worker"], keep=""), rich_text(s["key"], keep=""), rich_text(s["attempt"], keep=""),
                         f"{now - s['started_at']:.0f}s")
     if not snap.running:
         workers.add_row("–", "(none running)" if snap.complete else "(no worker has started a task yet)", "", "")
@@ -135,7 +143,7 @@ def render(snap: RunSnapshot, now: float | None = None, latest: int = 5) -> Grou
     for column in ("theorem", "attempt", "time", "proof"):
         proofs.add_column(column)
     for r in [r for r in snap.records if r["status"] == "proved"][-latest:]:
-        proofs.add_row(rich_text(r["key"]), rich_text(r["attempt"]), f"{r['result']['total_time']:.1f}s",
+        proofs.add_row(rich_text(r["key"], keep=""), rich_text(r["attempt"], keep=""), f"{r['result']['total_time']:.1f}s",
                        rich_text(" ".join(r["result"]["proof"] or [])))
     parts: list[RenderableType] = [head, workers, Text("pass rate against time: " + pass_rate_line(snap.records)), proofs]
     parts += [rich_text(f"warning: {p}", "yellow") for p in snap.problems]

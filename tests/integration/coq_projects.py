@@ -1,10 +1,18 @@
-"""Small Coq projects written by the tests, and a fingerprint of a directory tree to compare."""
+"""Small Coq projects written by the tests, a fingerprint of a directory tree to compare, and
+``fill-admitted``'s Markdown table as a reader sees it."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
+
+
+def as_read(markdown: str) -> str:
+    """``markdown`` with the backslash escapes of :func:`prover.views.safe_text.md_text` undone
+    (``add\\_zero`` read as ``add_zero``), so a test can match a table's cells as written."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
 
 
 def make_project(root: Path, files: dict[str, str], flags: str = "-Q theories P", listed: bool = True) -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from coq_projects import make_project, tree_state
+from coq_projects import as_read, make_project, tree_state
 from prover.cli import main
 from prover.coq.build import build_project
 from prover.coq.project import ProjectError, load_project
@@ -173,7 +173,7 @@ def test_a_file_that_is_a_symlink_inside_the_root_is_not_edited_through(tmp_path
     (root / "theories" / "A.v").symlink_to(Path("..") / "real" / "A.v")
     (root / "_CoqProject").write_text("-Q theories P\ntheories/A.v\n")
     assert fill(root, tmp_path / "run", ["intros n.", "lia."], "--write") == 0
-    out = capsys.readouterr().out
+    out = as_read(capsys.readouterr().out)
     assert "| add0 | theories/A.v | no |" in out and "theories/A.v is a symlink" in out
     assert (root / "real" / "A.v").read_text() == PROJECT_B["theories/A.v"]
     assert (tmp_path / "run.diff").read_text() == ""
@@ -238,7 +238,7 @@ def test_proof_using_is_kept_and_an_edit_that_changes_a_type_is_rolled_back(tmp_
     type an edit keeps are not filled."""
     root = make_project(tmp_path / "proj", SECTIONS)
     assert fill(root, tmp_path / "run", ["exact H.", "now rewrite <- plus_n_O."], "--write") == 0
-    out = capsys.readouterr().out
+    out = as_read(capsys.readouterr().out)
     theories = root / "theories"
     assert lemma_text(theories / "S1.v", "using_kept") == ("Lemma using_kept : n + 0 = n.\nProof using n.\n"
                                                            "  now rewrite <- plus_n_O.\nQed.")
@@ -274,7 +274,7 @@ def test_a_script_using_the_dots_of_proof_with_is_not_written(tmp_path, capsys):
     text = "Lemma w : True /\\ True.\nProof with exact I.\nAdmitted.\n"
     root = make_project(tmp_path / "proj", {"theories/W.v": text})
     assert fill(root, tmp_path / "run", ["split...", "exact I."], "--write") == 0
-    out = capsys.readouterr().out
+    out = as_read(capsys.readouterr().out)
     assert re.search(r"\| w \| theories/W\.v \| no \| [\d.]+ \| (not written: its sentence 'split\.\.\.' "
                      r"would run the lemma's 'Proof with' tactic|failed \(verification_failed: coqc rejected)", out), out
     assert (root / "theories" / "W.v").read_text() == text
@@ -310,7 +310,7 @@ def test_an_addition_that_changes_the_value_of_a_later_definition_is_rolled_back
     edit whose addition changes no value is not written with it."""
     root = make_project(tmp_path / "proj", SHADOWING)
     assert fill(root, tmp_path / "run", ["intros a b; ring."], "--env-opt", "additions=ring", "--write") == 0
-    out = capsys.readouterr().out
+    out = as_read(capsys.readouterr().out)
     theories = root / "theories"
     assert (theories / "R.v").read_text() == SHADOWING["theories/R.v"]
     assert re.search(r"\| mul_comm' \| theories/R\.v \| no \| [\d.]+ \| rolled back: it changes the value of P\.R\.v "
@@ -333,7 +333,7 @@ def test_an_addition_inside_an_open_module_is_never_written(tmp_path, capsys):
     and it was written. Fails unless the edit is not written, saying why."""
     root = make_project(tmp_path / "proj", FUNCTOR_SHADOWING)
     assert fill(root, tmp_path / "run", ["intros a b; ring."], "--env-opt", "additions=ring", "--write") == 0
-    out = capsys.readouterr().out
+    out = as_read(capsys.readouterr().out)
     assert (root / "theories" / "R.v").read_text() == FUNCTOR_SHADOWING["theories/R.v"]
     assert re.search(r"\| F\.mul_comm' \| theories/R\.v \| no \| [\d.]+ \| not written: its proof needs Require Import "
                      r"ArithRing\., which inside the module open at F\.mul_comm'", out), out
@@ -350,7 +350,7 @@ def test_an_edit_that_breaks_a_dependent_file_is_rolled_back(tmp_path, capsys):
     U2 < U1, which keeps every type of A.v but makes B.v (U1 < U2) inconsistent."""
     root = make_project(tmp_path / "proj", UNIVERSES)
     assert fill(root, tmp_path / "run", ["exact (let _ : U1 := U2 in I)."], "--write") == 0
-    out = capsys.readouterr().out
+    out = as_read(capsys.readouterr().out)
     assert re.search(r"\| lem \| theories/A\.v \| no \| [\d.]+ \| rolled back: theories/B\.v no longer compiles "
                      r"\(.*universe inconsistency: Cannot enforce U1\.u0 < U2\.u0", out)
     assert (root / "theories" / "A.v").read_text() == UNIVERSES["theories/A.v"]
@@ -403,7 +403,7 @@ def test_a_tampered_recorded_script_is_checked_again_and_never_written(tmp_path,
     root, run, records = honest_run(tmp_path)
     capsys.readouterr()
     assert rerun_with(root, run, records, "Axiom cheat : False.\ndestruct cheat.") == 0
-    out = capsys.readouterr().out
+    out = as_read(capsys.readouterr().out)
     assert re.search(r"\| add0 \| theories/A\.v \| no \| [\d.]+ \| the recorded proof does not check again: "
                      r"refused tactic 'Axiom cheat : False\.'", out), out
     assert (root / "theories" / "A.v").read_text() == PROJECT_B["theories/A.v"]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from coq_projects import make_project, tree_state
+from coq_projects import as_read, make_project, tree_state
 from prover.coq.context import adhoc_theorem
 from prover.coq.coqtop import Coqtop
 from prover.coq.env import CoqEnvironment
@@ -426,7 +426,7 @@ def _project_attack(attack: ProjectAttack, base: Path) -> None:
     if attack.exit == 2:
         assert refused in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     else:
-        rows = [line for line in done.stdout.splitlines() if line.startswith(f"| {attack.lemma} |")]
+        rows = [line for line in as_read(done.stdout).splitlines() if line.startswith(f"| {attack.lemma} |")]
         assert len(rows) == 1 and " | no | " in rows[0] and refused in rows[0], output
         assert (base / "run.diff").read_text() == ""
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from coq_projects import as_read
 from prover.cli import main
 from prover.coq.additions import offered
 from prover.coq.build import compile_file
@@ -72,7 +73,7 @@ def test_cli_traces_evaluates_fills_and_proves_the_dune_fixture(proj, tmp_path, 
     assert not [r for r in results if "environment_failure" in (r["result"]["stop_reason"] or "")]
     assert _cli("fill-admitted", str(proj), "--out", str(tmp_path / "fill"), "--timeout", "20", "--no-progress",
                 "--write") == 0
-    table = capsys.readouterr().out
+    table = as_read(capsys.readouterr().out)  # the table is Markdown
     assert "| triple_succ_zero | theories/Top/Open.v | yes |" in table
     assert "| excluded_middle | theories/Top/Open.v | no |" in table
     assert (proj / "theories/Top/Open.v").read_text().count("Admitted.") == 1
@@ -179,7 +180,7 @@ def test_a_coq_project_requiring_installed_libraries_traces_evaluates_fills_and_
     statuses = {json.loads(x)["key"]: json.loads(x)["status"] for x in (tmp_path / "eval" / "results.jsonl").open()}
     assert statuses == {"src/M.v::swap3": "proved", "src/N.v::wf_ok": "proved"}
     assert _cli("fill-admitted", str(root), *fixed, "--out", str(tmp_path / "fill"), "--write") == 0
-    table = capsys.readouterr().out
+    table = as_read(capsys.readouterr().out)  # the table is Markdown
     assert "| double_zero | src/M.v | yes |" in table and "| double_one | src/N.v | yes |" in table
     project = load_project(str(root))
     axioms = _kernel_axioms(project, "src/M.v") | _kernel_axioms(project, "src/N.v")

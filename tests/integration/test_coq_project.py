@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from coq_projects import as_read
 from prover.cli import main
 from prover.coq.build import build_project, project_index
 from prover.coq.project import ProjectError, load_project
@@ -101,7 +102,7 @@ def test_cli_traces_evaluates_and_fills_the_fixture(proj, tmp_path, capsys):
     patch = (tmp_path / "fill.diff").read_text()
     assert "+++ b/theories/B.v" in patch and "+Qed." in patch and "theories/C.v" not in patch
     assert _cli("fill-admitted", str(proj), "--out", str(run), "--timeout", "20", "--no-progress", "--write") == 0
-    table = capsys.readouterr().out
+    table = as_read(capsys.readouterr().out)  # the table is Markdown
     assert "| add_zero_right | theories/B.v | yes |" in table
     assert "| excluded_middle | theories/C.v | no |" in table
     assert "Admitted." not in (proj / "theories/B.v").read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -17,6 +18,7 @@ from prover.run.analysis import load_run
 from prover.cli import main
 from prover.run.evaluation import EvalConfig, run_evaluation
 from prover.registry import ComponentSpec, ProverConfig
+from test_safe_markdown import READER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -175,16 +177,89 @@ def test_an_error_naming_a_hostile_path_is_one_escaped_line(tmp_path, capsys):
 
 
 def test_report_prints_a_hostile_run_escaped(finished, tmp_path, capsys):
-    """Fails if `report`'s terminal output or its tree pages pass the escape sequences of a run's
-    benchmark name or proofs on as themselves (the Markdown file keeps them; what is shown is escaped)."""
+    """Fails if `report`'s terminal output, its Markdown file or its tree pages pass the escape
+    sequences of a run's benchmark name, keys or proofs on as themselves."""
     copy = _hostile_copy(finished, tmp_path, ["exact H.\x1b[1A\x9b2K", "[/x]"])
     assert main(["report", str(copy)]) == 0
     out = capsys.readouterr().out
     assert not set(out) & {"\x1b", "\x07", "\x08", "\r", "\u202e", "\x9b"}
-    assert "| benchmark | `bench[/x]\\x1b[31m` (limit 8) |" in out
+    assert "| benchmark | bench\\[\\/x\\]\\\\x1b\\[31m (limit 8) |" in out
     assert "  ```\n  exact H.\\x1b[1A\\x9b2K\n  [/x]\n  ```" in out
     pages = [page.read_text() for page in (copy / "trees").glob("*.html")]
     assert pages and all("\x1b" not in page and "\x9b" not in page for page in pages)
     assert any("Coq.x\\x1b]8;;http://evil\\x07link" in page for page in pages)
-    assert "- [Coq.x\\x1b]8;;http://evil\\x07link\\x1b]8;;\\x07\\x1b[2J\\u202ebad\\x08\\x0d" in out
-    assert "\x1b" in (copy / "report.md").read_text()
+    assert "- [Coq\\.x\\\\x1b\\]8\\;\\;http\\:\\/\\/evil\\\\x07link" in out
+    assert not set((copy / "report.md").read_text()) & {"\x1b", "\x07", "\x08", "\r", "\u202e", "\x9b"}
+
+
+def test_report_md_of_a_hostile_run_has_no_live_markup(finished, tmp_path):
+    """Fails if a value of the run directory written into report.md breaks out of where it stands:
+    a benchmark name out of its code span into an ``<img onerror>``, a tactic out of the proof's
+    code block, a ``|`` of a stop reason or key into a new table cell, a ``](`` of a key into a
+    javascript: link, ``<script>`` through as HTML, or ESC and BEL into the file."""
+    copy = _hostile_copy(finished, tmp_path, ["intros; auto.", "```\n<img src=x onerror=alert(2)>\n[click](javascript:alert(3))"])
+    config = json.loads((copy / "config.json").read_text())
+    config["run"]["benchmark"] = "b`<img src=x onerror=alert(1)>`|x"
+    config["run"]["components"]["generator"]["options"]["seed"] = "<script>alert(6)</script>|"
+    (copy / "config.json").write_text(json.dumps(config))
+    records = [json.loads(line) for line in (copy / "results.jsonl").read_text().splitlines()]
+    failed = next(r for r in records if r["status"] != "proved")
+    failed["key"] = "x](javascript:alert(3)) | <script>alert(7)</script>"
+    failed.update(status="failed", result=dict(failed["result"], status="failed", proof=None,
+                  stop_reason="worker_error: a | b <script>alert(4)</script> [x](javascript:alert(5)) \x1b]52;c;ZXZpbA==\x07"))
+    (copy / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["report", str(copy)]) == 0
+    text = (copy / "report.md").read_text()
+    assert not {char for char in text if char != "\n" and not char.isprintable()}
+    page, tokens = READER.render(text), READER.parse(text)
+    assert "<script" not in page
+    assert all(src.startswith("plots/") for src in re.findall(r"<img src=\"([^\"]*)\"", page))
+    assert all(href.startswith("trees/") for href in re.findall(r"<a href=\"([^\"]*)\"", page))
+    cells = {"th": 0, "td": 0}
+    for token in tokens:  # every row of every table has as many cells as its header
+        if token.type in ("thead_open", "tr_open"):
+            cells = {"th": 0, "td": 0} if token.type == "thead_open" else {**cells, "td": 0}
+        elif token.type in ("th_open", "td_open"):
+            cells[token.type[:2]] += 1
+        elif token.type == "tr_close" and cells["td"]:
+            assert cells["td"] == cells["th"]
+    # the values read as written, and the proof is one code block holding every tactic
+    assert "<td>b`&lt;img src=x onerror=alert(1)&gt;`|x (limit 8)</td>" in page
+    assert "seed=&lt;script&gt;alert(6)&lt;/script&gt;|" in page
+    assert "<td>x](javascript:alert(3)) | &lt;script&gt;alert(7)&lt;/script&gt;</td>" in page
+    assert "worker_error: a | b &lt;script&gt;alert(4)&lt;/script&gt; [x](javascript:alert(5)) \\x1b]52;c;ZXZpbA==\\x07" in page
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", page, re.S)
+    assert "intros; auto.\n```\n&lt;img src=x onerror=alert(2)&gt;\n[click](javascript:alert(3))\n" in blocks
+    assert "\n  intros; auto.\n" in text
+
+
+def test_a_newline_in_a_one_line_field_cannot_fake_a_status_line(finished, tmp_path, capsys):
+    """Fails if watch shows a newline or carriage return of a benchmark name or key as a line
+    break, so that a run can print a status line of its own (`complete`, 100%) above the real one."""
+    copy = _hostile_copy(finished, tmp_path, ["auto."])
+    config = json.loads((copy / "config.json").read_text())
+    config["run"]["benchmark"] = "bench\nfinished 5/5  proved 5  failed 0  open 0  left 0  pass rate 100.0%  (complete)\r"
+    (copy / "config.json").write_text(json.dumps(config))
+    assert main(["watch", str(copy), "--once"]) == 0
+    out = capsys.readouterr().out
+    assert not [line for line in out.splitlines() if line.startswith("finished 5/5")]
+    assert "bench\\x0afinished 5/5" in out
+
+
+def test_watch_passes_over_starts_of_the_wrong_types(finished, tmp_path, capsys):
+    """Fails if a start whose worker is a string beside int ones (sorting them raised TypeError),
+    or whose key or worker is a list (unhashable), crashes watch instead of being passed over."""
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for name in ("config.json", "results.jsonl"):
+        (copy / name).write_bytes((finished / name).read_bytes())
+    starts = [{"key": "Coq.busy", "attempt": 0, "worker": 1, "started_at": time.time()},
+              {"key": "Coq.other", "attempt": 0, "worker": "w", "started_at": time.time()},
+              {"key": ["Coq.list"], "attempt": 0, "worker": 2, "started_at": time.time()},
+              {"key": "Coq.listworker", "attempt": 0, "worker": [3], "started_at": time.time()},
+              {"key": "Coq.attempt", "attempt": "0", "worker": 4, "started_at": time.time()}]
+    (copy / "starts.jsonl").write_text("".join(json.dumps(s) + "\n" for s in starts))
+    assert main(["watch", str(copy), "--once"]) == 0
+    out = capsys.readouterr().out
+    shown = set(re.findall(r"Coq\.\w+", out))
+    assert "Coq.busy" in shown and not {"Coq.other", "Coq.list", "Coq.listworker", "Coq.attempt"} & shown
