@@ -24,9 +24,12 @@ from rich.text import Text
 # separators, and lone surrogates (which a terminal's encoder cannot even write).
 _HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 
-# Every ASCII punctuation character: CommonMark lets a backslash make any of them literal, and
-# every piece of Markdown syntax (code spans, emphasis, links, tables, raw HTML, entities) is one.
-_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# The characters that can start Markdown syntax in the middle of a line (code spans, emphasis,
+# links and images, table cells, raw HTML and autolinks, entities, strikethrough) and the backslash
+# itself; CommonMark lets a backslash make each literal. The rest of ASCII punctuation starts
+# syntax only at the start of a line, where a value never is; ``_`` inside a word emphasizes
+# nothing. So Coq names keep their ``_`` and ``.``.
+_MD_PUNCTUATION = re.compile(r"([\\`*\[\]<>|!&~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def _escape(char: str) -> str:
@@ -57,10 +60,10 @@ def html_text(text: object) -> str:
 
 def md_text(text: object) -> str:
     """``text`` for a Markdown file, where it renders as written on one line: printable with no
-    layout kept, and every ASCII punctuation character backslash-escaped. No code span, link, table
+    layout kept, and every character that starts Markdown syntax mid-line backslash-escaped. No code span, link, table
     cell, emphasis, HTML tag or entity can start in it, wherever in a line or table cell it is put
     (not inside a code span, where a backslash is literal)."""
-    return _MD_PUNCTUATION.sub(r"\\\1", printable(str(text), keep=""))
+    return _MD_PUNCTUATION.sub(lambda m: "\\" + m.group(), printable(str(text), keep=""))
 
 
 def md_code_block(texts: list[str], indent: str = "") -> list[str]:

@@ -183,12 +183,12 @@ def test_report_prints_a_hostile_run_escaped(finished, tmp_path, capsys):
     assert main(["report", str(copy)]) == 0
     out = capsys.readouterr().out
     assert not set(out) & {"\x1b", "\x07", "\x08", "\r", "\u202e", "\x9b"}
-    assert "| benchmark | bench\\[\\/x\\]\\\\x1b\\[31m (limit 8) |" in out
+    assert "| benchmark | bench\\[/x\\]\\\\x1b\\[31m (limit 8) |" in out
     assert "  ```\n  exact H.\\x1b[1A\\x9b2K\n  [/x]\n  ```" in out
     pages = [page.read_text() for page in (copy / "trees").glob("*.html")]
     assert pages and all("\x1b" not in page and "\x9b" not in page for page in pages)
     assert any("Coq.x\\x1b]8;;http://evil\\x07link" in page for page in pages)
-    assert "- [Coq\\.x\\\\x1b\\]8\\;\\;http\\:\\/\\/evil\\\\x07link" in out
+    assert "- [Coq.x\\\\x1b\\]8;;http://evil\\\\x07link" in out
     assert not set((copy / "report.md").read_text()) & {"\x1b", "\x07", "\x08", "\r", "\u202e", "\x9b"}
 
 
