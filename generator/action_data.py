@@ -43,7 +43,7 @@ from search_tree.events import (
     parse_event,
 )
 from search_tree.protocol import TacticState
-from search_tree.safe_files import UnsafePath, read_regular, record_log
+from search_tree.safe_files import UnsafePath, read_regular, record_log, replace_file
 
 #: outcomes that are a failure of the tactic (the rest: ``state`` and ``proved``)
 FAILURES = frozenset({"error", "timeout", "crash", "refused", "given_up"})
@@ -64,6 +64,35 @@ class Provenance:
 
     def describe(self) -> str:
         return f"Coq {self.coq_version}, library {self.library}"
+
+
+#: a run directory's record of its :class:`Provenance`, written by ``eval`` (``learn``'s rounds too)
+PROVENANCE_FILE = "provenance.json"
+
+
+def write_provenance(run_dir: Path, provenance: Provenance) -> None:
+    """Record which prover and library the searches of ``run_dir`` ran on: the one writer of
+    :data:`PROVENANCE_FILE`, so that a run's action logs are never read as another version's."""
+    replace_file(run_dir / PROVENANCE_FILE, json.dumps(asdict(provenance), indent=2).encode())
+
+
+def read_provenance(run_dir: Path) -> Provenance | None:
+    """The :class:`Provenance` ``run_dir`` records, None when it records none; an
+    :class:`ActionLogError` naming the file when it is not a provenance record (read as a regular
+    file only: a run directory is untrusted, and a link or a FIFO there is refused)."""
+    path = run_dir / PROVENANCE_FILE
+    data = read_regular(path)
+    if data is None:
+        return None
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ActionLogError(f"{path} is not valid JSON ({exc}); it is not a provenance record") from None
+    if not (isinstance(record, dict) and set(record) == {"coq_version", "library"}
+            and all(isinstance(v, str) and v for v in record.values())):
+        raise ActionLogError(f"{path} is not a provenance record (an object with strings coq_version and library): "
+                             f"{json.dumps(record)[:80]}")
+    return Provenance(**record)
 
 
 @dataclass(frozen=True)
@@ -209,10 +238,11 @@ def run_logs(run_dir: str | Path) -> list[Path]:
     """The action logs of an evaluation run directory's recorded results, in result order."""
     run_dir = Path(run_dir)
     results = run_dir / "results.jsonl"
-    if not results.exists():
+    data = read_regular(results)  # a run directory is untrusted: a link or a FIFO is refused
+    if data is None:
         raise ActionLogError(f"{run_dir} is not an evaluation run directory (no results.jsonl)")
     logs = []
-    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
         if not line.strip():
             continue
         try:

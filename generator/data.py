@@ -15,6 +15,7 @@ import lightning as L
 from lightning.fabric.utilities.data import AttributeDict
 from torch.utils.data import DataLoader
 
+from search_tree.errors import UserError
 from generator.traced import TacticExample, examples, load_corpus_code, load_theorems, split_by_theorem
 
 
@@ -62,7 +63,7 @@ class TracedDataModule(L.LightningDataModule):
             self.train_examples = self.train_examples[: h.max_train_examples]
         self.val_examples = [ex for ex in examples(val, code_of) if ex.tactic.strip()]
         if not self.train_examples:
-            raise ValueError(f"no traced tactics in {h.train_path}")
+            raise UserError(f"{h.train_path}: no traced tactics to train on")
         if self.collate_fn is None:
             if self.trainer is None or self.trainer.lightning_module is None:
                 raise RuntimeError("TracedDataModule needs a model's collator: attach it to a Trainer, or set collate_fn")

@@ -23,6 +23,7 @@ from generator.base import Suggestion, TacticGenerator
 from generator.export_files import POLICY_CONFIG, VALUE_HEAD_FILE
 from generator.formatting import encode_inputs, format_input
 from search_tree.errors import UserError, one_line
+from search_tree.safe_files import read_regular
 from search_tree.protocol import TacticState, Theorem
 from search_tree.value import ValueFunction
 
@@ -70,9 +71,20 @@ class ValueHead:
 
 
 def read_policy_config(path: str | Path) -> dict[str, Any]:
-    """The training-time settings saved beside a checkpoint (``{}`` for a foreign checkpoint)."""
+    """The training-time settings saved beside a checkpoint (``{}`` for a foreign checkpoint); a
+    :class:`UserError` naming the file when it is not a JSON object (a checkpoint is input: damaged
+    or edited, it is one line, not a JSONDecodeError about "line 1 column 2")."""
     file = Path(path) / POLICY_CONFIG
-    return json.loads(file.read_text()) if file.exists() else {}
+    data = read_regular(file)
+    if data is None:
+        return {}
+    try:
+        config = json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{file}: not valid JSON ({exc}); re-export the checkpoint or remove the file") from None
+    if not isinstance(config, dict):
+        raise UserError(f"{file}: a JSON {type(config).__name__}, not the object of settings a training run saves")
+    return config
 
 
 class HFGenerator(TacticGenerator):

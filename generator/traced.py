@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrieval.traced_file import load_traced
+from retrieval.traced_file import TracedFormatError, load_traced
 
 NO_GOALS = "no goals"
 
@@ -65,7 +65,7 @@ def iter_traced_files(paths: str | Path | Iterable[str | Path]) -> Iterator[Path
         elif p.exists():
             yield p
         else:
-            raise FileNotFoundError(p)
+            raise TracedFormatError(f"{p}: no such traced file or directory")
 
 
 def load_theorems(paths: str | Path | Iterable[str | Path]) -> list[dict]:

@@ -15,6 +15,7 @@ holds:
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 from pathlib import Path
@@ -27,6 +28,8 @@ from lightning.pytorch.loggers import CSVLogger, Logger, TensorBoardLogger
 
 from generator.data import TracedDataModule
 from generator.policy_value import PolicyValueModel
+from search_tree.errors import UserError, one_line
+from search_tree.safe_files import read_regular
 
 
 class ExportHF(L.Callback):
@@ -61,7 +64,9 @@ class PolicyCLI(LightningCLI):
     def __init__(self, args: list[str] | None = None, run: bool = True) -> None:
         super().__init__(
             PolicyValueModel, TracedDataModule, args=args, run=run,
-            save_config_kwargs={"overwrite": True}, parser_kwargs={"description": __doc__},
+            save_config_kwargs={"overwrite": True},
+            # a bad option or config is an ArgumentError for main() to make one line, not ~90 lines of usage
+            parser_kwargs={"description": __doc__, "exit_on_error": False},
         )
 
     def add_arguments_to_parser(self, parser: LightningArgumentParser) -> None:
@@ -79,16 +84,40 @@ class PolicyCLI(LightningCLI):
         return super().instantiate_trainer(**kwargs)
 
 
+def check_config_files(args: list[str]) -> None:
+    """Refuse a ``--config``/``-c`` that names a FIFO, a device or a directory (jsonargparse would
+    open it and wait for a writer forever) with one line; a link to a file is the user's own choice
+    and is followed. A value that names no file is left to jsonargparse (it may be inline YAML)."""
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag in ("--config", "-c") and (eq or i + 1 < len(args)):
+            value = value if eq else args[i + 1]
+            try:
+                read_regular(Path(value).resolve())  # UnsafePath, a UserError naming it, if not a regular file
+            except UserError:
+                raise
+            except OSError as exc:
+                raise UserError(f"--config {value}: cannot read it: {exc.strerror or exc}") from None
+
+
 def main(args: list[str] | None = None) -> PolicyCLI:
-    """Run the CLI on ``args`` (default: ``sys.argv[1:]``), e.g. ``["fit", "--config", "tiny.yaml"]``."""
-    if args is None:
-        return PolicyCLI()
-    argv, sys.argv = sys.argv, sys.argv[:1]  # LightningCLI reads the program name (only) from sys.argv
+    """Run the CLI on ``args`` (default: ``sys.argv[1:]``), e.g. ``["fit", "--config", "tiny.yaml"]``.
+    A bad option, config file or value is a :class:`UserError`: one line, what jsonargparse found."""
+    argv = sys.argv
     try:
+        check_config_files(sys.argv[1:] if args is None else args)
+        if args is None:
+            return PolicyCLI()
+        sys.argv = sys.argv[:1]  # LightningCLI reads the program name (only) from sys.argv
         return PolicyCLI(args=args)
+    except argparse.ArgumentError as exc:
+        raise UserError(one_line(exc)[:400]) from None
     finally:
         sys.argv = argv
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except UserError as exc:
+        sys.exit(f"error: {exc}")

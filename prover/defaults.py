@@ -14,6 +14,7 @@ This module imports nothing of the package, so every layer may read it.
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -84,6 +85,12 @@ DEMO = Limits(timeout=10.0, tactic_timeout=2.0, hammer_timeout=5.0, max_expansio
 #: ``learn``: every round searches its training and validation theorems again, so each search is
 #: short; docs/learning.md's figures were measured at 10 s
 LEARN = Limits(timeout=10.0)
+
+
+def is_positive(value: float) -> bool:
+    """Whether ``value`` can be a limit or a count: a positive, finite number. ``> 0`` alone lets
+    ``inf`` (and ``nan`` fails it) through, a "limit" that never ends a search nor a worker."""
+    return value > 0 and math.isfinite(value)
 
 
 def add_limit_flags(parser: argparse.ArgumentParser, limits: Limits, *names: str) -> None:

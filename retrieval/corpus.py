@@ -31,6 +31,7 @@ import numpy as np
 from retrieval.symbols import extract_symbols
 from search_tree.language import Language
 from search_tree.errors import UserError
+from search_tree.safe_files import read_regular
 
 Position = tuple[int, int]
 
@@ -90,6 +91,39 @@ class _File:
     stop: int
 
 
+def _position(value: object, what: str) -> Position:
+    if not (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise ValueError(f"{what} is {json.dumps(value)[:40]}, not [line, column]")
+    return int(value[0]), int(value[1])
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is {json.dumps(value)[:40]}, not a string")
+    return value
+
+
+def _file_record(obj: object) -> tuple[str, list[str], list[Premise]]:
+    """One line of a corpus: (path, imports, premises); a ``ValueError`` or ``KeyError`` saying
+    which field is missing or of the wrong type."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"a JSON {type(obj).__name__}, not a file record")
+    file_path, module = _text(obj["path"], "path"), _text(obj.get("module", ""), "module")
+    imports, raw = obj.get("imports", []), obj["premises"]
+    if not (isinstance(imports, list) and all(isinstance(i, str) for i in imports)):
+        raise ValueError("imports is not a list of paths")
+    if not (isinstance(raw, list) and all(isinstance(p, dict) for p in raw)):
+        raise ValueError("premises is not a list of objects")
+    premises = [
+        Premise(_text(p["full_name"], "full_name"), _text(p.get("code", ""), "code"), file_path,
+                _position(p["start"], "start"), _position(p["end"], "end"), _text(p.get("kind", ""), "kind"),
+                module, p.get("parametric", False) is True)
+        for p in raw
+    ]
+    return file_path, list(imports), premises
+
+
 class Corpus:
     """All premises of a corpus, in file order, with lookups by name and accessibility masks;
     ``language`` is needed only for :attr:`symbols` (MePo, SInE) and for reading the names a
@@ -122,24 +156,22 @@ class Corpus:
 
     @staticmethod
     def _read_files(path: Path) -> list[tuple[str, list[str], list[Premise]]]:
-        """The file records of ``corpus.jsonl`` at ``path`` (see :meth:`from_jsonl`)."""
+        """The file records of ``corpus.jsonl`` at ``path`` (see :meth:`from_jsonl`), each field of
+        the type the retrievers use: a corpus is input, and a wrong type would surface far away
+        (a number for a path, text for a position) as a traceback. Read only as a regular file,
+        so a FIFO cannot make the command hang."""
+        data = read_regular(path)
+        if data is None:
+            raise CorpusFormatError(f"{path}: no such corpus file")
         files = []
-        with path.open(encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                    file_path, module = obj["path"], obj.get("module", "")
-                    premises = [
-                        Premise(p["full_name"], p.get("code", ""), file_path, tuple(p["start"]),
-                                tuple(p["end"]), p.get("kind", ""), module, p.get("parametric", False) is True)
-                        for p in obj["premises"]
-                    ]
-                    files.append((file_path, list(obj.get("imports", [])), premises))
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-                    detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
-                    raise CorpusFormatError(f"{path}:{lineno}: malformed corpus line ({detail})") from e
+        for lineno, line in enumerate(data.decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                files.append(_file_record(json.loads(line)))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+                raise CorpusFormatError(f"{path}:{lineno}: malformed corpus line ({detail})") from e
         return files
 
     def __len__(self) -> int:

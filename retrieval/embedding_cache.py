@@ -37,7 +37,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from search_tree.safe_files import replace_file
+from search_tree.safe_files import read_regular, replace_file
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,28 @@ def encode_into(out: np.ndarray, texts: Sequence[str], encode: Encode, chunks: S
             done += len(idx)
             bar.update(sum(len(texts[i]) for i in idx))
             bar.set_postfix_str(f"{done}/{n_todo} premises")
+
+
+def read_manifest(path: Path) -> dict | None:
+    """The manifest at ``path`` (None: none there), or a ``ValueError`` saying what is wrong with
+    it: a cache file may be damaged (a crash, a full disk, an edit), and a damaged one is rebuilt,
+    so its fields are checked here rather than met as a TypeError while encoding. Read as a
+    regular file only (a FIFO would block, a link lead outside the cache)."""
+    try:
+        data = read_regular(path)
+    except OSError as e:  # a link, a FIFO, a directory: UnsafePath, which is an OSError
+        raise ValueError(f"is unreadable ({e})") from None
+    if data is None:
+        return None
+    try:
+        manifest = json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"is not valid JSON ({e})") from None
+    done = manifest.get("done") if isinstance(manifest, dict) else None
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("key"), dict) and isinstance(done, list)
+            and all(type(c) is int for c in done)):
+        raise ValueError("is not a manifest (an object with a key and a list of done chunks)")
+    return manifest
 
 
 class EmbeddingCache:
@@ -135,12 +157,12 @@ class EmbeddingCache:
 
     def _read_manifest(self, shape: tuple[int, int], chunk_size: int) -> dict | None:
         """The manifest when it and ``vectors.npy`` match this key and shape; None (logged) when not."""
-        if not self.manifest_file.exists():
-            return None
         try:
-            manifest = json.loads(self.manifest_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            log.warning("%s is not valid JSON (%s): rebuilding the embeddings", self.manifest_file, e)
+            manifest = read_manifest(self.manifest_file)
+        except ValueError as e:
+            log.warning("%s %s: rebuilding the embeddings", self.manifest_file, e)
+            return None
+        if manifest is None:
             return None
         if (manifest.get("key"), manifest.get("shape"), manifest.get("chunk_size")) != (self.key, list(shape), chunk_size):
             log.warning("%s was written for another key, shape or chunk size: rebuilding the embeddings",
@@ -174,10 +196,11 @@ class EmbeddingCache:
             if other.parent == self.path:
                 continue
             try:
-                key = json.loads(other.read_text(encoding="utf-8")).get("key", {})
-            except (OSError, json.JSONDecodeError):
+                manifest = read_manifest(other)
+            except ValueError:  # damaged: its own reader warns (once) and rebuilds it when it is asked for
                 continue
-            if {k: v for k, v in key.items() if k != "corpus_fingerprint"} == same:
+            key = {} if manifest is None else manifest["key"]
+            if key and {k: v for k, v in key.items() if k != "corpus_fingerprint"} == same:
                 log.warning("corpus %s changed since it was encoded (fingerprint %s, now %s): "
                             "discarding the stale embeddings in %s", source, key.get("corpus_fingerprint"),
                             self.key.get("corpus_fingerprint"), other.parent)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from retrieval.traced_file import TracedTactic, traced_pair, traced_tactics
 from search_tree.errors import UserError
 from prover.lean.env import LeanFields
 from search_tree.protocol import Theorem, TheoremFields
@@ -42,17 +43,6 @@ LEANDOJO_PARTS = ("train", "val", "test")
 
 class DatasetError(UserError, ValueError):
     """A data file that is missing or not in the format its loader reads (the message names it)."""
-
-
-@dataclass(frozen=True)
-class TracedTactic:
-    """One tactic of a human proof with the states around it and the premises it names."""
-
-    tactic: str
-    annotated_tactic: str  # the tactic with premises marked `<a>name</a>`
-    premises: tuple[dict[str, Any], ...]  # provenance: full_name, def_path, def_pos, def_end_pos
-    state_before: str
-    state_after: str
 
 
 @dataclass(frozen=True)
@@ -92,37 +82,17 @@ def _read_json(path: Path) -> Any:
         raise DatasetError(f"{path} is not valid JSON: {exc}") from exc
 
 
-def _pair(value: Any, what: str, where: str) -> tuple[int, int]:
-    if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value)):
-        raise DatasetError(f"{where}: {what} must be [line, column], got {value!r}")
-    return int(value[0]), int(value[1])
-
-
-def _traced_tactic(raw: Any, where: str) -> TracedTactic:
-    try:
-        annotated = raw.get("annotated_tactic") or [raw["tactic"], []]
-        text, premises = annotated
-        return TracedTactic(raw["tactic"], text, tuple(premises), raw["state_before"], raw["state_after"])
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise DatasetError(f"{where}: malformed traced tactic ({exc!r})") from exc
-
-
 def parse_traced_theorem(raw: Any, where: str = "traced theorem") -> TracedTheorem:
     """One LeanDojo-format record; ``where`` names it in errors (file and index)."""
-    if not isinstance(raw, dict):
-        raise DatasetError(f"{where}: expected an object, got {type(raw).__name__}")
-    missing = [k for k in ("url", "commit", "file_path", "full_name", "start", "end") if k not in raw]
-    if missing:
-        raise DatasetError(f"{where}: missing {', '.join(missing)}")
-    tactics = raw.get("traced_tactics") or []
+    tactics = traced_tactics(raw, where, DatasetError)  # the one check of a traced theorem
     return TracedTheorem(
         url=raw["url"],
         commit=raw["commit"],
         file_path=raw["file_path"],
         full_name=raw["full_name"],
-        start=_pair(raw["start"], "start", where),
-        end=_pair(raw["end"], "end", where),
-        traced_tactics=tuple(_traced_tactic(t, f"{where}, tactic {i}") for i, t in enumerate(tactics)),
+        start=traced_pair(raw["start"], "start", where),
+        end=traced_pair(raw["end"], "end", where),
+        traced_tactics=tactics,
     )
 
 

@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import Any
 
-from prover.defaults import RUN, add_limit_flags
+from prover.defaults import RUN, add_limit_flags, is_positive
 from prover.registry import ComponentSpec, ProverConfig, options_for_search, require_specs
 from search_tree.errors import UserError, about
 
@@ -89,11 +89,12 @@ def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -
 
 
 def check_budget(args: argparse.Namespace) -> None:
-    """The search budget flags are positive (a zero budget would "run" and prove nothing)."""
-    for name in ("timeout", "max_expansions", "max_env_calls", "num_sampled_tactics"):
-        value = getattr(args, name)
-        if value is not None and not value > 0:
-            raise UserError(f"--{name.replace('_', '-')} {value}: must be positive")
+    """The search budget flags are positive and finite (a zero budget would "run" and prove
+    nothing; an infinite one is no budget, and ``--task-timeout inf`` no watchdog)."""
+    for name in ("timeout", "max_expansions", "max_env_calls", "num_sampled_tactics", "task_timeout"):
+        value = getattr(args, name, None)
+        if value is not None and not is_positive(value):
+            raise UserError(f"--{name.replace('_', '-')} {value}: must be positive and finite")
 
 
 def _preset(args: argparse.Namespace) -> ProverConfig | None:

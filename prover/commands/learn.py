@@ -24,11 +24,11 @@ from typing import Any
 
 from prover.backend import Backend
 from prover.benchmarks.results import add_results_flag, write_results
-from prover.defaults import LEARN, add_limit_flags
+from prover.defaults import LEARN, add_limit_flags, is_positive
 from prover.run.cpu import tree_cpu_seconds
 from search_tree.cache import cache_root
-from search_tree.errors import UserError
-from search_tree.safe_files import make_dir, replace_file
+from search_tree.errors import UserError, about
+from search_tree.safe_files import make_dir, read_regular, replace_file
 
 LEARN_FORMAT = 1
 
@@ -68,8 +68,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     for name in ("rounds", "theorems", "timeout", "epochs", "workers"):
-        if not getattr(args, name) > 0:
-            raise UserError(f"--{name} {getattr(args, name)}: must be positive")
+        if not is_positive(getattr(args, name)):
+            raise UserError(f"--{name} {getattr(args, name)}: must be positive and finite")
     for name in ("val", "test"):
         if getattr(args, name) < 0:
             raise UserError(f"--{name} {getattr(args, name)}: must be at least 0")
@@ -106,9 +106,15 @@ def learner_backend(benchmark: str, flag: str, same_as: Backend | None = None) -
     return found
 
 
-def library_of(benchmark: str) -> str:
-    """The library a benchmark's theorems come from: its name without the split (``coq-stdlib``)."""
-    return benchmark.rpartition(":")[0] or benchmark
+#: the end of the name of a benchmark family of the user's own project (``coq-project:PATH``): its
+#: runs are what ``--add-run`` is for, so they are taken whatever their library; a run of another
+#: installed library than the learn run's (``coq-lib:NAME``, the stdlib) is refused
+PROJECT_FAMILY_SUFFIX = "-project"
+
+
+def own_project(library: str) -> bool:
+    """Whether ``library`` (a :class:`~generator.action_data.Provenance`'s) is a user's project."""
+    return library.partition(":")[0].endswith(PROJECT_FAMILY_SUFFIX)
 
 
 def _status(message: str) -> None:
@@ -121,6 +127,7 @@ class Learner:
     def __init__(self, out: Path, settings: LearnSettings, workers: int, added: list[Path],
                  test: tuple[str, int] | None = None) -> None:
         from generator.action_data import Provenance
+        from prover.run.evaluation import library_of
         from search_tree.registry import load_target
 
         self.out = out
@@ -138,9 +145,10 @@ class Learner:
     def _check_identity(self) -> None:
         path = self.out / "learn.json"
         wanted = {"format": LEARN_FORMAT, "settings": asdict(self.settings), "provenance": asdict(self.provenance)}
-        if path.exists():
+        data = read_regular(path)  # a link or a FIFO there is refused, never followed nor waited on
+        if data is not None:
             try:
-                saved = json.loads(path.read_text(encoding="utf-8"))
+                saved = json.loads(data.decode("utf-8"))
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise UserError(f"{path} is not valid JSON ({exc}); choose another --out") from None
             if not isinstance(saved, dict):
@@ -206,8 +214,7 @@ class Learner:
         config = EvalConfig(preset(self.settings.timeout, policy=checkpoint),
                             benchmark, limit=limit, workers=self.workers)
         started = time.monotonic()
-        run_evaluation(config, load_benchmark(benchmark, limit), directory)
-        _write_json(directory / "provenance.json", asdict(self.provenance))
+        run_evaluation(config, load_benchmark(benchmark, limit), directory)  # records its provenance.json
         _write_json(stage, {"seconds": time.monotonic() - started})
         return directory
 
@@ -221,27 +228,28 @@ class Learner:
 
     def _added_provenance(self, run_dir: Path) -> None:
         """Refuse (one line naming it) an ``--add-run`` directory that is not an evaluation run of
-        this backend, or whose searches ran on another Coq than this run's."""
-        from generator.action_data import Provenance, check_compatible
-        from prover.run.evaluation import read_config
+        this backend, that does not record which prover it ran on (``provenance.json``, written by
+        ``eval``), that ran on another prover version than this run's, or that searched another
+        installed library than this run's; a run on the user's own project (:func:`own_project`)
+        is what the flag is for and is taken. A tactic's outcome under another Coq says nothing here."""
+        from generator.action_data import check_compatible, read_provenance
+        from prover.run.evaluation import library_of, read_config
 
-        config = run_dir / "config.json"
-        if not config.exists():
-            raise UserError(f"--add-run {run_dir}: not an evaluation run directory (no config.json)")
-        run = read_config(config)["run"]
+        with about(f"--add-run {run_dir}"):
+            run = read_config(run_dir / "config.json")["run"]
+            found = read_provenance(run_dir)
         env = run["components"].get("env", {}).get("name")
         if env != self.backend.name:
             raise UserError(f"--add-run {run_dir}: a run of the {env!r} environment, not {self.backend.name}; "
                             "refusing to mix it in")
-        recorded = run_dir / "provenance.json"
-        try:
-            found = Provenance(**json.loads(recorded.read_text(encoding="utf-8"))) if recorded.exists() else None
-        except (ValueError, TypeError) as exc:  # not JSON, not UTF-8, not Provenance's fields
-            raise UserError(f"--add-run {run_dir}: {recorded} is not a provenance record ({exc})") from None
-        # an eval run does not record its prover's version: one made here ran on this machine's.
-        # Its library may differ (the user's project is why the flag exists); its prover may not.
-        found = found or Provenance(self.provenance.coq_version, library_of(run["benchmark"]))
-        if found.coq_version != self.provenance.coq_version:
+        if found is None:
+            raise UserError(f"--add-run {run_dir}: the run records no prover version (no provenance.json: made "
+                            "before `eval` recorded it); run it again with `dojo-prover eval` to learn from it")
+        if found.library != library_of(run["benchmark"]):
+            raise UserError(f"--add-run {run_dir}: provenance.json says library {found.library}, but the run's "
+                            f"benchmark is {run['benchmark']}; refusing to mix it in")
+        if found.coq_version != self.provenance.coq_version or not (
+                found.library == self.provenance.library or own_project(found.library)):
             check_compatible(self.provenance, found, run_dir)
 
     def _data(self, k: int) -> list:
@@ -279,7 +287,7 @@ class Learner:
         return sorted({a.member for s in read_data(self.round_dir(k) / "data.jsonl")[1] for a in s.attempts})
 
     def _row(self, k: int) -> dict[str, Any]:
-        from generator.learned_policy import LearnedPolicy
+        from prover.run.evaluation import ResultsFile
 
         row: dict[str, Any] = {"round": k, "policy": str(self.checkpoint(k) or "none")}
         cpu: float | None = 0.0
@@ -288,17 +296,17 @@ class Learner:
         for name, directory in (("search", self.round_dir(k) / "search"), ("val", self.round_dir(k) / "val"),
                                 ("test", test)):
             if directory is not None and (directory / "stage.json").exists():
-                wall += json.loads((directory / "stage.json").read_text())["seconds"]
-                records = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines() if line]
+                wall += _stage_seconds(directory / "stage.json")
+                records = ResultsFile(directory / "results.jsonl").load()  # the one reader: records checked
                 row[name] = (sum(r["status"] == "proved" for r in records), len(records))
                 row[f"{name}_proved"] = sorted(r["key"] for r in records if r["status"] == "proved")
                 searched = [r["result"].get("stats", {}).get("cpu_seconds") for r in records]
                 # every search's own CPU time (its worker and the processes it ran, on Ray too); a run
                 # whose records predate that measure has none to add up
-                cpu = None if cpu is None or None in searched else cpu + sum(searched)
+                cpu = None if cpu is None or not all(_is_number(s) for s in searched) else cpu + sum(searched)
         checkpoint = self.checkpoint(k)
         if checkpoint is not None:
-            metrics = LearnedPolicy.load(checkpoint).metrics
+            metrics = _training_metrics(checkpoint)
             row["examples"] = metrics["training_examples"]
             learned, tiers = metrics["held_out_learned"], metrics["held_out_tiers"]
             row["held_out"] = (learned["top1_solves"], tiers["top1_solves"])
@@ -310,6 +318,52 @@ class Learner:
         row["wall_minutes"] = wall / 60
         _write_json(self.round_dir(k) / "metrics.json", row)
         return row
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON in ``path`` of a learn run (a link or a FIFO refused), or a :class:`UserError`
+    naming it: the run directory is the user's, and may have been edited or damaged."""
+    data = read_regular(path)
+    if data is None:
+        raise UserError(f"{path}: no such file")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path} is not valid JSON ({exc})") from None
+
+
+def _stage_seconds(path: Path) -> float:
+    """The seconds a finished step took, from its ``stage.json``; a damaged one is one line that
+    says how to redo the step (delete it: the step resumes from what it recorded)."""
+    stage = _read_json(path)
+    seconds = stage.get("seconds") if isinstance(stage, dict) else None
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        raise UserError(f"{path} is not a finished step's record (an object with a number 'seconds'): "
+                        f"{json.dumps(stage)[:60]}; delete it and run the command again to redo that step")
+    return float(seconds)
+
+
+#: what a round's row reads of its checkpoint's training metrics (``generator.learned_policy.train``)
+_METRICS = ("training_examples", "seconds", "cpu_seconds")
+_HELD_OUT = ("top1_solves", "seconds_before_solving_median", "seconds_before_solving_mean")
+
+
+def _training_metrics(checkpoint: Path) -> dict[str, Any]:
+    """The metrics ``learn`` saved in ``checkpoint`` when it trained it, checked: a checkpoint
+    without them (another program's, or a damaged one) is one line naming it, not a KeyError."""
+    from generator.learned_policy import REBUILD, LearnedPolicy
+
+    metrics = LearnedPolicy.load(checkpoint).metrics
+    held_out = [metrics.get(part) for part in ("held_out_learned", "held_out_tiers")]
+    if not (all(_is_number(metrics.get(name)) for name in _METRICS)
+            and all(isinstance(m, dict) and all(_is_number(m.get(name)) for name in _HELD_OUT) for m in held_out)):
+        raise UserError(f"learned policy checkpoint {checkpoint} holds no training metrics of learn "
+                        f"({', '.join(_METRICS)}, held-out rankings); delete it and rebuild it with {REBUILD}")
+    return metrics
 
 
 def _write_json(path: Path, data: Any) -> None:

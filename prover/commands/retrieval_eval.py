@@ -50,13 +50,15 @@ def run(args: argparse.Namespace) -> int:
     from prover.backends import language_of
     from retrieval.corpus import Corpus
     from retrieval.evaluation import check_output_dir, evaluation_subcorpus, premise_examples, run_ablation
-    from retrieval.traced_file import load_traced
+    from retrieval.traced_file import load_checked
 
     out_dir = Path(args.output_dir or f"runs/retrieval-{time.strftime('%Y%m%d-%H%M%S')}")
     check_output_dir(out_dir)  # before the corpus and the traces are read: a wrong directory costs nothing
     corpus = Corpus.from_jsonl(args.corpus)
+    if not len(corpus):  # nothing to retrieve: every retriever's index would be empty
+        raise UserError(f"--corpus {args.corpus}: an empty corpus (no premises); nothing to retrieve from")
     corpus = corpus.in_language(language_of(corpus.files))
-    examples = premise_examples(load_traced(args.data), corpus)
+    examples = premise_examples(load_checked(args.data), corpus)
     if args.limit is not None:
         examples = examples.sample(args.limit, args.seed)
     if args.subcorpus is not None:

@@ -3,6 +3,8 @@
 Layout of a run directory::
 
     config.json      everything resolved: components and options, benchmark, theorem keys, attempts
+    provenance.json  the prover version (Coq's) and library the searches ran on, for a backend that
+                     names its version: ``learn --add-run`` refuses logs of another
     results.jsonl    one line per finished (theorem, attempt), appended as each finishes, with the
                      node that ran it and why it was retried, if it was
     starts.jsonl     one line per (theorem, attempt, worker) handed to a worker, for ``dojo-prover watch``
@@ -54,9 +56,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from generator.action_data import PROVENANCE_FILE, Provenance, write_provenance
+from prover.defaults import is_positive
 from prover.run.distributed import DistributedProver, Outcome, Task, WorkerStartError
 from prover.registry import ENVIRONMENTS, ProverConfig, check_names, require_specs, with_defaults
-from search_tree.safe_files import log_problem, make_dir, open_file, refuse_links, replace_file
+from search_tree.safe_files import log_problem, make_dir, open_file, read_regular, refuse_links, replace_file
 from search_tree import StopReason, Theorem
 from search_tree.events import Ended, SearchEvent, Started
 from search_tree.errors import UserError, one_line
@@ -99,8 +103,8 @@ class EvalConfig:
             value = getattr(self, name)
             if value is not None and value < least:
                 raise InvalidRun(f"{name} must be at least {least}, got {value}")
-        if self.watchdog is not None and not self.watchdog > 0:
-            raise InvalidRun(f"the task timeout must be positive, got {self.watchdog}")
+        if self.watchdog is not None and not is_positive(self.watchdog):
+            raise InvalidRun(f"the task timeout must be positive and finite, got {self.watchdog}")
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -172,7 +176,7 @@ def _diff(saved: Any, now: Any, prefix: str = "") -> list[str]:
 
 
 #: what a run writes in its directory, each refused as a symlink (see :func:`run_evaluation`)
-RUN_FILES = ("config.json", "results.jsonl", "starts.jsonl", "logs", ".lock")
+RUN_FILES = ("config.json", "results.jsonl", "starts.jsonl", "logs", ".lock", PROVENANCE_FILE)
 
 _RECORD_FIELDS = ("key", "attempt", "status", "result")
 # what every reader of a record relies on: the record's fields and its result's, by type
@@ -242,8 +246,11 @@ def read_config(path: Path) -> dict[str, Any]:
     :func:`write_config` writes (an object whose ``run`` holds its components, benchmark and a
     positive number of attempts, and whose ``theorems`` are keys), so that no reader meets a
     missing or mistyped field later."""
+    data = read_regular(path)  # a link is refused, a FIFO never waited on
+    if data is None:
+        raise ConfigMismatch(f"{path}: no such file; it is not a run directory (written by `dojo-prover eval`)")
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(data.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigMismatch(f"{path} is not valid JSON ({exc}); it is not a run's config.json") from None
     run = config.get("run") if isinstance(config, dict) else None
@@ -285,9 +292,9 @@ class ResultsFile:
     def read(self, repair: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
         """The complete records, and one message per corrupt line before the last (skipped), each
         naming the file and line and how to repair it: readers that only report use this."""
-        if not self.path.exists():
+        data = read_regular(self.path)  # a link (to /etc/passwd) is refused, a FIFO never waited on
+        if data is None:
             return [], []
-        data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
         records, corrupt = [], []
         for number, line in enumerate(data[:end].split(b"\n"), 1):
@@ -390,9 +397,31 @@ def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) ->
     return None
 
 
+def library_of(benchmark: str) -> str:
+    """The library a benchmark's theorems come from: its name without the split (``coq-stdlib``)."""
+    return benchmark.rpartition(":")[0] or benchmark
+
+
+def run_provenance(config: EvalConfig) -> Provenance | None:
+    """Which prover (its backend's :attr:`~prover.backend.Backend.prover_version`, the Coq version
+    for Coq) and library the run's searches run on; None for a backend that names no version.
+    Action logs are only comparable with logs of the same prover: ``learn --add-run`` reads this."""
+    from prover.backends import BACKENDS
+    from search_tree.registry import load_target
+
+    backend = BACKENDS.get(config.prover.env.name)
+    if backend is None or backend.prover_version is None:
+        return None
+    return Provenance(load_target(backend.prover_version)(), library_of(config.benchmark))
+
+
 def write_config(out_dir: Path, config: EvalConfig, wanted: dict[str, Any], prover: DistributedProver) -> None:
     """Record a new run's configuration (after its components were built from it), and where it
-    started: the workers, the cluster's address and the nodes left out, each with its reason."""
+    started: the workers, the cluster's address and the nodes left out, each with its reason; and,
+    first, its :func:`run_provenance` (``provenance.json``), so that a run with a configuration has one."""
+    provenance = run_provenance(config)
+    if provenance is not None:
+        write_provenance(out_dir, provenance)
     cluster = {"address": prover.ray_address,
                "nodes_left_out": [c.line() for c in prover.node_checks() if not c.usable]} if prover.ray_address else {}
     full = {**wanted, "execution": {"workers": config.workers, **cluster, **environment_notes(config.prover)},

@@ -109,7 +109,7 @@ def test_bad_coq_option_value_leaves_out_free(tmp_path, capsys):
     (["--max-expansions", "0"], ["--max-expansions 0: must be positive"]),
     (["--workers", "0"], ["workers must be at least 1, got 0"]),
     (["--attempts", "0"], ["attempts must be at least 1, got 0"]),
-    (["--task-timeout", "0"], ["task timeout must be positive"]),
+    (["--task-timeout", "0"], ["--task-timeout 0.0: must be positive"]),
 ])
 def test_bad_names_and_syntax(tmp_path, capsys, argv, fragments):
     """Fails if a registry's or a benchmark's error reaches the user as a traceback or SystemExit, or

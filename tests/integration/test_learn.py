@@ -88,10 +88,11 @@ def test_learn_runs_a_round_for_real_and_resumes(tmp_path, capsys):
 
 
 @pytest.mark.coq
-def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_path):
-    """``--add-run``: a Coq run is read (whatever its library); a run of another environment, or
-    one whose recorded Coq version differs, is refused in one line naming it. Fails if foreign
-    data is mixed in or a good run is refused."""
+def test_added_runs_are_learned_from_unless_of_another_coq_library_or_environment(tmp_path):
+    """``--add-run``: a Coq run of the user's project (or of the learn run's library) recorded on
+    this Coq is read; a run of another environment, one that records no Coq version, one of another
+    Coq or installed library, or one whose record names another library than its benchmark, is
+    refused in one line naming it. Fails if foreign data is mixed in or a good run is refused."""
     from prover.benchmarks.registry import load_benchmark
     from prover.commands.learn import Learner, LearnSettings
     from prover.coq.install import coq_version
@@ -103,6 +104,7 @@ def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_pa
     config = EvalConfig(ProverConfig(ComponentSpec("synthetic"), ComponentSpec("best_first", {"max_expansions": 4}),
                                      ComponentSpec("synthetic")), "synthetic:30", limit=2)
     run_evaluation(config, load_benchmark("synthetic:30", 2), synthetic, progress=False)
+    assert not (synthetic / "provenance.json").exists()  # the synthetic backend names no prover version
     settings = LearnSettings("coq-stdlib:train", 1, "coq-stdlib:val", 0, 1.0, 1, 0)
     with pytest.raises(UserError, match=r"synthetic: a run of the 'synthetic' environment, not coq"):
         Learner(tmp_path / "a", settings, 1, [synthetic])._data(0)
@@ -111,14 +113,26 @@ def test_added_runs_are_learned_from_unless_of_another_coq_or_environment(tmp_pa
     config_json["run"]["components"]["env"]["name"] = "coq"
     config_json["run"]["benchmark"] = "coq-project:/p:train"
     (synthetic / "config.json").write_text(json.dumps(config_json))
+    with pytest.raises(UserError, match=r"synthetic: the run records no prover version \(no provenance.json"):
+        Learner(tmp_path / "b", settings, 1, [synthetic])
+    (synthetic / "provenance.json").write_text(json.dumps({"coq_version": coq_version(), "library": "coq-project:/p"}))
     searches = Learner(tmp_path / "b", settings, 1, [synthetic])._data(0)
     assert len(searches) == 2 and all(s.attempts for s in searches)
     (synthetic / "provenance.json").write_text(json.dumps({"coq_version": "8.18.0", "library": "coq-project:/p"}))
     with pytest.raises(UserError, match=r"search data of Coq 8\.18\.0, library coq-project:/p, not Coq "
                                         + coq_version().replace(".", r"\.")):
         Learner(tmp_path / "c", settings, 1, [synthetic])._data(0)
+    (synthetic / "provenance.json").write_text(json.dumps({"coq_version": coq_version(), "library": "coq-stdlib"}))
+    with pytest.raises(UserError, match=r"provenance.json says library coq-stdlib, but the run's benchmark is "
+                                        r"coq-project:/p:train"):
+        Learner(tmp_path / "c", settings, 1, [synthetic])
+    config_json["run"]["benchmark"] = "coq-lib:mathcomp:train"  # another installed library than the learn run's
+    (synthetic / "config.json").write_text(json.dumps(config_json))
+    (synthetic / "provenance.json").write_text(json.dumps({"coq_version": coq_version(), "library": "coq-lib:mathcomp"}))
+    with pytest.raises(UserError, match=r"library coq-lib:mathcomp, not Coq .*, library coq-stdlib; refusing"):
+        Learner(tmp_path / "c", settings, 1, [synthetic])
     (synthetic / "provenance.json").write_text("not json")  # refused when the learner is made, before any search
-    with pytest.raises(UserError, match=r"provenance.json is not a provenance record"):
+    with pytest.raises(UserError, match=r"provenance.json is not valid JSON"):
         Learner(tmp_path / "d", settings, 1, [synthetic])
     (tmp_path / "e").mkdir()
     (tmp_path / "e" / "learn.json").write_text("[]")

@@ -48,5 +48,5 @@ def test_bad_input_is_an_error(tmp_path: Path) -> None:
     broken.write_text("[{\"full_name\": ")
     with pytest.raises(TracedFormatError, match="broken.json:1: neither a JSON list nor JSON lines"):
         load_traced(broken)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(TracedFormatError, match="missing.json: no such traced file"):  # one line, not a traceback
         load_traced(tmp_path / "missing.json")
