@@ -26,7 +26,7 @@ from prover.benchmarks.results import add_results_flag, write_results
 from prover.commands.eval import add_ray_address_argument
 from prover.backend import Backend, Feature
 from prover.backends import names, require
-from prover.defaults import DEMO, add_limit_flags
+from prover.defaults import DEMO, add_limit_flags, is_positive
 from prover.views.safe_text import printable
 from search_tree.errors import UserError
 
@@ -58,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
     default_config = require(args.env, Feature.PRESET, "demo").load(Feature.PRESET)
     short_theorems = backend.load(Feature.DEMO_THEOREMS)
 
-    if min(args.limit, args.workers) < 1 or min(args.timeout, args.tactic_timeout, args.hammer_timeout) <= 0:
-        raise UserError("--limit, --workers, --timeout, --tactic-timeout and --hammer-timeout must be positive")
+    if min(args.limit, args.workers) < 1 or not all(map(is_positive, (args.timeout, args.tactic_timeout,
+                                                                       args.hammer_timeout))):
+        raise UserError("--limit, --workers, --timeout, --tactic-timeout and --hammer-timeout must be positive and finite")
     if not args.no_trace and backend.provides(Feature.DEFAULT_TRACE):
         try:
             backend.load(Feature.DEFAULT_TRACE)(args.workers, lambda line: print(printable(line), flush=True))

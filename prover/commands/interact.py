@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from prover.backend import Feature
 from prover.backends import names, require
-from prover.defaults import RUN, add_limit_flags
+from prover.defaults import RUN, add_limit_flags, is_positive
 from search_tree.errors import UserError
 
 
@@ -44,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from prover.commands.prove import statement_theorem
     from prover.views.interact import Interaction, interact
 
-    if not args.tactic_timeout > 0:
-        raise UserError(f"--tactic-timeout {args.tactic_timeout}: must be positive")
+    if not is_positive(args.tactic_timeout):
+        raise UserError(f"--tactic-timeout {args.tactic_timeout}: must be positive and finite")
     if args.suggestions < 0:
         raise UserError(f"--suggestions {args.suggestions}: must be at least 0")
     if args.prelude and not args.statement:

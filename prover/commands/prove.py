@@ -24,7 +24,7 @@ import time
 
 from prover.backend import Backend, Feature
 from prover.backends import names, require
-from prover.defaults import RUN, add_limit_flags
+from prover.defaults import RUN, add_limit_flags, is_positive
 from search_tree.errors import UserError, about, one_line
 
 
@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
 
     for flag, value in (("--timeout", args.timeout), ("--tactic-timeout", args.tactic_timeout),
                         ("--hammer-timeout", args.hammer_timeout)):
-        if value is not None and not value > 0:
-            raise UserError(f"{flag} {value}: must be positive")
+        if value is not None and not is_positive(value):
+            raise UserError(f"{flag} {value}: must be positive and finite")
     if args.max_expansions is not None and args.max_expansions < 1:
         raise UserError(f"--max-expansions {args.max_expansions}: must be at least 1")
     if args.prelude and not args.statement:

@@ -61,6 +61,10 @@ def test_prelude_coqtop_rejects_is_named(capsys):
 @pytest.mark.parametrize("argv,fragments", [
     (["prove", "--statement", "Lemma x : True.", "--tactics", "auto", "x"], ["required: theorem", "--help"]),
     (["prove", "--timeout", "0", "Nat.le_0_l"], ["--timeout 0.0: must be positive"]),
+    (["prove", "--timeout", "inf", "Nat.le_0_l"], ["--timeout inf: must be positive and finite"]),
+    (["prove", "--hammer-timeout", "inf", "Nat.le_0_l"], ["--hammer-timeout inf: must be positive and finite"]),
+    (["interact", "--tactic-timeout", "inf", "Nat.le_0_l"], ["--tactic-timeout inf: must be positive and finite"]),
+    (["demo", "--timeout", "inf"], ["must be positive and finite"]),
     (["prove", "--prelude", "Require Import Arith.", "Nat.le_0_l"], ["--prelude needs --statement"]),
     (["prove", "Nat.no_such_lemma_xyz"], ["Nat.no_such_lemma_xyz"]),
 ])
