@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 
 class UserError(Exception):
@@ -38,14 +37,3 @@ def about(what: str) -> Iterator[None]:
             raise UserError(f"{what}: {one_line(exc)}") from exc
         raise
 
-
-def read_text(path: Path, error: type[UserError] = UserError) -> str:
-    """The UTF-8 text of an input file the user gave (a ``_CoqProject``, a dune file), or an
-    ``error`` naming ``path`` and what is wrong: undecodable bytes or an unreadable file are bad
-    input, not a bug, so they end in one line rather than a traceback."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot read it: {exc.strerror or exc}") from None

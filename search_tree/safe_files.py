@@ -17,7 +17,8 @@ writes into such a place goes through this module, and it never follows a link t
   directly in the run's own ``logs`` directory, which is not a link.
 * :func:`read_regular` reads a file only if it is a regular file, not a link (``O_NOFOLLOW``) and
   not a FIFO or device (``O_NONBLOCK`` at open, then ``fstat``), so a record cannot make a reader
-  hang or copy out a file it names.
+  hang or copy out a file it names; :func:`read_text` reads one as UTF-8 text, every failure one
+  line naming it.
 
 Each refusal is a :class:`UnsafePath`, a :class:`~search_tree.errors.UserError`: one line naming the
 path and what is wrong, exit 2 on the command line.
@@ -132,6 +133,25 @@ def read_regular(path: Path) -> bytes | None:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_text(path: Path, error: type[UserError] = UserError) -> str:
+    """The UTF-8 text of an input file the user gave (a ``_CoqProject``, a dune file, a benchmark
+    listing), read by :func:`read_regular`, or an ``error`` naming ``path`` and what is wrong: a link,
+    a FIFO (which would hang the reader), a directory, no file, undecodable bytes or an unreadable
+    file are bad input, not a bug, so they end in one line rather than a traceback or a wait."""
+    try:
+        data = read_regular(path)
+    except UnsafePath as exc:
+        raise error(str(exc)) from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if data is None:
+        raise error(f"{path}: no such file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})") from None
 
 
 #: a run record's ``log``: a file directly in the run's ``logs`` directory, as the run writes it

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from search_tree.protocol import Theorem
 
 from .policy import RefusedTactic, check_tactic
+from .project import read_source
 from .reach import calls_atp, refusal
 from .records import CoqFields
 from .sentences import SentenceSplitError, split_sentences, strip_comments
@@ -347,7 +348,7 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
     what :mod:`prover.coq.verify` compiles, so elision never reaches the final check.
     """
     source = index.file(theorem.file_path)
-    text = (index.root / source.path).read_text()
+    text = read_source(index.root, source.path)
     offset = CoqFields.of(theorem).offset
     skipped: set[int] = set()  # starts of sentences to leave out
     admitted_after: set[int] = set()  # starts of statements followed by Admitted.

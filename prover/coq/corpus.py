@@ -43,7 +43,7 @@ from pathlib import Path
 from .index import CoqIndex, code_version, load_index
 from .syntax import IDENT
 from .install import cache_dir
-from .project import STDLIB_PREFIX, CoqProject, ProjectError, stdlib_project
+from .project import STDLIB_PREFIX, CoqProject, ProjectError, read_source, stdlib_project
 from .records import Declaration, SourceFile
 from .scanner import source_hash
 
@@ -112,7 +112,7 @@ def _sources_fingerprint(project: CoqProject) -> str:
     root = str(project.root.resolve())
     if project.is_stdlib:
         return source_hash(root)
-    return source_hash("\0".join([root, *(f"{p}\0{source_hash((project.root / p).read_text())}"
+    return source_hash("\0".join([root, *(f"{p}\0{source_hash(read_source(project.root, p))}"
                                           for p in project.source_files())]))
 
 

@@ -43,14 +43,16 @@ Traced data missing (a fresh machine before ``dojo-prover trace --env coq``): ti
 with one warning saying how to enable it; the rest works on any installed stdlib. CoqHammer
 missing: the environment leaves the addition out with its own warning, and
 :class:`prover.coq.hammer_generator.HammerGenerator` proposes nothing where the addition is absent
-(a theorem whose module CoqHammer loads gets it reopened, with the leak check). A checkpoint
-missing or unreadable: one warning naming it and the command that rebuilds it, and the default
-runs without it.
+(a theorem whose module CoqHammer loads gets it reopened, with the leak check). The shipped
+checkpoint (:data:`SHIPPED_POLICY`) missing or unreadable: one warning naming it and the command
+that rebuilds it, and the default runs without it; a checkpoint the user named
+(``--generator-opt policy=PATH``) is a one-line error instead, since running without it would
+measure another prover than the one asked for (and record the policy it never loaded).
 """
 
 from __future__ import annotations
 
-import logging
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,7 +65,9 @@ if TYPE_CHECKING:
     from retrieval.base import Retriever
     from retrieval.corpus import Corpus
 
-_log = logging.getLogger(__name__)
+#: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
+#: docs/learning.md); :func:`prover.coq.presets.default_config` uses it when it is there
+SHIPPED_POLICY = Path(__file__).resolve().parents[2] / "generator" / "data" / "learned_policy.pt"
 
 #: decision procedures that are not in the baseline list, scored among its closing tactics
 #: (``lia`` is at -1.9 there); they need the ``psatz``/``ring``/``field`` context additions
@@ -225,9 +229,9 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
     for i, directory in enumerate(directories if learned else []):
         files = trace_files(directory)
         if not files:
-            _log.warning("coq_default: no traced Coq data in %s, so kNN and proof retrieval are left out; "
-                         "run `dojo-prover trace --env coq` once to enable them",
-                         directory or "the tracer's cache directory")
+            where = directory or "the tracer's cache directory"
+            warnings.warn(f"coq_default: no traced Coq data in {where}, so kNN and proof retrieval are left out; "
+                          "run `dojo-prover trace --env coq` once to enable them", RuntimeWarning, stacklevel=2)
             continue
         from generator.knn import KNNGenerator, traced_corpus
         from generator.namesake import NamesakeGenerator
@@ -250,8 +254,11 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
 
 
 def _load_policy(path: str | None) -> Any | None:
-    """The checkpoint at ``path``, or None (with one warning naming it and the command that rebuilds
-    it) when it is missing or unreadable: the default then runs on its tiers alone."""
+    """The checkpoint at ``path``, or None for none. A bad checkpoint the user named is a
+    :class:`~generator.learned_policy.CheckpointError` (one line naming it and the command that
+    rebuilds it): running without it would answer another question than the one asked. The shipped
+    one (:data:`SHIPPED_POLICY`, which the preset names by itself) is only a warning, through the
+    command line's warning channel, and the default then runs on its tiers alone."""
     if path is None:
         return None
     from generator.learned_policy import CheckpointError, LearnedPolicy
@@ -259,5 +266,7 @@ def _load_policy(path: str | None) -> Any | None:
     try:
         return LearnedPolicy.load(path)
     except CheckpointError as exc:
-        _log.warning("coq_default: %s; running without the learned policy", exc)
+        if Path(path).resolve() != SHIPPED_POLICY:
+            raise
+        warnings.warn(f"coq_default: {exc}; running without the learned policy", RuntimeWarning, stacklevel=2)
         return None

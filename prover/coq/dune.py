@@ -43,12 +43,14 @@ and the field.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from search_tree.errors import UserError, read_text
+from search_tree.errors import UserError
+from search_tree.safe_files import read_text
 
 from .install import not_installed, user_contrib
 from .syntax import IDENT
@@ -166,9 +168,10 @@ def _unquote(tok: str) -> str:
 
 
 def is_dune_project(root: Path) -> bool:
-    """Whether ``root`` holds a ``dune-project`` that enables Coq (``(using coq X)``)."""
+    """Whether ``root`` holds a ``dune-project`` that enables Coq (``(using coq X)``). One that is a
+    link or not a regular file is a :class:`DuneError`, not read through (:func:`read_text`)."""
     path = root / DUNE_PROJECT
-    if not path.is_file():
+    if not os.path.lexists(path):
         return False
     return any(isinstance(s, list) and s[:2] == ["using", "coq"]
                for _, s in read_sexps(read_text(path, DuneError), str(path)))
@@ -236,8 +239,8 @@ def read_theories(root: Path) -> list[Theory]:
     theories: list[Theory] = []
     for dune in sorted(root.rglob("dune")):
         rel = dune.parent.relative_to(root)
-        if not dune.is_file() or any(part.startswith((".", "_")) for part in rel.parts):
-            continue
+        if (dune.is_dir() and not dune.is_symlink()) or any(part.startswith((".", "_")) for part in rel.parts):
+            continue  # a directory named dune; a link or a FIFO is refused by read_text
         stanzas = read_sexps(read_text(dune, DuneError), str(dune))
         subdirs = any(isinstance(s, list) and s[:2] == ["include_subdirs", "qualified"] for _, s in stanzas)
         for line, stanza in stanzas:

@@ -13,18 +13,19 @@ import difflib
 import fnmatch
 import functools
 import json
-import os
 import re
 import sys
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from search_tree.errors import UserError
 from search_tree.protocol import Theorem, TheoremNotFound
+from search_tree.safe_files import read_regular, replace_file
 
 from .install import cache_dir, coq_version, installed_modules
-from .project import STDLIB_PREFIX, CoqProject, stdlib_project
+from .project import STDLIB_PREFIX, CoqProject, read_source, stdlib_project
 from .records import CoqFields, Declaration, SourceFile, StdlibScanError, TheoremEntry, to_theorem
 from .sentences import SentenceSplitError
 from .scanner import logical_modules, scan_file, source_hash, stdlib_modules
@@ -229,6 +230,19 @@ def _index_from_json(data: dict) -> list[SourceFile]:
     return files
 
 
+def _cached_files(cache: Path) -> dict[str, SourceFile]:
+    """The files of the cached index ``cache``, or none when there is none. A cache that cannot be
+    read back (not JSON, not an index, a link, a FIFO) is only a cache: one warning naming it, and
+    the index is rebuilt and written over it, rather than a crash of every command that loads it."""
+    try:
+        data = read_regular(cache)
+        return {} if data is None else {f.path: f for f in _index_from_json(json.loads(data))}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        warnings.warn(f"{cache}: corrupt index cache ({type(exc).__name__}: {str(exc)[:100]}); rebuilding it",
+                      RuntimeWarning, stacklevel=3)
+        return {}
+
+
 def load_index(project: CoqProject | None = None, rebuild: bool = False, progress: bool = True,
                failed: dict[str, str] | None = None) -> CoqIndex:
     """The index of ``project`` (default: the installed stdlib), from the cache when it is current.
@@ -237,14 +251,13 @@ def load_index(project: CoqProject | None = None, rebuild: bool = False, progres
     :func:`code_version`; a file whose contents changed since (by SHA-1) is rescanned. ``failed``
     (path -> coqc's error, from :func:`prover.coq.build.build_project`) marks files whose theorems
     are left out. A project's file the scan cannot read is left out too, with the scan's error;
-    in the stdlib that is a bug of the scanner and raises.
+    in the stdlib that is a bug of the scanner and raises. A file that cannot be read as text at
+    all (a FIFO, not UTF-8) is a :class:`~prover.coq.project.ProjectError` naming it.
     """
     project = project or stdlib_project()
     root = project.root
     cache = cache_dir() / f"index-{code_version()}-{project.key}-{source_hash(str(root.resolve()))[:8]}.json"
-    cached: dict[str, SourceFile] = {}
-    if cache.exists() and not rebuild:
-        cached = {f.path: f for f in _index_from_json(json.loads(cache.read_text()))}
+    cached = {} if rebuild else _cached_files(cache)
     modules = logical_modules(root, project)
     paths = sorted(modules.values())
     files: list[SourceFile] = []
@@ -261,7 +274,7 @@ def load_index(project: CoqProject | None = None, rebuild: bool = False, progres
         if bar:
             bar.update()
         f = cached.get(p)
-        if f is None or f.sha1 != source_hash((root / p).read_text()):
+        if f is None or f.sha1 != source_hash(read_source(root, p)):
             try:
                 f = scan_file(root, p, modules, project)
             except (StdlibScanError, SentenceSplitError) as exc:
@@ -275,7 +288,6 @@ def load_index(project: CoqProject | None = None, rebuild: bool = False, progres
         bar.close()
     if changed or len(cached) != len(files):
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")  # workers may index at once: one file each
-        tmp.write_text(json.dumps({"coq": coq_version(), "files": [asdict(f) for f in files]}))
-        tmp.replace(cache)
+        # workers may index at once: each writes a fresh name and renames it over the cache
+        replace_file(cache, json.dumps({"coq": coq_version(), "files": [asdict(f) for f in files]}).encode(), fsync=False)
     return CoqIndex(root, files, project, failed)

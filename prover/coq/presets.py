@@ -17,6 +17,7 @@ from enum import Enum
 from pathlib import Path
 
 from prover.backend import Comparison
+from prover.coq.default_generator import SHIPPED_POLICY
 from prover.defaults import HAMMER_BY, HAMMER_FINAL, RUN, Limits
 from prover.registry import ComponentSpec, ProverConfig
 from search_tree.protocol import Theorem
@@ -48,9 +49,6 @@ HAMMER_SAME_PROBLEM = ("intros.", "intro.")
 #: split are evaluation data, which ``benchmarks/coq_vs_hammer.py`` says beside its figures
 TUNED_ON = ("coq-stdlib:train", "coq-stdlib:val", "coq-lib:AAC_tactics")
 
-#: where a learned policy shipped with the package lives (built by ``dojo-prover learn``, see
-#: docs/learning.md); the default uses it when it is there
-SHIPPED_POLICY = Path(__file__).resolve().parents[2] / "generator" / "data" / "learned_policy.pt"
 
 
 class Shipped(Enum):

@@ -34,7 +34,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from search_tree.errors import UserError, read_text
+from search_tree.errors import UserError
+from search_tree.safe_files import read_text
 
 from .dune import DUNE_PROJECT, dune_load_paths, is_dune_project
 from .install import not_installed, stdlib_root, user_contrib
@@ -144,7 +145,7 @@ class CoqProject:
             if best is None or depth > best[0]:
                 best = (depth, ".".join(p for p in [lp.logical, *rel.split("/")] if p))
         if best is None:
-            raise ValueError(f"{path} is under no -Q/-R directory of project {self.name} ({self.describe_flags()})")
+            raise ProjectError(f"{path} is under no -Q/-R directory of project {self.name} ({self.describe_flags()})")
         return best[1]
 
     def _above_root(self, lp: LoadPath) -> str | None:
@@ -271,6 +272,15 @@ def inside_root(root: Path, files: Iterable[str], where: str, load_paths: Iterab
     return tuple(out)
 
 
+def read_source(root: Path, path: str) -> str:
+    """The text of the ``.v`` file ``path`` of the project at ``root``, or a :class:`ProjectError`
+    naming it: one that resolves outside the root (:func:`inside_root`), is not a regular file (a
+    FIFO would hang the scan) or is not UTF-8 is the project's bad input, not a bug. A link that
+    stays inside the root is read through (its target is the project's own file)."""
+    inside_root(root, [path], f"Coq project {root}")
+    return read_text((root / path).resolve(), ProjectError)
+
+
 def _tokens(text: str, where: str, comments: bool = True) -> list[str]:
     """``text`` split as a shell splits it (the quoting ``coq_makefile`` reads), or a
     :class:`ProjectError` naming ``where`` (an unclosed quote)."""
@@ -300,7 +310,7 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
     if flags:
         where = "--flags"
         load, options, files = parse_flags(list(flags), where)
-    elif (root / PROJECT_FILE).is_file():
+    elif os.path.lexists(root / PROJECT_FILE):  # a link or a FIFO there is refused by read_text, not followed
         where = str(root / PROJECT_FILE)
         load, options, files = parse_flags(_tokens(read_text(root / PROJECT_FILE, ProjectError), where), where)
     elif is_dune_project(root):
@@ -318,8 +328,14 @@ def load_project(spec: str, flags: tuple[str, ...] | None = None) -> CoqProject:
             raise ProjectError(f"{where}: {lp.flag} {lp.path} {lp.logical}: {_missing_directory(root / lp.path)}")
     check_bindings([(lp.flag, (root / lp.path).resolve(), lp.logical) for lp in load], options, where)
     files = inside_root(root, files, where, load)
-    return CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None,
-                      noinit_files=noinit_files)
+    project = CoqProject(root, "project", load, options, files, spec=str(root), flags=tuple(flags) if flags else None,
+                         noinit_files=noinit_files)
+    for f in files:  # a listed file without a logical name would fail later, wherever it is first named
+        try:
+            project.module(f)
+        except ProjectError as exc:
+            raise ProjectError(f"{where}: {exc}") from None
+    return project
 
 
 def _missing_directory(path: Path) -> str:

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from .install import coq_version, installed_modules, stdlib_root, user_contrib
-from .project import STDLIB_PREFIX, CoqProject, stdlib_project
+from .project import STDLIB_PREFIX, CoqProject, read_source, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry
 from .sentences import LineIndex, Sentence, mask_comments, split_sentences
 from .vernacular import (
@@ -70,14 +70,15 @@ def resolve_require(name: str, prefix: str | None, modules: dict[str, str]) -> s
 
 def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProject | None = None) -> SourceFile:
     """Index one file of ``project`` (default: the stdlib's naming); raises :class:`StdlibScanError`
-    naming the file and line on unexpected structure.
+    naming the file and line on unexpected structure, and :class:`~prover.coq.project.ProjectError`
+    naming it for a file that cannot be read as text (:func:`~prover.coq.project.read_source`).
 
     Lemmas ended by ``Admitted`` are kept apart in :attr:`SourceFile.admitted`: open targets, never
     benchmark theorems with a proof to learn from."""
     project = project or stdlib_project()
     # a project's requires resolve in the project first, then in the stdlib (the stdlib's own in itself)
     outside = {} if project.is_stdlib else stdlib_modules()
-    text = (root / path).read_text()
+    text = read_source(root, path)
     sents = split_sentences(text, path)
     lines = LineIndex(text)
     sf = SourceFile(path, project.module(path), [], [], source_hash(text), [(s.start, s.end) for s in sents])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from search_tree.errors import UserError
 from search_tree.protocol import Theorem, TheoremNotFound
+from search_tree.safe_files import read_text
 
 from .index import CoqIndex, load_index
 from .project import LIBRARY_PREFIX, CoqProject, load_project, stdlib_project
@@ -111,33 +112,64 @@ def listed_theorems(path: str) -> list[Theorem]:
     """The theorems a JSON list or JSONL file names, one object each: ``{"project": spec, "file":
     path in the project, "name": theorem, "flags": [...] (optional)}``; ``project`` is a
     directory (relative to the listing's own directory), ``coq-lib:NAME`` or ``coq-stdlib``.
-    A name not in its project raises with close matches, naming the entry."""
+    A name not in its project raises with close matches, naming the entry; so does an entry of
+    another shape (:func:`_listed_entry`)."""
     listing = Path(path)
-    text = listing.read_text()
-    try:
-        entries = json.loads(text) if path.endswith(".json") else [json.loads(x) for x in text.splitlines() if x.strip()]
-    except json.JSONDecodeError as exc:
-        raise UserError(f"benchmark listing {path}: not valid JSON ({exc})") from None
     out: list[Theorem] = []
     indexes: dict[tuple, CoqIndex] = {}
-    for n, entry in enumerate(entries, 1):
+    for n, entry in enumerate(_listing_entries(listing), 1):
         where = f"benchmark listing {path}, entry {n}"
-        if not isinstance(entry, dict) or not all(k in entry for k in ("project", "file", "name")):
-            raise UserError(f"{where}: expected an object with project, file and name, got {str(entry)[:100]}")
-        spec = entry["project"]
+        spec, file, name, flags = _listed_entry(entry, where)
         if not (spec == "coq-stdlib" or spec.startswith(LIBRARY_PREFIX) or Path(spec).is_absolute()):
             spec = str((listing.parent / spec).resolve())
-        flags = tuple(entry["flags"]) if entry.get("flags") else None
         if (spec, flags) not in indexes:
             indexes[(spec, flags)] = _project_index(load_project(spec, flags))
         index = indexes[(spec, flags)]
         try:
-            found = [t for t in index.theorems([index.file(entry["file"]).path]) + index.admitted([entry["file"]])
-                     if entry["name"] in (t.full_name, CoqFields.of(t).qualified_name)]
+            found = [t for t in index.theorems([index.file(file).path]) + index.admitted([file])
+                     if name in (t.full_name, CoqFields.of(t).qualified_name)]
             if not found:
-                index.theorem(entry["name"])  # raises with close matches when the name is unknown
-                raise TheoremNotFound(f"{entry['name']!r} is not in {entry['file']}")
+                index.theorem(name)  # raises with close matches when the name is unknown
+                raise TheoremNotFound(f"{name!r} is not in {file}")
         except (TheoremNotFound, FileNotFoundError) as exc:
             raise UserError(f"{where}: {exc}") from None
         out.append(found[0])
     return out
+
+
+def _listing_entries(listing: Path) -> list[object]:
+    """The entries of a benchmark listing: a ``.json`` file's top-level list, or a JSONL file's
+    lines. Read by :func:`read_text` (a FIFO or a link is refused, not waited on or followed); text
+    that is not JSON, or a ``.json`` file that is not a list, is a :class:`UserError` naming it."""
+    text = read_text(listing)
+    where = f"benchmark listing {listing}"
+    try:
+        if listing.name.endswith(".json"):
+            entries = json.loads(text)
+            if not isinstance(entries, list):
+                raise UserError(f"{where}: expected a JSON list of objects, got {json.dumps(entries)[:60]}")
+            return entries
+        return [_jsonl_line(x, n, where) for n, x in enumerate(text.splitlines(), 1) if x.strip()]
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise UserError(f"{where}: not valid JSON ({exc})") from None
+
+
+def _jsonl_line(line: str, n: int, where: str) -> object:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: line {n} is not valid JSON ({exc})") from None
+
+
+def _listed_entry(entry: object, where: str) -> tuple[str, str, str, tuple[str, ...] | None]:
+    """``(project, file, name, flags)`` of a listing's entry, or a :class:`UserError` naming
+    ``where``: the fields are used as paths, names and coqc flags, so an entry of another shape
+    (a number, a list for a name, flags that are no list of strings) is refused here rather than
+    failing as a type error deep in the index."""
+    if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("project", "file", "name")):
+        raise UserError(f"{where}: expected an object with the strings project, file and name, "
+                        f"got {json.dumps(entry)[:100]}")
+    flags = entry.get("flags")
+    if flags is not None and not (isinstance(flags, list) and all(isinstance(f, str) for f in flags)):
+        raise UserError(f"{where}: flags must be a list of strings, got {json.dumps(flags)[:60]}")
+    return entry["project"], entry["file"], entry["name"], tuple(flags) if flags else None

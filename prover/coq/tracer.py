@@ -34,12 +34,14 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from search_tree.errors import UserError
+from search_tree.safe_files import make_dir, read_regular, replace_file
 
 from .coqtop import Coqtop, CoqtopDied, Reply
 from .corpus import PremiseResolver, write_corpus
@@ -48,7 +50,7 @@ from .sentences import LineIndex, strip_comments
 from .build import project_index
 from .index import code_version
 from .install import installed_modules, user_contrib
-from .project import LIBRARY_PREFIX, CoqProject, load_project, load_project_ref, stdlib_project
+from .project import LIBRARY_PREFIX, CoqProject, load_project, load_project_ref, read_source, stdlib_project
 from .split import project_split, split_of
 from .stdlib import SPLITS, CoqIndex, TheoremEntry, cache_dir, coq_version, load_index
 from .worker import complete_view
@@ -149,7 +151,7 @@ class _Replayer:
         self.index = index
         self.resolver = resolver
         self.file = index.file(path)
-        self.text = (index.root / path).read_text()
+        self.text = read_source(index.root, path)
         self.lines = LineIndex(self.text)
         self.steps = 0
         self.skipped: list[str] = []
@@ -317,13 +319,49 @@ def _cache_path(out_dir: Path, path: str) -> Path:
 
 
 def _load_cached(out_dir: Path, index: CoqIndex, path: str) -> dict | None:
-    """The cached trace of ``path`` if it is current (same format, same source); failures included."""
+    """The cached trace of ``path`` if it is current (same format, same source); failures included.
+
+    The output directory can come from anywhere, and the cache is only a cache: one that is a link,
+    a FIFO or no file (never followed nor waited on, :func:`read_regular`), not JSON, or not of a
+    trace's shape is not used, with a warning naming it, and the file is traced again over it."""
     p = _cache_path(out_dir, path)
-    if not p.exists():
+    try:
+        raw = read_regular(p)
+        data = None if raw is None else json.loads(raw)
+    except (OSError, ValueError, RecursionError) as exc:
+        _unusable(p, f"{type(exc).__name__}: {exc}")
         return None
-    data = json.loads(p.read_text())
-    ok = data.get("format") == TRACE_FORMAT and data.get("sha1") == index.file(path).sha1
-    return data if ok else None
+    if data is None or (isinstance(data, dict) and (data.get("format"), data.get("sha1"))
+                        != (TRACE_FORMAT, index.file(path).sha1)):
+        return None  # not traced yet, or traced from another source or format: traced again, silently
+    problem = _trace_problem(data)
+    if problem is not None:
+        _unusable(p, problem)
+        return None
+    return data
+
+
+def _trace_problem(data: object) -> str | None:
+    """What in a per-file trace ``data`` is not as :meth:`FileTrace.to_json` writes it (the fields
+    the splits are written from), or None."""
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not an object"
+    theorems, skipped = data.get("theorems"), data.get("skipped", [])
+    if not isinstance(theorems, list) or not all(isinstance(t, dict) and isinstance(t.get("traced_tactics"), list)
+                                                 for t in theorems):
+        return "theorems is not a list of traced theorems"
+    if not (data.get("error") is None or isinstance(data.get("error"), str)):
+        return "error is neither null nor a string"
+    if not (isinstance(skipped, list) and all(isinstance(x, str) for x in skipped)):
+        return "skipped is not a list of strings"
+    return None
+
+
+def _unusable(cache: Path, problem: str) -> None:
+    """Warn that ``cache`` is not used: from one place, so each cache is warned about once however
+    many readers meet it before it is traced again (Python shows a warning once per text and line)."""
+    warnings.warn(f"{cache}: unusable trace cache ({problem[:120]}); tracing the file again", RuntimeWarning,
+                  stacklevel=1)
 
 
 _worker_state: tuple[CoqIndex, PremiseResolver, Path] | None = None
@@ -340,10 +378,8 @@ def _worker_trace(path: str) -> tuple[str, int, float, float, str | None]:
     index, resolver, out_dir = _worker_state
     trace = trace_file(index, resolver, path)
     target = _cache_path(out_dir, path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(json.dumps(trace.to_json(), ensure_ascii=False))
-    tmp.replace(target)
+    make_dir(target.parent, under=out_dir)  # a link among the directories is refused, not written through
+    replace_file(target, json.dumps(trace.to_json(), ensure_ascii=False).encode(), fsync=False)
     return path, trace.steps, trace.seconds, trace.cpu_seconds, trace.error
 
 
@@ -394,7 +430,7 @@ def corpus_is_current(out_dir: Path | None = None) -> bool:
     per-file traces, keyed by source and trace format, do not show it."""
     meta = (out_dir or traced_data_dir()) / "metadata.json"
     try:
-        return json.loads(meta.read_text()).get("scanner") == code_version()
+        return json.loads(read_regular(meta) or b"{}").get("scanner") == code_version()
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -432,7 +468,8 @@ def check_trace_dir(out_dir: Path, project: CoqProject) -> None:
     foreign = sorted(n for n in names if n not in _TRACE_OUTPUTS and not n.endswith(".tmp"))
     meta = out_dir / "metadata.json"
     try:
-        whose = json.loads(meta.read_text(encoding="utf-8")).get("project") if meta.exists() else None
+        raw = read_regular(meta)  # neither a link followed nor a FIFO waited on
+        whose = json.loads(raw).get("project") if raw is not None else None
     except (OSError, ValueError, AttributeError):
         whose = "unreadable"
     problem = (f"holds {', '.join(foreign[:3])}, which no trace wrote" if foreign
@@ -516,9 +553,7 @@ def _write_splits(index: CoqIndex, out_dir: Path, files: list[str], traced: int,
         name = next((s for s in SPLITS if path in split[s]), split_of(path, index.project))
         by_split[name].extend(data["theorems"])
     for name, records in by_split.items():
-        tmp = out_dir / f"{name}.json.tmp"
-        tmp.write_text(json.dumps(records, ensure_ascii=False))
-        tmp.replace(out_dir / f"{name}.json")
+        replace_file(out_dir / f"{name}.json", json.dumps(records, ensure_ascii=False).encode(), fsync=False)
     records = [r for rs in by_split.values() for r in rs]
     tactics = [t for r in records for t in r["traced_tactics"]]
     summary = TraceSummary(
@@ -538,5 +573,5 @@ def _write_splits(index: CoqIndex, out_dir: Path, files: list[str], traced: int,
         "failed_files": failed,
         "skipped_theorems": skipped,
     }
-    (out_dir / "metadata.json").write_text(json.dumps(meta, indent=1))
+    replace_file(out_dir / "metadata.json", json.dumps(meta, indent=1).encode(), fsync=False)
     return summary

@@ -41,13 +41,15 @@ def test_tiers_shift_each_member_and_cap_it():
     assert generator.generate(STATE, THEOREM, 10) == [("auto.", -1.0), ("lia.", -2.0), ("hammer.", -3.1)]
 
 
-def test_missing_traces_leave_out_knn_and_proofs_with_one_warning(tmp_path, caplog):
+def test_missing_traces_leave_out_knn_and_proofs_with_one_warning(tmp_path):
     """Without traced splits the default still builds, without kNN and proof retrieval, and says
-    how to enable them. Fails if a missing trace raises, builds a learned member, or is silent."""
-    with caplog.at_level(logging.WARNING, logger="prover.coq.default_generator"):
+    how to enable them, as a warning (the command line prints those with its prefix). Fails if a
+    missing trace raises, builds a learned member, or is silent."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         generator = coq_default(traces=str(tmp_path), hammer=False)
     assert [type(g) for g, _, _ in generator.members] == [type(generator.members[0][0]), FixedTacticGenerator]
-    assert [r.getMessage() for r in caplog.records if "left out" in r.getMessage()] == [
+    assert [str(w.message) for w in caught if "left out" in str(w.message)] == [
         f"coq_default: no traced Coq data in {tmp_path}, so kNN and proof retrieval are left out; "
         "run `dojo-prover trace --env coq` once to enable them"]
 

@@ -5,10 +5,10 @@ in tests/integration/test_learn.py."""
 
 from __future__ import annotations
 
-import logging
 import math
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -114,19 +114,38 @@ def test_a_missing_or_damaged_checkpoint_is_one_line_naming_it_and_the_rebuild(t
 
 @pytest.mark.parametrize("damage", [lambda path: None, lambda path: path.write_bytes(b"\x00garbage")],
                          ids=["missing", "damaged"])
-def test_the_default_runs_without_a_bad_checkpoint_and_warns_once(tmp_path, caplog, damage):
-    """The default Coq generator given a missing or damaged ``policy``: built on its tiers (no policy,
-    no value), with exactly one warning that names the file and the rebuild command. Fails if it
-    raises, stays silent, or warns twice."""
+def test_the_default_runs_without_a_bad_shipped_checkpoint_and_warns_once(tmp_path, monkeypatch, damage):
+    """The default Coq generator given the shipped ``policy`` missing or damaged: built on its tiers
+    (no policy, no value), with exactly one warning (through :mod:`warnings`, which the command
+    line prints with its prefix) that names the file and the rebuild command. Fails if it raises,
+    stays silent, or warns twice."""
+    from prover.coq import default_generator
+
+    path = tmp_path / "policy.pt"
+    damage(path)
+    monkeypatch.setattr(default_generator, "SHIPPED_POLICY", path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        generator = default_generator.coq_default(traces=str(tmp_path), hammer=False, policy=str(path))
+    assert generator.policy is None and generator.value is None and generator.names == ["automation", "decision"]
+    warned = [str(w.message) for w in caught if "learned policy" in str(w.message)]
+    assert len(warned) == 1 and str(path) in warned[0] and f"rebuild it with {REBUILD}" in warned[0]
+
+
+@pytest.mark.parametrize("damage", [lambda path: None, lambda path: path.write_bytes(b"\x00garbage")],
+                         ids=["missing", "damaged"])
+def test_a_bad_checkpoint_the_user_named_is_one_line_naming_it(tmp_path, damage):
+    """``policy=PATH`` naming a missing or damaged checkpoint of the user's: a :class:`CheckpointError`
+    (exit 2 on the command line) naming it and the rebuild command. Fails if the default goes on
+    without it (a run would then record a policy it never loaded)."""
     from prover.coq.default_generator import coq_default
 
     path = tmp_path / "policy.pt"
     damage(path)
-    with caplog.at_level(logging.WARNING, logger="prover.coq.default_generator"):
-        generator = coq_default(traces=str(tmp_path), hammer=False, policy=str(path))
-    assert generator.policy is None and generator.value is None and generator.names == ["automation", "decision"]
-    warned = [r.getMessage() for r in caplog.records if "learned policy" in r.getMessage()]
-    assert len(warned) == 1 and str(path) in warned[0] and f"rebuild it with {REBUILD}" in warned[0]
+    with pytest.raises(CheckpointError) as caught:
+        coq_default(learned=False, hammer=False, policy=str(path))
+    message = str(caught.value)
+    assert "\n" not in message and str(path) in message and message.endswith(f"rebuild it with {REBUILD}")
 
 
 def _attempt(state: int, tactic: str, prior: float, seconds: float, solves: bool) -> Attempt:
