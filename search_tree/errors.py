@@ -36,4 +36,3 @@ def about(what: str) -> Iterator[None]:
                                           and not isinstance(exc, (KeyError, IndexError))):
             raise UserError(f"{what}: {one_line(exc)}") from exc
         raise
-

@@ -412,10 +412,14 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
 
 def _proof_end(text: str, following: list[tuple[int, int]]) -> int | None:
     """Where a theorem's proof ends in ``text``, given the sentences after its statement: the end
-    of the first terminator (``Qed.``, ``Defined.``, ``Admitted.``...); None if none ends them."""
+    of the first terminator (``Qed.``, ``Time Qed.``, ``Defined.``, ``Admitted.``...) or of a
+    ``Proof <term>.``, which is a whole proof; None if none ends them."""
     for start, end in following:
-        words = strip_comments(text[start:end]).split(None, 1)
+        code = strip_comments(text[start:end]).strip()
+        words = re.sub(r"^Time\s+", "", code).split(None, 1)
         if words and words[0].rstrip(".") in _PROOF_ENDS | {"Save"}:
+            return end
+        if words and words[0] == "Proof" and not re.match(r"Proof\s*\.\Z|Proof\s+(?:using|with)\b", code):
             return end
     return None
 

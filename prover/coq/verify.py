@@ -2,7 +2,8 @@
 
 The checked file is the theorem's context as text (a stdlib theorem: its file's real text before
 it, the signatures of the modules still open dropped, see :func:`prover.coq.context._unsealed`;
-an ad-hoc theorem: its prelude), the statement renamed to ``dojo_<nonce>``, ``Proof.``, the
+an ad-hoc theorem: its prelude), the statement renamed to ``dojo_<nonce>``, ``Proof.`` (or the
+file's own ``Proof using ...``: :attr:`prover.coq.context.CoqContext.proof_opening`), the
 rendered script, ``Qed.``, ``Print Assumptions dojo_<nonce>`` redirected to ``<nonce>.out`` (one
 line per entry and no notations: a notation that printed ``False`` as ``F:`` made an axiom's
 entry read as a heading, so a used admitted lemma passed for unused), and the ``End``s of the
@@ -56,7 +57,20 @@ A proof counts only when all of this holds:
    ``Lemma``, so that a coercion to a sort applies the same way), and after the ``Qed``
    ``Definition dojo_<nonce>_pinned : dojo_<nonce>_meaning := fun _ => @dojo_<nonce>``: the kernel
    accepts it only when the proved type is convertible to the one the theorem's own context
-   gives, i.e. when the proof proves the original statement.
+   gives, i.e. when the proof proves the original statement. The same pin holds where a copy
+   of the declared lemma stands before the statement (6.): a file's proof may hold a
+   ``Notation`` that would otherwise change what the statement says.
+
+6. Inside a section, the proof uses only section variables the declared lemma abstracts over
+   (once the section closes a lemma states ``forall`` the variables its statement and its proof
+   use, so one proved by ``Hypothesis H : False`` would state less). The file's own proof is
+   compiled as a copy of the lemma, after the meaning's definition (so nothing in it can change
+   what the statement says, 5. pins it) and under a name of its own, and
+   :func:`section_variables_problem` compares what ``Print Assumptions`` lists for the two and
+   for the statement; for an admitted lemma, ``Test Keep Admitted Variables`` says whether it
+   keeps every section variable. ``Print Assumptions`` does not look into the types of the
+   constants a body uses, where closing a section does; a variable reached only that way is one
+   the proof's term never uses, so dropping it loses nothing.
 
 Each sentence from the statement to the pin runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
@@ -125,12 +139,11 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
         closing[sections:sections] = graph_sentences(name, compiled, graphs, name)
     declared = compares_section_variables(context)
     meaning, pinned = "", ""
-    if context.additions or declared:
+    if context.additions or declared:  # both put text before the statement: its meaning is pinned first
         try:
             meaning = f"Definition {name}_meaning := forall _ : True, {statement_type(context.statement)}.\n"
         except ValueError as exc:
             raise CheckFailed(f"what the statement means cannot be pinned: {exc}") from None
-    if context.additions:
         pinned = f"Definition {name}_pinned : {name}_meaning := fun _ => @{name}.\n"
     additions = "".join(s + "\n" for s in context.additions)
     copied, compare = "", ""
@@ -138,9 +151,11 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
         compare = (f"Redirect \"{report}_statement\" Print Assumptions {name}_meaning.\n"
                    f"Redirect \"{report}_keep\" Test Keep Admitted Variables.\n")
         if not _admitted(context):  # an admitted copy would be an axiom of the checked module
-            copied = f"{rename_statement(context.statement, name + '_declared')}{context.declared_proof}\n"
-            compare += f"Redirect \"{report}_declared\" Print Assumptions {name}_declared.\n"
-    return (f"{context.source_prefix.rstrip()}\n{limit}{copied}{meaning}{additions}{rename_statement(context.statement, name)}"
+            # a name of its own: the file's proof runs in the copy, and must not learn the checked one
+            copy = f"dojo_{secrets.token_hex(8)}_declared"
+            copied = f"{rename_statement(context.statement, copy)}{context.declared_proof}\n"
+            compare += f"Redirect \"{report}_declared\" Print Assumptions {copy}.\n"
+    return (f"{context.source_prefix.rstrip()}\n{meaning}{copied}{additions}{limit}{rename_statement(context.statement, name)}"
             f"\n{context.proof_opening}\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n{compare}"
             + "".join(f"Redirect \"{report}_parameter_{k}\" Locate Module {parameter}.\n"
@@ -159,7 +174,7 @@ def compares_section_variables(context: CoqContext) -> bool:
 
 def _admitted(context: CoqContext) -> bool:
     """Whether the file admits the theorem (its proof ends in ``Admitted.``)."""
-    return strip_comments(context.declared_proof or "").split()[-1:] == ["Admitted."]
+    return re.search(r"(?<![\w'.])Admitted\s*\.\s*\Z", strip_comments(context.declared_proof or "")) is not None
 
 
 def section_variables_problem(ours: str, statement: str, keep: str, declared: str | None) -> str | None:

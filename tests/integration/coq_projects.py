@@ -11,7 +11,7 @@ from pathlib import Path
 
 def as_read(markdown: str) -> str:
     """``markdown`` with the backslash escapes of :func:`prover.views.safe_text.md_text` undone
-    (``add\\_zero`` read as ``add_zero``), so a test can match a table's cells as written."""
+    (``x\\|y`` read as ``x|y``), so a test can match a table's cells as written."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
 
 

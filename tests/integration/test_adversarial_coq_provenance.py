@@ -727,3 +727,15 @@ def test_a_section_lemma_is_proved_with_what_it_abstracts_over(project_env, lemm
     env, target = project_env({"A.v": SECTION + lemma + "End S.\n"})
     verdict = env.verify(target, linear_proof([tactic]))
     assert verdict.ok, verdict
+
+
+def test_the_declared_lemmas_own_proof_cannot_change_what_the_statement_means(project_env):
+    """Fails if the copy of the file's own proof, compiled before the statement for the comparison
+    of section variables, can redefine what the statement says: a ``Notation hard := True`` in it
+    let ``exact I.`` pass for ``forall n, n + 0 = n`` (the meaning is pinned before the copy)."""
+    env, target = project_env({"A.v": "Definition hard : Prop := forall n : nat, n + 0 = n.\nSection S.\n"
+                               "Variable b : bool.\nLemma target : hard.\nProof. Notation hard := True. "
+                               "intros n. induction n; simpl; congruence. Qed.\nEnd S.\n"})
+    verdict = env.verify(target, linear_proof(["exact I."]))
+    assert not verdict.ok, verdict
+

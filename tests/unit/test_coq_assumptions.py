@@ -255,3 +255,52 @@ def test_type_in_type_is_reported():
     axioms, unsafe = parse_summary(text)
     assert axioms == [] and unsafe == ["Constants/Inductives relying on type-in-type: Top.U", "Something new: Top.x"]
     assert parse_summary("no summary") == ([], ["coqchk printed no context summary"])
+
+
+# -- section variables: what a proof in a section uses, against the declared lemma -----------------
+
+OURS = "Section Variables:\nb\n: bool\nH\n: False\n"  # as coqc 8.16 prints it, a type on a line of its own
+DECLARED = "Section Variables:\nHb\n: @eq bool b true\nAxioms:\nhelper : False\n"
+STATEMENT = "Section Variables:\nb\n: bool\n"
+
+
+def test_section_variables_are_read_from_coqs_two_line_entries():
+    """Fails if ``: type`` lines count as names, or if the Axioms block leaks into the variables."""
+    from prover.coq.assumptions import section_variables
+    assert section_variables(OURS) == {"b", "H"}
+    assert section_variables(DECLARED) == {"Hb"}
+    assert parse_assumptions(DECLARED) == ["helper"]
+
+
+@pytest.mark.parametrize("ours, declared, keep, problem", [
+    (OURS, DECLARED, "Keep Admitted Variables is on", "the proof uses the section variable(s) H, which"),
+    ("Section Variables:\nHb\n: @eq bool b true\n", DECLARED, "Keep Admitted Variables is on", None),
+    (STATEMENT, "Closed under the global context\n", "Keep Admitted Variables is on", None),  # fewer: stronger
+    (OURS, None, "Keep Admitted Variables is on", None),  # admitted, keeping every variable
+    (OURS, None, "Keep Admitted Variables is off", "the proof uses the section variable(s) H, which"),
+    (OURS, None, "Redirected garbage", "cannot read whether Keep Admitted Variables is on"),
+])
+def test_a_proof_may_use_only_what_the_declared_lemma_abstracts_over(ours, declared, keep, problem):
+    """Fails if a section variable the declared lemma does not use (nor its statement) passes, if
+    one it does use is refused, or if an unreadable ``Test Keep Admitted Variables`` is not a refusal."""
+    from prover.coq.verify import section_variables_problem
+    found = section_variables_problem(ours, STATEMENT, keep, declared)
+    assert (found is None) == (problem is None) and (problem is None or found.startswith(problem)), found
+
+
+@pytest.mark.parametrize("after, proof", [
+    ("\nProof. exact I. Qed.\nLemma next : True.\nProof. exact I. Qed.\n", "\nProof. exact I. Qed."),
+    ("\nProof I.\nLemma next : True.\nProof. exact I. Qed.\n", "\nProof I."),  # Proof <term>. is a whole proof
+    ("\nProof using. (* x *) Time Qed.\nLemma next : True.\nAdmitted.\n", "\nProof using. (* x *) Time Qed."),
+    ("\nAdmitted .\nLemma next : True.\nProof. exact I. Qed.\n", "\nAdmitted ."),
+])
+def test_the_declared_proof_ends_at_its_own_terminator(tmp_path, after, proof):
+    """Fails if the copy of a lemma's own proof runs on past it (``Proof I.`` has no ``Qed``; a
+    copy that ran to the next ``Qed`` took the next lemma's text into the check)."""
+    from prover.coq.context import _proof_end
+    from prover.coq.sentences import split_sentences
+    text = "Lemma target : True." + after
+    stop = len("Lemma target : True.")
+    following = [(s.start, s.end) for s in split_sentences(text) if s.start >= stop]
+    end = _proof_end(text, following)
+    assert end is not None and text[stop:end] == proof
