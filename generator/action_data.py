@@ -43,7 +43,7 @@ from search_tree.events import (
     parse_event,
 )
 from search_tree.protocol import TacticState
-from search_tree.safe_files import UnsafePath, read_regular, record_log, replace_file
+from search_tree.safe_files import UnsafePath, read_json, read_regular, record_log, replace_file
 
 #: outcomes that are a failure of the tactic (the rest: ``state`` and ``proved``)
 FAILURES = frozenset({"error", "timeout", "crash", "refused", "given_up"})
@@ -81,13 +81,12 @@ def read_provenance(run_dir: Path) -> Provenance | None:
     :class:`ActionLogError` naming the file when it is not a provenance record (read as a regular
     file only: a run directory is untrusted, and a link or a FIFO there is refused)."""
     path = run_dir / PROVENANCE_FILE
-    data = read_regular(path)
-    if data is None:
-        return None
     try:
-        record = json.loads(data.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ActionLogError(f"{path} is not valid JSON ({exc}); it is not a provenance record") from None
+        record = read_json(path)
+    except ValueError as exc:
+        raise ActionLogError(f"{path} {exc}; it is not a provenance record") from None
+    if record is None:
+        return None
     if not (isinstance(record, dict) and set(record) == {"coq_version", "library"}
             and all(isinstance(v, str) and v for v in record.values())):
         raise ActionLogError(f"{path} is not a provenance record (an object with strings coq_version and library): "

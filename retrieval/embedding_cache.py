@@ -37,7 +37,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from search_tree.safe_files import read_regular, replace_file
+from search_tree.safe_files import read_json, replace_file
 
 log = logging.getLogger(__name__)
 
@@ -85,15 +85,11 @@ def read_manifest(path: Path) -> dict | None:
     so its fields are checked here rather than met as a TypeError while encoding. Read as a
     regular file only (a FIFO would block, a link lead outside the cache)."""
     try:
-        data = read_regular(path)
+        manifest = read_json(path)  # a damaged one: ValueError
     except OSError as e:  # a link, a FIFO, a directory: UnsafePath, which is an OSError
         raise ValueError(f"is unreadable ({e})") from None
-    if data is None:
+    if manifest is None:
         return None
-    try:
-        manifest = json.loads(data.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"is not valid JSON ({e})") from None
     done = manifest.get("done") if isinstance(manifest, dict) else None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("key"), dict) and isinstance(done, list)
             and all(type(c) is int for c in done)):

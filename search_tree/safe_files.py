@@ -154,6 +154,19 @@ def read_text(path: Path, error: type[UserError] = UserError) -> str:
         raise error(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})") from None
 
 
+def read_json(path: Path) -> object | None:
+    """The JSON value in the regular file ``path`` (:func:`read_regular`), None if nothing is
+    there; a ``ValueError`` saying "is not valid JSON (...)" if its bytes are not UTF-8 JSON, so
+    that each reader names the file and what it expected in its own terms."""
+    data = read_regular(path)
+    if data is None:
+        return None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"is not valid JSON ({exc})") from None
+
+
 #: a run record's ``log``: a file directly in the run's ``logs`` directory, as the run writes it
 _LOG = re.compile(r"logs/(?!\.+\Z)[A-Za-z0-9_.-]+\Z")
 
