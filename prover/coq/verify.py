@@ -68,7 +68,9 @@ A proof counts only when all of this holds:
    what the statement says, 5. pins it) and under a name of its own, and
    :func:`section_variables_problem` compares what ``Print Assumptions`` lists for the two and
    for the statement; for an admitted lemma, ``Test Keep Admitted Variables`` says whether it
-   keeps every section variable. ``Print Assumptions`` does not look into the types of the
+   keeps every section variable. A proof that took in variables it need not have (``intuition``
+   takes the whole context) is checked once more after ``clear`` of them (:func:`_cleared`), and
+   the script reported holds that ``clear``. ``Print Assumptions`` does not look into the types of the
    constants a body uses, where closing a section does; a variable reached only that way is one
    the proof's term never uses, so dropping it loses nothing.
 
@@ -117,6 +119,14 @@ LEAK_REFUSED = "refused (leak check)"
 
 class CheckFailed(Exception):
     """One step of the re-check refused the proof; the message says which and why."""
+
+
+class Unabstracted(CheckFailed):
+    """The proof uses section variables the declared lemma does not abstract over (``variables``)."""
+
+    def __init__(self, message: str, variables: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.variables = variables
 
 
 def verification_source(context: CoqContext, script: str, name: str, report: str,
@@ -172,12 +182,15 @@ def compares_section_variables(context: CoqContext) -> bool:
     return context.declared_proof is not None and open_sections(context) > 0
 
 
+_IDENT = re.compile(r"[A-Za-z_][\w']*")
+
+
 def _admitted(context: CoqContext) -> bool:
     """Whether the file admits the theorem (its proof ends in ``Admitted.``)."""
     return re.search(r"(?<![\w'.])Admitted\s*\.\s*\Z", strip_comments(context.declared_proof or "")) is not None
 
 
-def section_variables_problem(ours: str, statement: str, keep: str, declared: str | None) -> str | None:
+def section_variables_problem(ours: str, statement: str, keep: str, declared: str | None) -> Unabstracted | None:
     """Why the proof proves less than the declared lemma, from the ``Print Assumptions`` reports
     of the proof (``ours``) and of the statement alone (``statement``), ``Test Keep Admitted
     Variables`` (``keep``), and the report of the declared lemma compiled with the file's own proof
@@ -189,13 +202,22 @@ def section_variables_problem(ours: str, statement: str, keep: str, declared: st
     elif keep.split() == ["Keep", "Admitted", "Variables", "is", "on"]:
         return None  # an admitted lemma keeps every section variable (or its Proof using's, which coqc enforces)
     elif keep.split() != ["Keep", "Admitted", "Variables", "is", "off"]:
-        return f"cannot read whether Keep Admitted Variables is on ({keep.strip()[:200]!r})"
-    extra = sorted(section_variables(ours) - allowed)
+        return Unabstracted(f"cannot read whether Keep Admitted Variables is on ({keep.strip()[:200]!r})", ())
+    extra = tuple(sorted(section_variables(ours) - allowed))
     if extra:
-        return (f"the proof uses the section variable(s) {', '.join(extra)}, which the lemma as its file declares it "
-                f"does not abstract over (it uses {', '.join(sorted(allowed)) or 'none'}): once the section closes "
-                "it would prove a weaker statement")
+        return Unabstracted(f"the proof uses the section variable(s) {', '.join(extra)}, which the lemma as its file "
+                            f"declares it does not abstract over (it uses {', '.join(sorted(allowed)) or 'none'}): "
+                            "once the section closes it would prove a weaker statement", extra)
     return None
+
+
+def _cleared(script: str, problem: Unabstracted) -> str | None:
+    """``script`` run after clearing the section variables it used but need not have (``intuition``
+    takes every one in the context into its term: ``Eqsth : Equivalence (@eq R)`` came out over
+    ``rO``, ``radd``...); None where there is nothing to clear or a name is not an identifier."""
+    if not problem.variables or not all(_IDENT.fullmatch(v) for v in problem.variables):
+        return None
+    return f"clear {' '.join(problem.variables)}.\n{script}"
 
 
 def _parameters_to_locate(context: CoqContext) -> tuple[str, ...]:
@@ -228,7 +250,17 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
     dirpath, _, base = context.module.rpartition(".")
     with tempfile.TemporaryDirectory(prefix="dojo-coq-verify-") as tmp:
         try:
-            report, parameters = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
+            try:
+                report, parameters = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
+            except Unabstracted as problem:  # once more, without the variables it need not have used
+                cleared, again = _cleared(script, problem), secrets.token_hex(8)
+                if cleared is None:
+                    raise
+                try:
+                    report, parameters = _compile(context, cleared, again, Path(tmp), base, dirpath, deadline, limit)
+                except CheckFailed:
+                    raise problem from None  # it needs them: say so, not what clearing them broke
+                script, nonce = cleared, again
             summary, libraries = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, f"dojo_{nonce}", deadline)
             leaked = _leaked(context, nonce, Path(tmp), dirpath, deadline)
         except CheckFailed as exc:
@@ -308,7 +340,7 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
         statement, keep, *declared = (r or "" for r in reports)
         problem = section_variables_problem(text, statement, keep, declared[0] if declared else None)
         if problem is not None:
-            raise CheckFailed(problem)
+            raise problem
     located = _parameters_to_locate(context)
     if not located:
         return text, tuple(context.module_parameters)

@@ -739,3 +739,16 @@ def test_the_declared_lemmas_own_proof_cannot_change_what_the_statement_means(pr
     verdict = env.verify(target, linear_proof(["exact I."]))
     assert not verdict.ok, verdict
 
+
+
+def test_a_proof_that_took_in_variables_it_need_not_have_is_checked_with_them_cleared(project_env):
+    """Fails if a proof whose tactic took every section variable of the context into its term
+    (``intuition`` on ``Equivalence (@eq R)`` took ``rO`` and ``radd``, as for the stdlib's
+    ``Eqsth``) is refused rather than checked again after ``clear rO radd.``, which the printed
+    proof then holds; and if clearing lets a proof that needs a variable through."""
+    env, target = project_env({"A.v": "Require Import Coq.Classes.RelationClasses.\nSection S.\nVariable R : Type.\n"
+                               "Variable (rO : R) (radd : R -> R -> R).\nHypothesis H : False.\n"
+                               "Lemma target : Equivalence (@eq R).\nProof. exact eq_equivalence. Qed.\nEnd S.\n"})
+    verdict = env.verify(target, linear_proof(["intuition."]))
+    assert verdict.ok and verdict.script.startswith("clear "), verdict
+    refused(env.verify(target, linear_proof(["destruct H."])), "the proof uses the section variable(s) H, which")

@@ -285,7 +285,8 @@ def test_a_proof_may_use_only_what_the_declared_lemma_abstracts_over(ours, decla
     one it does use is refused, or if an unreadable ``Test Keep Admitted Variables`` is not a refusal."""
     from prover.coq.verify import section_variables_problem
     found = section_variables_problem(ours, STATEMENT, keep, declared)
-    assert (found is None) == (problem is None) and (problem is None or found.startswith(problem)), found
+    assert (found is None) == (problem is None) and (problem is None or str(found).startswith(problem)), found
+    assert found is None or found.variables == (("H",) if "section variable(s) H" in problem else ())
 
 
 @pytest.mark.parametrize("after, proof", [
