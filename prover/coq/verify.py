@@ -110,6 +110,7 @@ from .provenance import ForeignLibrary, bindings, check_loaded, checker_load_pat
 from .render import render_proof
 from .reopened import compiled_module, open_sections
 from .sentences import strip_comments
+from .syntax import NAME
 from .sandbox import confined, sandbox_env
 from .trusted_axioms import is_trusted
 
@@ -182,9 +183,6 @@ def compares_section_variables(context: CoqContext) -> bool:
     return context.declared_proof is not None and open_sections(context) > 0
 
 
-_IDENT = re.compile(r"[A-Za-z_][\w']*")
-
-
 def _admitted(context: CoqContext) -> bool:
     """Whether the file admits the theorem (its proof ends in ``Admitted.``)."""
     return re.search(r"(?<![\w'.])Admitted\s*\.\s*\Z", strip_comments(context.declared_proof or "")) is not None
@@ -215,7 +213,7 @@ def _cleared(script: str, problem: Unabstracted) -> str | None:
     """``script`` run after clearing the section variables it used but need not have (``intuition``
     takes every one in the context into its term: ``Eqsth : Equivalence (@eq R)`` came out over
     ``rO``, ``radd``...); None where there is nothing to clear or a name is not an identifier."""
-    if not problem.variables or not all(_IDENT.fullmatch(v) for v in problem.variables):
+    if not problem.variables or not all(re.fullmatch(NAME, v) for v in problem.variables):
         return None
     return f"clear {' '.join(problem.variables)}.\n{script}"
 
