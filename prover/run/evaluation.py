@@ -56,7 +56,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from generator.action_data import PROVENANCE_FILE, Provenance, write_provenance
+from generator.action_data import PROVENANCE_FILE, Provenance, read_provenance, write_provenance
 from prover.defaults import is_positive
 from prover.run.distributed import DistributedProver, Outcome, Task, WorkerStartError
 from prover.registry import ENVIRONMENTS, ProverConfig, check_names, require_specs, with_defaults
@@ -394,6 +394,11 @@ def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) ->
         more = f"; and {len(differences) - 3} more" if len(differences) > 3 else ""
         raise ConfigMismatch(f"{out_dir} holds a run with a different configuration ({'; '.join(differences[:3])}"
                              f"{more}); refusing to resume into it: choose another --out directory (or delete this one)")
+    recorded, here = read_provenance(out_dir), run_provenance(config)
+    if recorded is not None and recorded != here:
+        now = here.describe() if here is not None else "no recorded prover"
+        raise ConfigMismatch(f"{out_dir} was searched with {recorded.describe()}, this run would search with {now}: "
+                             "its action logs would mix two provers; choose another --out directory")
     return None
 
 

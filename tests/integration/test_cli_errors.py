@@ -100,6 +100,17 @@ def test_bad_coq_option_value_leaves_out_free(tmp_path, capsys):
     assert (out / "config.json").exists()
 
 
+def test_a_run_searched_with_another_coq_is_not_resumed(tmp_path, capsys):
+    """Fails if resuming a run whose ``provenance.json`` names another Coq goes on: its action logs
+    would mix two provers, which ``learn --add-run`` then reads as one."""
+    out = tmp_path / "coq"
+    coq = ["--benchmark", "coq-stdlib:test", "--limit", "1", "--timeout", "5", "--no-progress", *COQ_TACTICS]
+    assert main(["eval", *coq, "--out", str(out)]) == 0, capsys.readouterr().err
+    recorded = json.loads((out / "provenance.json").read_text())
+    (out / "provenance.json").write_text(json.dumps({**recorded, "coq_version": "8.18.0"}))
+    one_line_error(capsys, ["eval", *coq, "--out", str(out)], "was searched with Coq 8.18.0", "would mix two provers")
+
+
 @pytest.mark.parametrize("argv,fragments", [
     (["--benchmark", "coq-stdlib:nosuch"], ["--benchmark coq-stdlib:nosuch: unknown split 'nosuch'"]),
     (["--benchmark", "nosuch:test"], ["nosuch"]),
