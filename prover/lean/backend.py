@@ -10,7 +10,7 @@ BACKEND = Backend(
     aliases=("lean",),
     environment="prover.lean.env:LeanDojoEnvironment",
     language=LEAN,
-    checker="Lean (the theorem's file compiled up to the proof, then `#print axioms`)",
+    checker="Lean (the theorem's file compiled up to the proof, its type compared with its header's, then `#print axioms`)",
     template_sets={"lean": "prover.lean.templates:TEMPLATES"},
     benchmark_families={
         "minif2f": "prover.benchmarks.datasets:load_minif2f",  # minif2f:valid, minif2f:test

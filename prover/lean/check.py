@@ -1,19 +1,27 @@
-"""The final check of a Lean proof: the theorem compiled afresh with the proof, and its axioms listed.
+"""The final check of a Lean proof: the theorem compiled afresh with the proof, its type compared
+with its header's, and its axioms listed.
 
 LeanDojo's ``check_proof`` compiles the theorem's file with the proof in place and rejects only on
 an error or a ``declaration uses 'sorry'`` warning on the theorem's own lines. That misses what
 the proof uses: an earlier lemma of the same file proved by ``sorry`` (every theorem of miniF2F's
 ``Test.lean`` is), one proved by ``native_decide``, or an axiom the file declares. Lean warns only
-on the declaration that itself contains the ``sorry``, so the proof passes.
+on the declaration that itself contains the ``sorry``, so the proof passes. It also misses a
+section ``variable`` the proof uses, which Lean before v4.10 adds to the theorem's type.
 
 This check builds the file from LeanDojo's own pieces (the traced repository, the file's code
-before the theorem without comments, the theorem's header as the repository declares it), puts
-the proof after the header and ``#print axioms <theorem>`` after the proof, and drops the rest of
-the file: nothing after a declaration can change it. ``lake env lean`` runs it in the traced
-repository, as LeanDojo does, on a temporary file beside the original (removed afterwards), for
-at most ``timeout`` seconds. The proof is accepted only if Lean exits with 0, prints no ``sorry``
-warning on the theorem's lines, and prints exactly one axioms line for the theorem whose axioms
-are all in :data:`TRUSTED_AXIOMS`. Anything else, a missing or doubled line included, is not a proof.
+before the declaration without comments, the declaration's header as the repository declares it,
+modifiers included) and drops the rest of the file: nothing after a declaration can change it.
+After the code before it come the header again under a fresh name with a ``sorry`` body (the
+statement), the header with the proof (the theorem), an alias with a fresh unpredictable name whose
+type is the statement's and whose proof is the theorem, and ``#print axioms`` of the alias; why
+each is written as it is, is in :mod:`prover.lean.check_file`. ``lake env lean`` runs it in the
+traced repository, as LeanDojo does, on a temporary file beside the original (removed afterwards),
+for at most ``timeout`` seconds. The proof is accepted only if Lean exits with 0 (so the alias
+compiled: the theorem's type is the header's), prints no ``sorry`` warning on the theorem's lines
+(the statement's own is on lines before them), and prints exactly one line naming the alias, an
+axioms line whose axioms are all in :data:`TRUSTED_AXIOMS`. Anything else, a missing or doubled
+line included, is not a proof. This reading of Lean's output is the code author's model of it
+(``src/Lean/Elab/Print.lean``); only the integration test runs it against real Lean.
 
 The statement proved is the repository's header, which can differ from a benchmark's text of it
 (178 of miniF2F's 486 do): :class:`LeanCheck` returns it, and the verdict reports it.
@@ -31,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from prover.defaults import LEAN_CHECK_TIMEOUT
+from prover.lean.check_file import CheckedFile, CheckFileError, CheckNames, checked_file, fresh_names
 
 #: Lean's three standard axioms (``#print axioms Classical.em`` lists exactly these); ``sorryAx``,
 #: ``Lean.ofReduceBool``/``Lean.trustCompiler`` (``native_decide``) and any declared axiom are not.
@@ -38,6 +47,8 @@ TRUSTED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 
 # `file:line:col: warning: declaration uses 'sorry'`, with an optional end position and error name
 _SORRY_WARNING = re.compile(r":(\d+):\d+(?:-\d+:\d+)?: warning(?:\([^)]*\))?: declaration uses 'sorry'")
+# `file:line:col: error: ...`
+_ERROR = re.compile(r":(\d+):\d+(?:-\d+:\d+)?: error(?:\([^)]*\))?:")
 
 
 @dataclass(frozen=True)
@@ -81,41 +92,68 @@ def theorem_source(lean_theorem: Any) -> TheoremSource:
         raise DojoInitError(f"Failed to locate the theorem with `{lean_theorem.full_name}` as its fully qualified name.")
     proof_start, _ = traced.locate_proof()
     code = traced_file.lean_file
-    before = get_code_without_comments(code, code.start_pos, traced.start, traced_file.comments)
-    header = get_code_without_comments(code, traced.start, proof_start, traced_file.comments).strip()
+    start = declaration_start(traced_file, traced)
+    before = get_code_without_comments(code, code.start_pos, start, traced_file.comments)
+    header = get_code_without_comments(code, start, proof_start, traced_file.comments).strip()
     if header.endswith(" where"):
         raise DojoInitError("Cannot check theorems with the `where` keyword.")
     return TheoremSource(Path(repo_dir), Path(traced_file.abs_path), before, header if header.endswith(":=") else header + " :=")
 
 
-def checked_text(source: TheoremSource, proof: str, full_name: str) -> tuple[str, range]:
-    """The file Lean compiles, and the range of its lines that hold the theorem."""
-    text = source.before + "\n\nset_option maxHeartbeats 0 in\n"
-    first = text.count("\n") + 1
-    text += f"{source.header} {proof}\n"
-    lines = range(first, text.count("\n") + 1)
-    return text + f"\n#print axioms {full_name}\n", lines
+def declaration_start(traced_file: Any, traced: Any) -> Any:
+    """Where the theorem's declaration starts, modifiers included (``@[simp] private theorem``).
+
+    LeanDojo's theorem node of a ``theorem`` starts at the keyword; its modifiers belong to the
+    enclosing declaration node, and would otherwise end the code before it, where the check puts
+    its own commands (``private`` then ``set_option`` does not parse). A ``lemma`` node holds its
+    modifiers itself: then there is no enclosing declaration and the theorem's start is kept."""
+    from lean_dojo.data_extraction.ast import CommandDeclarationNode
+
+    found: list[Any] = []
+
+    def visit(node: Any, _: Any) -> bool:
+        if (isinstance(node, CommandDeclarationNode) and len(node.children) > 1 and node.children[1] is traced.ast
+                and node.start is not None):
+            found.append(node.start)
+        return False
+
+    traced_file.ast.traverse_preorder(visit, node_cls=None)
+    return found[0] if len(found) == 1 else traced.start
 
 
-def _axiom_lines(output: str, full_name: str) -> list[list[str]]:
-    """The axiom lists of every ``#print axioms`` line for ``full_name`` in Lean's output (Lean
+def checked_text(source: TheoremSource, proof: str, full_name: str, names: CheckNames | None = None) -> CheckedFile:
+    """The file Lean compiles (:func:`prover.lean.check_file.checked_file`), with fresh names
+    unless ``names`` are given."""
+    return checked_file(source.before, source.header, proof, full_name, names or fresh_names())
+
+
+def _axiom_lines(output: str, alias: str) -> list[list[str]]:
+    """The axiom lists of every ``#print axioms`` line for ``alias`` in Lean's output (Lean
     prints ``'name' depends on axioms: [a, b]``, the list wrapped over lines when long, or
     ``'name' does not depend on any axioms``; with or without a ``file:line:col: info:`` prefix)."""
-    pattern = re.compile(r"^(?:.*?:\d+:\d+(?:-\d+:\d+)?: info: )?'" + re.escape(full_name)
+    pattern = re.compile(r"^(?:.*?:\d+:\d+(?:-\d+:\d+)?: info: )?'" + re.escape(alias)
                          + r"' (?:does not depend on any axioms$|depends on axioms: \[([^\]]*)\])", re.MULTILINE)
     return [[a.strip() for a in (m.group(1) or "").split(",") if a.strip()] for m in pattern.finditer(output)]
 
 
-def judge(returncode: int, output: str, full_name: str, lines: range) -> tuple[bool, str, tuple[str, ...]]:
-    """The verdict on Lean's answer: (accepted, why, the axioms found). Fails closed."""
+def judge(returncode: int, output: str, checked: CheckedFile) -> tuple[bool, str, tuple[str, ...]]:
+    """The verdict on Lean's answer to ``checked``: (accepted, why, the axioms found). Fails closed.
+
+    Only the alias's line is read, and it must be the only text naming the alias: the name was
+    drawn after the proof was written, so no other line can be the proof's doing."""
+    tail = output.strip()[-2000:]
     if returncode != 0:
-        return False, f"Lean rejected the proof (exit status {returncode}): {output.strip()[-2000:]}", ()
-    if any(int(m.group(1)) in lines for m in _SORRY_WARNING.finditer(output)):
+        if any(int(m.group(1)) in checked.alias_lines for m in _ERROR.finditer(output)):
+            return False, ("Lean rejected the proof: the theorem it compiled does not have its header's type "
+                           f"(before Lean v4.10 a section `variable` the proof uses becomes a hypothesis): {tail}"), ()
+        return False, f"Lean rejected the proof (exit status {returncode}): {tail}", ()
+    if any(int(m.group(1)) in checked.theorem_lines for m in _SORRY_WARNING.finditer(output)):
         return False, "Lean rejected the proof: the theorem uses `sorry`", ()
-    found = _axiom_lines(output, full_name)
-    if len(found) != 1:
-        return False, (f"Lean printed {len(found)} `#print axioms` lines for '{full_name}' (expected exactly one); "
-                       f"nothing can be said of its axioms: {output.strip()[-2000:]}"), ()
+    found = _axiom_lines(output, checked.alias)
+    if len(found) != 1 or output.count(checked.alias) != 1:
+        return False, (f"Lean printed {len(found)} `#print axioms` lines for the theorem's alias "
+                       f"'{checked.alias}' (expected exactly one, and no other mention of it); "
+                       f"nothing can be said of its axioms: {tail}"), ()
     axioms = tuple(found[0])
     untrusted = [a for a in axioms if a not in TRUSTED_AXIOMS]
     if untrusted:
@@ -152,9 +190,12 @@ def check_proof(lean_theorem: Any, proof: str, timeout: float = LEAN_CHECK_TIMEO
     """Check the ``by ...`` block ``proof`` of ``lean_theorem`` (a ``lean_dojo.Theorem``) as the
     module doc says."""
     source = theorem_source(lean_theorem)
-    text, lines = checked_text(source, proof, lean_theorem.full_name)
-    answer = run_lean(source, text, timeout)
+    try:
+        checked = checked_text(source, proof, lean_theorem.full_name)
+    except CheckFileError as exc:
+        return LeanCheck(False, f"cannot check the proof: {exc}", source.header)
+    answer = run_lean(source, checked.text, timeout)
     if answer is None:
         return LeanCheck(False, f"Lean ran past the {timeout}s limit of the final check", source.header)
-    ok, message, axioms = judge(*answer, lean_theorem.full_name, lines)
+    ok, message, axioms = judge(*answer, checked)
     return LeanCheck(ok, message, source.header, axioms)

@@ -1,8 +1,11 @@
 """The final check of a Lean proof, driven end to end through ``LeanDojoEnvironment.verify`` with
 the default checker: LeanDojo's real ``LeanFile``/``Pos``/``Theorem`` over a tiny traced repository
 in a temporary folder (only ``get_traced_repo_path`` and ``TracedFile.from_traced_file`` are
-stood in for, since a real ``*.ast.json`` needs a Lean build), and a stand-in ``lake`` on ``PATH``
-that keeps the file it was asked to compile and prints what the test says Lean prints.
+stood in for, since a real ``*.ast.json`` needs a Lean build; the stand-in's syntax tree is made of
+LeanDojo's real node classes), and a stand-in ``lake`` on ``PATH`` that keeps the file it was asked
+to compile and prints what the test says Lean prints, with ``{alias}`` replaced by the name of the
+alias the file prints the axioms of and ``{statement_line}``/``{theorem_line}``/``{alias_line}`` by
+the lines where the file declares them (left as they are where the file has no such thing).
 
 What Lean prints is the code author's model (marker ``lean_model``): ``#print axioms`` answers
 ``'name' depends on axioms: [a, b]`` or ``'name' does not depend on any axioms`` (Lean 4's
@@ -13,6 +16,7 @@ warnings as ``file:line:col: warning: ...``.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,6 +25,7 @@ import pytest
 
 import lean_dojo.data_extraction.trace as ld_trace  # noqa: E402  required: a broken install fails, not skips
 import lean_dojo.interaction.dojo as ld_dojo  # noqa: E402
+from lean_dojo.data_extraction.ast import CommandDeclarationNode, CommandTheoremNode, Node  # noqa: E402
 from lean_dojo.data_extraction.lean import LeanFile, Pos  # noqa: E402
 from lean_dojo.data_extraction.traced_data import TracedFile  # noqa: E402
 
@@ -40,6 +45,10 @@ theorem target (n : Nat) :
     n + 0 = n := by
   simp
 
+@[simp] private theorem hidden (n : Nat) :
+    n * 1 = n := by
+  simp
+
 theorem after : True := trivial
 """
 HEADER = "theorem target (n : Nat) :\n    n + 0 = n :="
@@ -47,7 +56,8 @@ HEADER = "theorem target (n : Nat) :\n    n + 0 = n :="
 STATEMENT = "theorem target (n : ℕ) : n + 0 = n :="
 THM = Theorem("target", "Example.lean", statement=STATEMENT, extra={"url": "https://github.com/x/example", "commit": "c0"})
 PROOF = (ProofStep("simp"),)
-TRUSTED = "'target' depends on axioms: [propext, Classical.choice, Quot.sound]\n"
+PRIVATE = Theorem("hidden", "Example.lean", extra=THM.extra)
+TRUSTED = "'{alias}' depends on axioms: [propext, Classical.choice, Quot.sound]\n"
 
 
 def _pos(line: str, column_of: str = "") -> Pos:
@@ -58,18 +68,30 @@ def _pos(line: str, column_of: str = "") -> Pos:
 
 
 class FakeTracedFile:
-    """The parts of LeanDojo's ``TracedFile`` its ``check_proof`` reads, over the real ``LeanFile``."""
+    """The parts of LeanDojo's ``TracedFile`` its ``check_proof`` reads, over the real ``LeanFile``:
+    as in LeanDojo, a ``theorem`` node starts at its keyword and its modifiers (``@[simp] private``)
+    start the declaration node around it."""
 
     def __init__(self, root: Path) -> None:
         self.lean_file = LeanFile(root, Path("Example.lean"))
         self.abs_path = root / "Example.lean"
         self.comments: list = []
+        self.theorems = {
+            "target": (_pos("theorem target", "t"), _pos("theorem target", "t"), _pos("    n + 0", "by"), _pos("  simp")),
+            "hidden": (_pos("@[simp] private", "@"), _pos("@[simp] private", "theorem"), _pos("    n * 1", "by"),
+                       Pos(_pos("    n * 1").line_nb + 1, 7)),
+        }
+        self.nodes = {name: CommandTheoremNode(self.lean_file, keyword, end, [], name)
+                      for name, (_, keyword, _, end) in self.theorems.items()}
+        self.ast = Node(self.lean_file, None, None, [
+            CommandDeclarationNode(self.lean_file, declaration, end, [Node(self.lean_file, None, None, []), node], name)
+            for name, node, (declaration, _, _, end) in ((n, self.nodes[n], t) for n, t in self.theorems.items())])
 
     def get_traced_theorem(self, thm):
-        if thm.full_name != "target":
+        if thm.full_name not in self.theorems:
             return None
-        start, by, end = _pos("theorem target"), _pos("    n + 0", "by"), _pos("  simp")
-        return SimpleNamespace(start=Pos(start.line_nb, 1), locate_proof=lambda: (by, end))
+        _, keyword, by, end = self.theorems[thm.full_name]
+        return SimpleNamespace(start=keyword, ast=self.nodes[thm.full_name], locate_proof=lambda: (by, end))
 
 
 @pytest.fixture
@@ -85,9 +107,20 @@ def lean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     seen.mkdir()
     lake = bin_dir / "lake"
     lake.write_text(f"""#!{sys.executable}
-import shutil, sys
+import re, shutil, sys
 shutil.copy(sys.argv[-1], {str(seen / 'compiled.lean')!r})
-sys.stdout.write(open({str(tmp_path / 'output')!r}).read())
+text = open(sys.argv[-1]).read()
+lines = text.split("\\n")
+output = open({str(tmp_path / 'output')!r}).read()
+alias = re.search(r"^#print axioms (dojo_proved_[0-9a-f]{{32}})$", text, re.M)
+if alias:
+    output = output.replace("{{alias}}", alias.group(1))
+for key, pattern in (("statement", r"theorem dojo_statement_"), ("theorem", r"theorem (target|hidden)|@\\[simp\\] private"),
+                     ("alias", r"theorem _root_\\.dojo_proved_")):
+    found = [i for i, line in enumerate(lines, 1) if re.match(pattern, line)]
+    if found:
+        output = output.replace("{{" + key + "_line}}", str(found[0]))
+sys.stdout.write(output)
 sys.exit(int(open({str(tmp_path / 'status')!r}).read()))
 """)
     lake.chmod(0o755)
@@ -104,20 +137,21 @@ sys.exit(int(open({str(tmp_path / 'status')!r}).read()))
     return answer
 
 
-def verify(proof=PROOF, **kw):
+def verify(proof=PROOF, theorem=THM, **kw):
     env = LeanDojoEnvironment(repo_factory=lambda url, commit: SimpleNamespace(url=url, commit=commit), **kw)
-    return env.verify(THM, proof)
+    return env.verify(theorem, proof)
 
 
 def test_a_proof_through_a_sorried_lemma_is_refused(lean):
     """Fails if the check trusts Lean's `sorry` warning alone: it is printed on the earlier lemma's
     line, not the theorem's, and only `#print axioms` shows the theorem rests on `sorryAx`."""
-    lean("Example_x.lean:3:8: warning: declaration uses 'sorry'\n'target' depends on axioms: [sorryAx]\n")
+    lean("Example_x.lean:3:8: warning: declaration uses 'sorry'\n'{alias}' depends on axioms: [sorryAx]\n")
     verdict = verify()
     assert not verdict.ok and "sorryAx" in verdict.message
     compiled = lean.compiled.read_text()
-    # the file up to the theorem, the proof, `#print axioms` and nothing of the rest of the file
-    assert compiled.rstrip().endswith(f"{HEADER} by\n  simp\n\n#print axioms target")
+    # the file up to the theorem, the proof, the alias, `#print axioms` and nothing of the rest of the file
+    assert f"{HEADER} by\n  simp\n\ntheorem _root_.dojo_proved_" in compiled
+    assert re.search(r"\n#print axioms dojo_proved_[0-9a-f]{32}\n\Z", compiled)
     assert "theorem helper" in compiled and "theorem after" not in compiled
 
 
@@ -128,16 +162,16 @@ def test_a_proof_through_a_sorried_lemma_is_refused(lean):
 def test_untrusted_axioms_are_refused_by_name(lean, axioms, named):
     """Fails if a proof resting on the compiler (`native_decide` in a lemma it uses) or on an axiom
     of the repository counts as proved, or if the refusal does not name the axiom."""
-    lean(f"'target' depends on axioms: {axioms}\n")
+    lean(f"'{{alias}}' depends on axioms: {axioms}\n")
     verdict = verify()
     assert not verdict.ok and named in verdict.message and "untrusted" in verdict.message
 
 
 @pytest.mark.parametrize("output,axioms", [
     (TRUSTED, ("propext", "Classical.choice", "Quot.sound")),
-    ("'target' does not depend on any axioms\n", ()),
+    ("'{alias}' does not depend on any axioms\n", ()),
     # a position prefix, and the list wrapped as Lean's formatter does past its width
-    ("Example_x.lean:9:0: info: 'target' depends on axioms: [propext,\n Classical.choice,\n Quot.sound]\n",
+    ("Example_x.lean:9:0: info: '{alias}' depends on axioms: [propext,\n Classical.choice,\n Quot.sound]\n",
      ("propext", "Classical.choice", "Quot.sound")),
 ])
 def test_standard_axioms_are_accepted_and_recorded(lean, output, axioms):
@@ -160,8 +194,8 @@ def test_the_reported_script_is_the_header_lean_checked(lean):
 
 @pytest.mark.parametrize("output,fragment", [
     ("", "0 `#print axioms` lines"),
-    ("'Other.target' depends on axioms: [propext]\n", "0 `#print axioms` lines"),
-    ("'target' does not depend on any axioms\n" + "'target' depends on axioms: [sorryAx]\n", "2 `#print axioms` lines"),
+    ("'Other.{alias}' depends on axioms: [propext]\n", "0 `#print axioms` lines"),
+    ("'{alias}' does not depend on any axioms\n" + "'{alias}' depends on axioms: [sorryAx]\n", "2 `#print axioms` lines"),
 ])
 def test_no_single_axioms_line_is_not_a_proof(lean, output, fragment):
     """Fails if the check accepts a proof whose axioms it could not read: no line for the theorem
@@ -180,7 +214,7 @@ def test_an_error_is_not_a_proof(lean):
 
 def test_a_sorry_warning_on_the_theorem_is_not_a_proof(lean):
     """Fails if a `sorry` warning on the theorem's own lines is ignored (whatever the axioms line says)."""
-    lean("Example_x.lean:6:0: warning: declaration uses 'sorry'\n" + TRUSTED)
+    lean("Example_x.lean:{theorem_line}:0: warning: declaration uses 'sorry'\n" + TRUSTED)
     assert "uses `sorry`" in verify().message
 
 
@@ -216,3 +250,98 @@ def test_the_policy_reads_the_tactic_as_it_is_rendered(lean, tactic):
     assert refused is not None and "starts with whitespace" in refused.message
     lean(TRUSTED)
     assert not verify((ProofStep(tactic),)).ok and not lean.compiled.exists()
+
+
+# -- the statement and the alias (the theorem's type against its header's; the axioms of a name the proof cannot know)
+
+
+def test_the_file_compares_the_theorem_with_its_header_under_fresh_names(lean):
+    """Fails if the check does not elaborate the header again, with a `sorry` body, before the proof
+    (so its type is the header's whatever the proof does), does not require an alias typed by that
+    statement and proved by the theorem, prints the axioms of anything but that alias, or names the
+    alias or the statement predictably (the same in two checks, or one derived from the other)."""
+    names = []
+    for _ in range(2):
+        lean(TRUSTED)
+        assert verify().ok
+        compiled = lean.compiled.read_text()
+        statement = re.search(r"^theorem (dojo_statement_([0-9a-f]{32})) \(n : Nat\) :\n    n \+ 0 = n := sorry\n",
+                              compiled, re.M)
+        alias = re.search(r"^theorem _root_\.(dojo_proved_([0-9a-f]{32})) : type_of% @(\w+) := @_root_\.target\n", compiled, re.M)
+        assert statement and alias and alias.group(3) == statement.group(1)
+        assert statement.start() < compiled.index(HEADER) < alias.start()
+        assert compiled.count("#print axioms") == 1 and compiled.rstrip().endswith(f"#print axioms {alias.group(1)}")
+        assert statement.group(2) != alias.group(2)
+        names.append((statement.group(2), alias.group(2)))
+    assert names[0][0] != names[1][0] and names[0][1] != names[1][1]
+
+
+def test_a_theorem_whose_type_is_not_its_headers_is_refused(lean):
+    """Fails if a proof is accepted when the alias does not compile, that is when the theorem Lean
+    compiled has another type than its header (before Lean v4.10, `variable (h : 1 = 2)` used by the
+    proof becomes a hypothesis of the theorem, and `#print axioms` shows nothing), or if the refusal
+    does not say so."""
+    lean("Example_x.lean:{alias_line}:0: error: type mismatch\n  @target\nhas type\n  1 = 2 → ∀ (n : ℕ), n + 0 = n : Prop\n"
+         "but is expected to have type\n  ∀ (n : ℕ), n + 0 = n : Prop\n" + TRUSTED, status=1)
+    verdict = verify()
+    assert not verdict.ok and "does not have its header's type" in verdict.message
+
+
+def test_the_statements_sorry_is_not_the_proofs(lean):
+    """Fails if the `sorry` warning of the check's own statement (on lines before the theorem's)
+    counts as the proof's, which would refuse every proof."""
+    lean("Example_x.lean:3:8: warning: declaration uses 'sorry'\n"
+         "Example_x.lean:{statement_line}:8: warning: declaration uses 'sorry'\n" + TRUSTED)
+    verdict = verify()
+    assert verdict.ok, verdict.message
+
+
+def test_sorry_in_the_theorems_axioms_is_still_refused(lean):
+    """Fails if `sorryAx` in the alias's axioms (which are the theorem's: the alias depends on the
+    statement's type, not its proof) is accepted, or if the refusal does not name it as untrusted."""
+    lean("Example_x.lean:{statement_line}:8: warning: declaration uses 'sorry'\n"
+         "'{alias}' depends on axioms: [propext, sorryAx]\n")
+    verdict = verify()
+    assert not verdict.ok and "untrusted axiom(s) sorryAx" in verdict.message
+
+
+@pytest.mark.parametrize("output,fragment", [
+    # the proof printed (through a string) a clean line under the theorem's name; the real line is the alias's
+    ("'target' does not depend on any axioms\n'{alias}' depends on axioms: [sorryAx]\n", "untrusted axiom(s) sorryAx"),
+    # a clean line under the theorem's name and no alias line at all
+    ("'target' depends on axioms: [propext]\n", "0 `#print axioms` lines for the theorem's alias"),
+    # a guessed alias name: a line of the proof's choosing, and the real one missing
+    ("'dojo_proved_00000000000000000000000000000000' does not depend on any axioms\n",
+     "0 `#print axioms` lines for the theorem's alias"),
+])
+def test_only_the_alias_line_counts(lean, output, fragment):
+    """Fails if a line other than the one naming the alias is read: a line the proof printed under
+    the theorem's name (the old check took it when it was the only one under that name, whatever
+    else was printed), or a guessed alias name."""
+    lean(output)
+    verdict = verify()
+    assert not verdict.ok and fragment in verdict.message
+
+
+def test_the_alias_named_elsewhere_is_not_read(lean):
+    """Fails if the check reads the alias line when the alias is also named on another line: the
+    one axioms line must be the only mention of a name the proof cannot know."""
+    lean("'{alias}' does not depend on any axioms\nExample_x.lean:20:0: warning: '{alias}' was printed twice\n")
+    assert "expected exactly one, and no other mention" in verify().message
+
+
+def test_a_private_theorem_with_attributes_is_checked(lean):
+    """Fails if an honest proof of a `private` theorem is refused: its modifiers (which LeanDojo's
+    theorem node leaves before it) must stay on the theorem after the check's `set_option ... in`
+    (`private` then `set_option` does not parse), the statement must drop them (a `@[simp]` lemma
+    proved by `sorry` would be offered to `simp`), and the axioms read are the alias's, since Lean
+    prints a private theorem's name as `_private.<module>.0.hidden`."""
+    lean("Example_x.lean:{statement_line}:8: warning: declaration uses 'sorry'\n"
+         "'_private.Example_x.0.hidden' depends on axioms: [sorryAx]\n" + TRUSTED)
+    verdict = verify(theorem=PRIVATE)
+    assert verdict.ok, verdict.message
+    assert verdict.script == "@[simp] private theorem hidden (n : Nat) :\n    n * 1 = n := by\n  simp"
+    compiled = lean.compiled.read_text()
+    assert "set_option maxHeartbeats 0 in\n@[simp] private theorem hidden (n : Nat) :" in compiled
+    assert re.search(r"^theorem dojo_statement_[0-9a-f]{32} \(n : Nat\) :\n    n \* 1 = n := sorry$", compiled, re.M)
+    assert "private" not in compiled.split("set_option maxHeartbeats 0 in")[0] and "@_root_.hidden\n" in compiled
