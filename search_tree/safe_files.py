@@ -135,11 +135,14 @@ def read_regular(path: Path) -> bytes | None:
         os.close(fd)
 
 
-def read_text(path: Path, error: type[UserError] = UserError) -> str:
+def read_text(path: Path, error: type[Exception] = UserError) -> str:
     """The UTF-8 text of an input file the user gave (a ``_CoqProject``, a dune file, a benchmark
-    listing), read by :func:`read_regular`, or an ``error`` naming ``path`` and what is wrong: a link,
-    a FIFO (which would hang the reader), a directory, no file, undecodable bytes or an unreadable
-    file are bad input, not a bug, so they end in one line rather than a traceback or a wait."""
+    listing) or a tool wrote (coq-dpdgraph's graphs), read by :func:`read_regular`, or an ``error``
+    naming ``path`` and what is wrong: a link, a FIFO (which would hang the reader), a directory, no
+    file, undecodable bytes or an unreadable file are bad input, not a bug, so they end in one line
+    rather than a traceback or a wait. ``error`` is the caller's own exception (a
+    :class:`~search_tree.errors.UserError` on the command line, the leak check's ``DependencyError``,
+    which fails the check), built from that one line."""
     try:
         data = read_regular(path)
     except UnsafePath as exc:

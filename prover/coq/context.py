@@ -55,7 +55,7 @@ from search_tree.protocol import Theorem
 from .policy import RefusedTactic, check_tactic
 from .project import read_source
 from .reach import calls_atp, refusal
-from .records import CoqFields
+from .records import CoqFields, SourceFile
 from .sentences import SentenceSplitError, split_sentences, strip_comments
 from .stdlib import block_sentence
 
@@ -385,10 +385,10 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
     for _, start, end, code in unclosed:
         checked.append(text[done:start] + _unsealed(code))
         done = end
-    stop = next(e for s, e in source.sentences if s == offset)
-    following = [(s, e) for s, e in source.sentences if s >= stop]
+    at = next(k for k, (s, _) in enumerate(source.sentences) if s == offset)
+    stop = source.sentences[at][1]
+    following = source.sentences[at + 1:]
     opening = strip_comments(text[slice(*following[0])]).strip() if following else ""
-    proof_end = _proof_end(text, following)
     project = index.project
     return CoqContext(
         key=f"{'stdlib' if project.is_stdlib else project.key}:{source.path}",
@@ -406,22 +406,23 @@ def file_context(theorem: Theorem, index, elide_proofs: bool = True) -> CoqConte
         module_parameters=tuple(p for _, params in blocks for p in params),
         inside_module=bool(unclosed),
         proof_opening=opening if _PROOF_OPENING.match(opening) else "Proof.",
-        declared_proof=text[stop:proof_end] if proof_end is not None else None,
+        declared_proof=text[stop:_proof_end(source, at)],
     )
 
 
-def _proof_end(text: str, following: list[tuple[int, int]]) -> int | None:
-    """Where a theorem's proof ends in ``text``, given the sentences after its statement: the end
-    of the first terminator (``Qed.``, ``Time Qed.``, ``Defined.``, ``Admitted.``...) or of a
-    ``Proof <term>.``, which is a whole proof; None if none ends them."""
-    for start, end in following:
-        code = strip_comments(text[start:end]).strip()
-        words = re.sub(r"^Time\s+", "", code).split(None, 1)
-        if words and words[0].rstrip(".") in _PROOF_ENDS | {"Save"}:
-            return end
-        if words and words[0] == "Proof" and not re.match(r"Proof\s*\.\Z|Proof\s+(?:using|with)\b", code):
-            return end
-    return None
+def _proof_end(source: SourceFile, at: int) -> int:
+    """Where the proof of the theorem whose statement is ``source``'s sentence ``at`` ends: the end
+    of its terminator as the index recorded it, the sentence right after the proof's sentences
+    (:func:`prover.coq.vernacular.proof_end` decides where that is, for the index, the tracer and
+    this copy alike). ValueError naming the file when the index holds no
+    proved or admitted lemma there, rather than a copy that runs on or none at all, which would
+    leave the final check's section comparison out (:mod:`prover.coq.verify`)."""
+    offset = source.sentences[at][0]
+    entry = next((t for t in source.theorems + source.admitted if t.offset == offset), None)
+    if entry is None or at + 1 + len(entry.proof) >= len(source.sentences):
+        raise ValueError(f"{source.path}: the index holds no proof for the statement at offset {offset} "
+                         f"(rebuild it with --rebuild-index)")
+    return source.sentences[at + 1 + len(entry.proof)][1]
 
 
 _BINDER = re.compile(r"\(\s*(?:(?:Import|Export)\s+)?([A-Za-z_][\w'\s]*?)\s*:")

@@ -53,10 +53,13 @@ the same file, shows that dpdgraph ran.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from search_tree.safe_files import read_text
 
 #: the plugin's library, loaded where the graphs are printed
 PLUGIN = "dpdgraph.dpdgraph"
@@ -120,12 +123,16 @@ def graph_sentences(constant: str, compiled: str, directory: Path, tag: str) -> 
 def candidates(directory: Path, tag: str) -> list[Node]:
     """The compiled module's objects the proof depends on, from the graphs :func:`graph_sentences`
     wrote; :class:`DependencyError` when either graph is missing or unreadable, or the proof's is
-    empty. An empty graph of the module is a module without objects (module docstring): none."""
+    empty. An empty graph of the module is a module without objects (module docstring): none.
+
+    The graphs are read as every untrusted file is (:func:`search_tree.safe_files.read_text`): the
+    proof being checked ran in the coqc that wrote them, so a graph that is a link, a FIFO (which
+    would hang the check), a directory or not UTF-8 is one line naming it, and the check fails."""
     proof, module = _files(directory, tag)
-    if not proof.exists() or not module.exists():
+    if not os.path.lexists(proof) or not os.path.lexists(module):
         raise DependencyError(f"coq-dpdgraph wrote no dependency graph (is the Debian package {PACKAGE} installed?)")
-    proof_graph = parse_dpd(proof.read_text())
-    module_graph = parse_dpd(module.read_text())
+    proof_graph = parse_dpd(read_text(proof, DependencyError))
+    module_graph = parse_dpd(read_text(module, DependencyError))
     if not proof_graph:
         raise DependencyError("coq-dpdgraph wrote an empty dependency graph of the proof")
     return shared(proof_graph, module_graph)

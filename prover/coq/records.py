@@ -46,7 +46,8 @@ class TheoremEntry:
     """A theorem with a proof script: its statement sentence and the sentences of its proof.
 
     ``proof`` holds ``(start, end)`` character offsets of the proof's sentences after the statement,
-    ``Proof.`` included, the terminator (``Qed.``/``Defined.``) excluded.
+    ``Proof.`` included, the terminator (``Qed.``/``Defined.``, ``Time Qed.``...) excluded: it is the
+    file's next sentence, whose keyword ``terminator`` holds (``Qed``, ``Defined`` or ``Admitted``).
     """
 
     full_name: str

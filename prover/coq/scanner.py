@@ -25,8 +25,7 @@ from .project import STDLIB_PREFIX, CoqProject, read_source, stdlib_project
 from .records import Declaration, SourceFile, StdlibScanError, TheoremEntry
 from .sentences import LineIndex, Sentence, mask_comments, split_sentences
 from .vernacular import (
-    DECLARATION, IDENT, PROOF_END, REQUIRE, TACTIC_NAME, THEOREM_KEYWORDS, block_sentence, needs_proof, opens_no_proof,
-    top_level_tokens,
+    DECLARATION, IDENT, REQUIRE, TACTIC_NAME, THEOREM_KEYWORDS, block_sentence, needs_proof, proof_end, top_level_tokens,
 )
 
 
@@ -74,7 +73,10 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
     naming it for a file that cannot be read as text (:func:`~prover.coq.project.read_source`).
 
     Lemmas ended by ``Admitted`` are kept apart in :attr:`SourceFile.admitted`: open targets, never
-    benchmark theorems with a proof to learn from."""
+    benchmark theorems with a proof to learn from. A proof ends at its terminator as
+    :func:`~prover.coq.vernacular.proof_end` reads it (``Time Qed.`` included); a lemma proved by
+    ``Proof <term>.`` is, like one given with ``:=``, a declaration and no theorem entry (it has no
+    script), and the scan goes on right after that sentence."""
     project = project or stdlib_project()
     # a project's requires resolve in the project first, then in the stdlib (the stdlib's own in itself)
     outside = {} if project.is_stdlib else stdlib_modules()
@@ -142,21 +144,17 @@ def scan_file(root: Path, path: str, modules: dict[str, str], project: CoqProjec
             lines.position(name_off), lines.position(name_off + len(m.group("name"))), parametric,
         )
         # a declaration stated without a body (a goal to prove) is followed by its proof script
+        # (none when a declaration comes first: an Instance whose fields were all inferred has no script)
         proof: list[Sentence] = []
         terminator = ""
         is_program = "Program" in code[: m.start("kw")]
         if needs_proof(code, kw) and not is_program:
-            j = i
-            while j < len(sents) and not PROOF_END.match(sents[j].code):
-                if opens_no_proof(sents[j].code):
-                    break  # e.g. an Instance whose fields were all inferred: there is no script
-                proof.append(sents[j])
-                j += 1
-            if j < len(sents) and PROOF_END.match(sents[j].code):
-                terminator = sents[j].code.split()[0].rstrip(".")
+            found = proof_end(sents[n].code for n in range(i, len(sents)))
+            if found is not None:
+                # the terminator right after the proof's sentences: the tracer, fill and context count on it
+                j, terminator = i + found[0], found[1]
+                proof = sents[i:j]
                 i = j + 1
-            else:
-                proof = []
         sf.declarations.append(decl)
         if kw in _TYPE_KEYWORDS:
             masked = mask_comments(s.text)

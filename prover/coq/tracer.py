@@ -57,7 +57,9 @@ from .worker import complete_view
 
 URL = "https://github.com/coq/coq"
 NO_GOALS = "no goals"
-TRACE_FORMAT = 1  # bump when the per-file records change, so caches are rebuilt
+# bump when the per-file records change, or which proofs the index gives a file (a cache is keyed by
+# its source, not the scanner), so caches are rebuilt; 2: a proof ends at ``Time Qed.`` and ``Proof <term>.``
+TRACE_FORMAT = 2
 # sentences inside a proof that are commands, not tactics: replayed, never recorded
 _PROOF_VERNAC = re.compile(r"(?:Proof|Show|Check|Print|About|Locate|Search\w*|Compute|Eval|Set|Unset|Opaque|Transparent)\b")
 _SENTENCE_TIMEOUT = 120.0  # seconds; stdlib sentences compile in far less, so more means a hang

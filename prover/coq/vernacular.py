@@ -9,7 +9,7 @@ block or opens a proof. Sentences are comment-free ``Sentence.code`` texts
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 THEOREM_KEYWORDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Fact", "Remark", "Example", "Property")
 DEFINITION_KEYWORDS = (
@@ -28,7 +28,15 @@ DECLARATION = re.compile(
     r"(?:Inline(?:\s*\(\s*\d+\s*\))?\s+)?"  # ``Parameter Inline(40) lt``: a flag, not the name
     rf"(?P<name>{IDENT})"
 )
-PROOF_END = re.compile(rf"(?:{'|'.join(PROOF_ENDS)})\s*\.$|Save\s+{IDENT}\s*\.$")
+# control prefixes that leave a sentence what it is (``Time Qed.`` still ends the proof); ``Fail``
+# and ``Succeed`` undo what the sentence did, so ``Fail Qed.`` ends nothing
+_CONTROL = r'(?:(?:Time|Timeout\s+\d+|Redirect\s+"(?:[^"]|"")*")\s+)*'
+_TERMINATOR = re.compile(rf"{_CONTROL}(?P<kw>{'|'.join(PROOF_ENDS)}|Save)(?![\w'])\s*(?P<arg>.*?)\s*\.\Z", re.S)
+# what each terminator may name after its keyword, in Coq 8.16's grammar (``Defined name.``, ``Abort All.``)
+_TERMINATOR_ARG = {"Qed": "", "Admitted": "", "Defined": f"(?:{IDENT})?", "Abort": "(?:All)?", "Save": IDENT}
+# ``Proof <term>.`` (Coq's ``exact <term>. Qed.`` in one sentence), not ``Proof.``, ``Proof using ...``,
+# ``Proof with ...`` nor ``Proof Mode "..."``, which only open or set up a proof
+_EXACT_PROOF = re.compile(rf"{_CONTROL}Proof(?![\w'])(?!\s*\.\Z|\s*(?:using|with|Mode)(?![\w']))")
 _SECTION = re.compile(rf"Section\s+(?P<name>{IDENT})\s*\.$")
 _MODULE = re.compile(rf"{_PREFIX}(?:Declare\s+)?Module\s+(?:Type\s+)?(?:(?:Import|Export)\s+)?(?P<name>{IDENT})")
 _END = re.compile(rf"End\s+(?P<name>{IDENT})\s*\.$")
@@ -125,3 +133,37 @@ def needs_proof(code: str, kw: str) -> bool:
 def opens_no_proof(code: str) -> bool:
     """Sentences that never occur inside a proof script: declarations and block structure."""
     return any(r.match(code) for r in (DECLARATION, _SECTION, _MODULE, _END, REQUIRE))
+
+
+def proof_terminator(code: str) -> str | None:
+    """The keyword of a sentence that ends the proof it is in: ``Qed``, ``Defined``, ``Admitted``,
+    ``Abort`` or ``Save`` (also after ``Time``/``Timeout n``/``Redirect``: ``Time Qed.``), and
+    ``Proof`` for ``Proof <term>.``, a whole proof in one sentence; None for any other sentence.
+
+    ``code`` is a comment-free sentence (:attr:`prover.coq.sentences.Sentence.code`), so a dot or a
+    ``Qed`` inside a comment, a string or an identifier (``apply Qed_lemma.``) is never read as one.
+    """
+    m = _TERMINATOR.match(code)
+    if m is not None and re.fullmatch(_TERMINATOR_ARG[m.group("kw")], m.group("arg")):
+        return m.group("kw")
+    return "Proof" if _EXACT_PROOF.match(code) else None
+
+
+def proof_end(codes: Iterable[str]) -> tuple[int, str] | None:
+    """Where the proof that follows a statement ends: ``(k, keyword)`` for the ``k``-th of the
+    comment-free sentences ``codes`` after the statement, the proof's terminator
+    (:func:`proof_terminator`); None when a sentence that never occurs in a proof
+    (:func:`opens_no_proof`) comes first, or none ends it.
+
+    The one reading of a proof's extent: the index (:mod:`prover.coq.scanner`) records it, and
+    the tracer, the elision of earlier proofs and the final check's copy of the declared lemma
+    (:mod:`prover.coq.context`) all take it from there, so none of them runs on into the next
+    sentences after a ``Proof <term>.`` or a ``Time Qed.``.
+    """
+    for k, code in enumerate(codes):
+        keyword = proof_terminator(code)
+        if keyword is not None:
+            return k, keyword
+        if opens_no_proof(code):
+            return None
+    return None

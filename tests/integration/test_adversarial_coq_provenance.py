@@ -695,6 +695,7 @@ SECTION = "Section S.\nVariable b : bool.\nHypothesis H : False.\nHypothesis Hb 
     ("Lemma target : 0 = 1.\nProof with (idtac) using.\nAdmitted.\n", "destruct H."),
     ("Lemma target : forall n : nat, n + 0 = n.\nProof. intros n. induction n; simpl; congruence. Qed.\n", "destruct H."),
     ("Lemma target : b = true.\nProof. exact Hb. Qed.\n", "destruct H."),
+    ("Lemma target : b = true.\nProof. exact Hb. Time Qed.\n", "destruct H."),  # the index ends it at Time Qed.
 ])
 def test_a_section_lemma_is_not_proved_with_a_hypothesis_it_does_not_have(project_env, lemma, tactic):
     """Fails if the check lets a proof use a section hypothesis that the lemma as its file declares
@@ -717,6 +718,7 @@ def test_without_keeping_admitted_variables_an_admitted_lemma_has_only_its_state
 
 @pytest.mark.parametrize("lemma, tactic", [
     ("Lemma target : b = true.\nProof. exact Hb. Qed.\n", "exact Hb."),  # what the file's own proof uses
+    ("Lemma target : b = true.\nProof. exact Hb. Time Qed.\nLemma next : True.\nProof I.\n", "exact Hb."),
     ("Lemma target : b = true.\nProof using Hb.\nAdmitted.\n", "exact Hb."),  # what Proof using gives it
     ("Lemma target : 0 = 1.\nAdmitted.\n", "destruct H."),  # Admitted keeps every section variable
     ("Lemma target : b = b.\nProof. destruct Hb. reflexivity. Qed.\n", "reflexivity."),  # fewer is a stronger statement

@@ -5,7 +5,7 @@ import pytest
 
 from prover.coq.sentences import split_sentences
 from prover.coq.stdlib import THEOREM_KEYWORDS, load_index, scan_file
-from prover.coq.vernacular import DECLARATION, PROOF_END, has_body, needs_proof
+from prover.coq.vernacular import DECLARATION, has_body, needs_proof, proof_terminator
 
 # statements of the Coq 8.16 stdlib whose `:=` belongs to the type, not to a body
 STATEMENTS_WITHOUT_BODY = [
@@ -69,9 +69,9 @@ def test_every_proved_stdlib_theorem_is_indexed(tmp_path, monkeypatch):
         for s in split_sentences((index.root / f.path).read_text(), f.path):
             if m := DECLARATION.match(s.code):
                 statement = (s, m)
-            elif PROOF_END.match(s.code) and statement is not None:
+            elif (keyword := proof_terminator(s.code)) is not None and statement is not None:
                 (sent, m), statement = statement, None
-                proved = s.code.split()[0].rstrip(".") in ("Qed", "Defined")
+                proved = keyword in ("Qed", "Defined")
                 if proved and m.group("kw") in THEOREM_KEYWORDS and sent.start not in indexed:
                     missing.append(f"{f.path}: {' '.join(sent.code.split()[:3])}")
     assert missing == ["Program/Wf.v: Program Lemma fix_sub_eq_ext"]

@@ -287,21 +287,3 @@ def test_a_proof_may_use_only_what_the_declared_lemma_abstracts_over(ours, decla
     found = section_variables_problem(ours, STATEMENT, keep, declared)
     assert (found is None) == (problem is None) and (problem is None or str(found).startswith(problem)), found
     assert found is None or found.variables == (("H",) if "section variable(s) H" in problem else ())
-
-
-@pytest.mark.parametrize("after, proof", [
-    ("\nProof. exact I. Qed.\nLemma next : True.\nProof. exact I. Qed.\n", "\nProof. exact I. Qed."),
-    ("\nProof I.\nLemma next : True.\nProof. exact I. Qed.\n", "\nProof I."),  # Proof <term>. is a whole proof
-    ("\nProof using. (* x *) Time Qed.\nLemma next : True.\nAdmitted.\n", "\nProof using. (* x *) Time Qed."),
-    ("\nAdmitted .\nLemma next : True.\nProof. exact I. Qed.\n", "\nAdmitted ."),
-])
-def test_the_declared_proof_ends_at_its_own_terminator(tmp_path, after, proof):
-    """Fails if the copy of a lemma's own proof runs on past it (``Proof I.`` has no ``Qed``; a
-    copy that ran to the next ``Qed`` took the next lemma's text into the check)."""
-    from prover.coq.context import _proof_end
-    from prover.coq.sentences import split_sentences
-    text = "Lemma target : True." + after
-    stop = len("Lemma target : True.")
-    following = [(s.start, s.end) for s in split_sentences(text) if s.start >= stop]
-    end = _proof_end(text, following)
-    assert end is not None and text[stop:end] == proof

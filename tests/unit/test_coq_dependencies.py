@@ -17,6 +17,7 @@ none).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,34 @@ def test_unreadable_or_missing_graphs_fail_the_check(tmp_path: Path):
             (tmp_path / line.split('"')[1]).write_text("")
     with pytest.raises(DependencyError, match="empty dependency graph of the proof"):
         candidates(tmp_path, "dojo_x")
+
+
+@pytest.mark.parametrize("make, problem", [
+    (lambda p, elsewhere: p.symlink_to(elsewhere), "is a symlink; refusing to follow it"),
+    (lambda p, elsewhere: os.mkfifo(p), "is not a regular file; refusing to read it"),
+    (lambda p, elsewhere: p.mkdir(), "is not a regular file; refusing to read it"),
+    (lambda p, elsewhere: p.write_bytes(b'N: 1 "a\xff" [kind=cnst, ];\n'), "not UTF-8 text (byte 7: b'\\xff')"),
+], ids=["link", "fifo", "directory", "not-utf8"])
+@pytest.mark.parametrize("which", [0, 1], ids=["proof", "module"])
+def test_a_graph_that_is_no_regular_utf8_file_fails_the_check_in_one_line(tmp_path: Path, make, problem, which):
+    """Fails if a graph is read through a link (the old plain read took the text of the file it
+    points to), waits on a FIFO's writer, or ends in an IsADirectoryError or UnicodeDecodeError
+    rather than a :class:`DependencyError` naming the graph, for the proof's graph or the module's."""
+    elsewhere = tmp_path / "elsewhere.dpd"
+    elsewhere.write_text((FIXTURES / "honest_proof.dpd").read_text())
+    box = tmp_path / "box"
+    box.mkdir()
+    graphs = [box / line.split('"')[1] for line in graph_sentences("dojo_x", "Coq.Lists.List", box, "dojo_x")
+              if line.startswith("Set")]
+    for k, path in enumerate(graphs):
+        if k == which:
+            make(path, elsewhere)
+        else:
+            path.write_text((FIXTURES / "honest_proof.dpd").read_text())
+    with pytest.raises(DependencyError) as caught:
+        candidates(box, "dojo_x")
+    assert str(graphs[which]) in str(caught.value) and problem in str(caught.value)
+    assert "\n" not in str(caught.value)
 
 
 def test_a_module_without_objects_offers_no_candidate_and_an_empty_proof_graph_fails(tmp_path: Path):
