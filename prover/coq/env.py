@@ -37,7 +37,7 @@ from .records import CoqFields
 from .render import render_proof
 from .reopened import compiled_module, reopen
 from .session import CoqSession
-from .verify import LEAK_REFUSED, verify_proof
+from .verify import ASSUMES_REFUSED, LEAK_REFUSED, WHATEVER_THE_PROOF, verify_proof
 from .worker import Worker
 
 #: a tactic that builds a fixpoint, whose guard Coq checks only when the proof is closed
@@ -301,7 +301,7 @@ class CoqEnvironment(Environment):
         return fields.prelude is None and load_project_ref(fields.project).kind != "project"
 
     def _finish_refusal(self, theorem: Theorem, reopened: bool, proof: Proof) -> str | None:
-        """Why the search must not end with ``proof``, which it has just finished, or None. Two
+        """Why the search must not end with ``proof``, which it has just finished, or None. Three
         kinds of proof are checked at once by the final check itself (:meth:`verify`'s checks, whose
         verdicts the final check then takes instead of checking again: :meth:`_keep`), so that the
         search refuses them exactly when that check would and goes on, where ending on them would
@@ -313,13 +313,24 @@ class CoqEnvironment(Environment):
         * one that builds a fixpoint (``fix``, ``cofix``): Coq checks a fixpoint's guard only when
           the proof is closed, so ``fix f 1. assumption.`` (``f`` applied to the goal's own
           argument) "finishes" every goal of the right shape. In the stdlib's val split, searches
-          ended on such proofs, rejected, with most of their time left.
+          ended on such proofs, rejected, with most of their time left;
+        * any proof of a theorem of the user's project or statement (not the stdlib's nor an
+          installed library's: :meth:`_installed`), refused for what it assumes
+          (:data:`prover.coq.verify.ASSUMES_REFUSED`): ``auto`` through a ``Hint Resolve`` to an
+          admitted lemma, ``hammer`` citing one, close the goal before an honest proof is tried,
+          and fill-admitted exists to replace exactly those lemmas. Not where the refusal is one
+          no proof can escape (:data:`prover.coq.verify.WHATEVER_THE_PROOF`: a prelude's axiom),
+          which ends the search as before.
         """
         fixpoint = any(_FIXPOINT.search(tactic) for tactic in proof_tactics(proof))
-        if not (reopened or fixpoint):
+        user = not self._installed(theorem)
+        if not (reopened or fixpoint or user):
             return None
         verdict = self._verify(theorem, proof, self._keep)
-        if verdict.ok or not (fixpoint or verdict.message.startswith(LEAK_REFUSED)):
+        if verdict.ok:
+            return None
+        assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and WHATEVER_THE_PROOF not in verdict.message
+        if not (fixpoint or assumes or verdict.message.startswith(LEAK_REFUSED)):
             return None
         return verdict.message
 

@@ -73,9 +73,10 @@ class CoqSession:
     """One opened theorem. Create through :meth:`prover.coq.env.CoqEnvironment.open`."""
 
     runs_atp = False  # whether ``hammer`` may run (:class:`prover.coq.hammer.HammerSession`)
-    #: set for a reopened context (:mod:`prover.coq.reopened`): called with the proof when a step
-    #: finishes it outside any focus; a message refuses the step (``REFUSED``, the search goes on),
-    #: None accepts it. Proofs finished inside a focus are left to the final verification.
+    #: called with the proof when a step finishes it outside any focus (set by the environment:
+    #: :meth:`prover.coq.env.CoqEnvironment._finish_refusal` says which proofs it checks at once); a
+    #: message refuses the step (``REFUSED``, the search goes on), None accepts it. Proofs finished
+    #: inside a focus are left to the final verification.
     finish_check: Callable[[Proof], str | None] | None = None
 
     def __init__(self, worker: Worker, context: CoqContext, tactic_timeout: float, max_restarts: int,

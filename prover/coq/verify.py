@@ -30,16 +30,29 @@ A proof counts only when all of this holds:
    a field of a functor parameter of the modules open at the theorem, such as ``X.lt``, is a
    parameter of the statement, not an axiom (never a name under a library coqchk loaded, whatever
    the parameter is called), and so, in a stdlib theorem's context, is any name
-   of the stdlib's own modules still open there that coqchk does not list); and every axiom of the summary is trusted, with
-   one exception. coqchk lists the axioms of every library loaded, and a project's files are
-   often downstream of an admitted lemma they do not use: for a project's file
-   (``CoqContext.project_file``) an untrusted axiom of its *other* files is refused only when
-   the theorem uses it (``Print Assumptions`` names it). An axiom the
-   checked library itself declares -- a prelude's ``Axiom``, an ``Admitted`` lemma, a ``Declare
-   Module`` field, the file's own text before the theorem -- is refused whether used or not,
-   even when it carries a trusted name: the checked library of an ad-hoc theorem is
-   ``DojoScratch``, so a prelude's ``classic`` is ``DojoScratch.classic``. Only a stdlib
-   theorem's context, which is the stdlib's own text, may declare a trusted axiom.
+   of the stdlib's own modules still open there that coqchk does not list); and every axiom of the
+   summary is trusted, with one exception. coqchk lists the axioms of every library loaded, and a
+   project's files are often downstream of an admitted lemma they do not use, or hold one before
+   the theorem: for a project's file (``CoqContext.project_file``) an untrusted axiom is refused
+   only when the theorem may use it. One of its *other* files is when ``Print Assumptions`` names
+   it (resolved as above); one of the checked library itself -- the file's own text before the
+   theorem: an ``Admitted`` lemma, an ``Axiom``, a ``Declare Module`` field -- is when any entry
+   ``Print Assumptions`` prints ends in its label, however that entry resolved
+   (:func:`refused_axioms`). A constant keeps its label through aliases, functor applications and
+   ``Include``, and ``Print Assumptions`` lists every axiom a term reaches through the bodies of
+   the constants it uses (opaque ones and sealed modules' implementations included); a term that
+   reaches none proves the statement for every value of the axioms it does not use, so leaving
+   them out is sound. The label is taken whatever the entry resolved to (an axiom, a parameter's
+   field, nothing), so that the rule does not rest on resolution where it is weakest, the file's
+   own names: a ``Declare Module E`` inside a module still open at the theorem is among the open
+   modules' parameters (only ``Locate Module`` keeps ``E.f`` from passing for a parameter's
+   field), yet its fields are axioms of the summary once the module closes. An own axiom is
+   never trusted, whatever its name (the checked library is the project's module, never
+   ``Coq.*``). Elsewhere an untrusted axiom the checked
+   library declares or loads is refused whether used or not: an ad-hoc theorem's checked library
+   is ``DojoScratch``, whose every axiom is its prelude's (a prelude's ``classic`` is
+   ``DojoScratch.classic``), and a stdlib theorem's context is the stdlib's own text, the only one
+   that may declare a trusted axiom.
 
 4. For a reopened context (:mod:`prover.coq.reopened`: a context addition loads the compiled
    copy of the theorem's own module), the proof's term depends on no object of that compiled
@@ -112,10 +125,15 @@ from .reopened import compiled_module, open_sections
 from .sentences import strip_comments
 from .syntax import NAME
 from .sandbox import confined, sandbox_env
-from .trusted_axioms import is_trusted
+from .trusted_axioms import is_trusted, label
 
 #: how the message of a proof refused by the leak check begins (:mod:`prover.coq.dependencies`)
 LEAK_REFUSED = "refused (leak check)"
+#: how the message of a proof refused for what it assumes begins (module docstring, 3.)
+ASSUMES_REFUSED = "not proved (assumes"
+#: what the message of such a refusal adds where no proof of the statement can pass: its context
+#: itself declares or loads an untrusted axiom, refused whether the proof uses it or not
+WHATEVER_THE_PROOF = "the theorem's context declares or loads an untrusted axiom, refused whether used or not"
 
 
 class CheckFailed(Exception):
@@ -271,31 +289,46 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
                                    f"which the theorem's own context does not have (the theorem itself or what its "
                                    f"file declares after it)", annotate(context, script))
     script = annotate(context, script)  # the additions are part of the proof, printed with it
-    resolution = resolve(parse_assumptions(report), summary, parameters,
+    printed = parse_assumptions(report)
+    resolution = resolve(printed, summary, parameters,
                          trusted_scope=context.trusted_prefix and bool(context.closing), libraries=libraries,
                          exact_only=context.inside_module and not context.trusted_prefix)
     axioms = resolution.names + resolution.parameters
-    refused = refused_axioms(context, summary, resolution)
+    refused = refused_axioms(context, summary, resolution, printed)
+    # in a context that refuses its own axioms whether used or not, no other proof can pass: say so
+    unconditional = f"; {WHATEVER_THE_PROOF}" if refused and not context.project_file else ""
     if resolution.unresolved:
-        return Verification(False, f"not proved (assumes {'; '.join(resolution.unresolved)}): an assumption that "
-                                   f"cannot be resolved to one trusted axiom is refused", script, axioms)
+        return Verification(False, f"{ASSUMES_REFUSED} {'; '.join(resolution.unresolved)}): an assumption that "
+                                   f"cannot be resolved to one trusted axiom is refused{unconditional}", script, axioms)
     if refused:
-        return Verification(False, f"not proved (assumes {', '.join(refused)}): only the axioms listed in "
-                                   f"prover/coq/trusted_axioms.py may be assumed", script, axioms)
+        return Verification(False, f"{ASSUMES_REFUSED} {', '.join(refused)}): only the axioms listed in "
+                                   f"prover/coq/trusted_axioms.py may be assumed{unconditional}", script, axioms)
     return Verification(True, "coqc and coqchk accepted the proof; " + (
         f"it uses {uses(axioms)}" if axioms else CLOSED), script, axioms)
 
 
-def refused_axioms(context: CoqContext, summary: list[str], resolution: Resolution) -> list[str]:
-    """The axioms of coqchk's ``summary`` that make the proof not proved (module docstring, 3.)."""
+def refused_axioms(context: CoqContext, summary: list[str], resolution: Resolution,
+                   printed: Sequence[str] = ()) -> list[str]:
+    """The axioms of coqchk's ``summary`` that make the proof not proved (module docstring, 3.),
+    given the resolved ``Print Assumptions`` report and the entries it ``printed``.
+
+    In a project's file, an untrusted axiom the proof does not use is left out: one of another
+    file where no printed name resolved to it; one of the checked library itself (the file's own
+    text before the theorem) only where no printed entry ends in its label at all, whatever it
+    resolved to (a parameter's field, nothing), since a constant keeps its label however it is
+    printed: this does not rest on resolution, which is weakest for the file's own names (a
+    ``Declare Module E`` inside a module open at the theorem is one of the open modules'
+    parameters, its ``E.f`` an axiom once that module closes). Elsewhere every untrusted axiom is
+    refused, used or not."""
     own = context.module + "."
     used = set(resolution.names)
+    labels = {label(entry.split()[0]) for entry in printed if entry.split()}
     refused = []
     for name in summary:
         if is_trusted(name) and (context.trusted_prefix or not name.startswith(own)):
             continue
-        if context.project_file and not name.startswith(own) and name not in used:
-            continue  # another file's axiom the theorem does not use (resolution refuses look-alikes)
+        if context.project_file and name not in used and (not name.startswith(own) or label(name) not in labels):
+            continue  # an axiom the theorem does not use (resolution refuses look-alikes)
         refused.append(name)
     return refused
 

@@ -80,6 +80,21 @@ def test_verify_names_a_used_project_axiom(proj):
         assert not cheat.ok and "not proved (assumes Foo.B.add_zero_right)" in cheat.message
 
 
+def test_a_theorem_after_an_unused_admitted_lemma_of_its_file_is_proved(proj):
+    """``double_one`` follows the admitted ``add_zero_right`` in B.v. Fails if that lemma, unused,
+    refuses ``reflexivity`` (coqchk lists it, used or not: every theorem after an ``Admitted`` of
+    its file was unprovable), or if a proof through it is accepted."""
+    from prover.coq.env import CoqEnvironment
+    from search_tree.protocol import linear_proof
+
+    with CoqEnvironment(project=str(proj)) as env:
+        theorem = env.theorem("double_one")
+        honest = env.verify(theorem, linear_proof(["reflexivity."]))
+        assert honest.ok and honest.axioms == (), honest
+        cheat = env.verify(theorem, linear_proof(["pose proof (add_zero_right 0) as H.", "reflexivity."]))
+        assert not cheat.ok and cheat.message.startswith("not proved (assumes Foo.B.add_zero_right)"), cheat
+
+
 def _cli(*argv: str) -> int:
     return main(list(argv))
 
