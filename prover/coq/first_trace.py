@@ -61,9 +61,10 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
             ensure_traced([], progress=False)  # traces nothing: writes the corpus and the splits again
         return 0
     out = traced_data_dir(project)
-    what = "the Coq stdlib" if project is None else f"the proofs of Coq project {project.name}"
+    what = "the stdlib" if project is None else f"Coq project {project.name}"
     command = "dojo-prover trace --env coq" + ("" if project is None else f" --project {project.ref()['spec']}")
-    announce(f"kNN and proof retrieval, part of the default prover, learn from {what}: tracing "
+    source = "the traced Coq stdlib" if project is None else f"the traced proofs of {what}"
+    announce(f"kNN and proof retrieval, part of the default prover, learn from {source}: tracing its "
              f"{_files(len(todo))} not traced yet into {out}, once, on {workers} worker{'s' if workers != 1 else ''} "
              "(Ctrl-C stops it; the next run goes on from there)")
     try:
