@@ -99,11 +99,18 @@ def test_eval_and_prove_trace_a_project_on_first_use_unless_told_not_to(proj, tm
     assert [groups[1] for groups in announced] == ["2"], out
     assert "is not traced, so" not in err and untraced_files(project=project) == ["theories/C.v"], err
 
-    run = ["eval", "--benchmark", f"coq-project:{proj}", "--timeout", "5", "--no-progress",
-           "--out", str(tmp_path / "run")]
-    code, out, err = cli(*run)
+    # a run directory started without tracing is resumed as it started: nothing traced (its config.json
+    # records the traces it learns from; tracing now would make it another run)
+    started = ["eval", "--benchmark", f"coq-project:{proj}", "--limit", "2", "--timeout", "5", "--no-progress",
+               "--out", str(tmp_path / "started")]
+    code, out, err = cli(*started, "--no-trace")
+    assert code == 0 and not ANNOUNCED.search(out), out + err
+    (tmp_path / "started" / "results.jsonl").write_text("")  # as if stopped before its first result
+    code, out, err = cli(*started)
+    assert code == 0 and not ANNOUNCED.search(out), out + err
+    assert untraced_files(project=project) == ["theories/C.v"]
+
+    code, out, err = cli("eval", "--benchmark", f"coq-project:{proj}", "--timeout", "5", "--no-progress",
+                         "--out", str(tmp_path / "all"))  # a new run of the whole project: the rest traced first
     assert code == 0 and [m.groups()[1] for m in map(ANNOUNCED.fullmatch, out.splitlines()) if m] == ["1"], out + err
     assert untraced_files(project=project) == []
-    shutil.rmtree(traced_data_dir(project))  # a resumed run keeps the traces it started with: none traced again
-    code, out, err = cli(*run)
-    assert code == 0 and not ANNOUNCED.search(out) and not traced_data_dir(project).exists(), out + err
