@@ -79,19 +79,26 @@ def test_first_use_traces_the_files_a_projects_theorems_learn_from_once(proj):
 
 
 def test_eval_and_prove_trace_a_project_on_first_use_unless_told_not_to(proj, tmp_path):
-    """Fails if ``prove --no-trace`` traces, or does not warn that the project is not traced; if
-    ``prove`` does not trace the theorem's files first (one line on stdout) and then learn from them
-    (no such warning); if ``eval`` of the whole project does not trace the rest, or traces again
-    when its run directory is resumed."""
+    """Fails if ``prove --no-trace`` or ``eval --no-trace`` traces, or does not warn that the project is
+    not traced; if ``prove`` does not trace the theorem's files first (one line on stdout) and then
+    learn from them (no such warning); if an ``eval`` started before that cannot be resumed (seen: its
+    default traces, worked out again, differed from those its config.json recorded, and the run was
+    refused as another) or traces when resumed; or if a new ``eval`` of the whole project does not
+    trace the rest."""
     from prover.coq.project import load_project
     from prover.coq.tracer import traced_data_dir, untraced_files
 
     project = load_project(str(proj))
     # proved or not (exit 0 or 1), each searches; only the traces are asked about here
     code, out, err = cli("prove", "--project", str(proj), "--timeout", "5", "--no-trace", "double_plus")
-    assert code in (0, 1) and "learn from the traced proofs" not in out, out + err
+    assert code in (0, 1) and not ANNOUNCED.search(out), out + err
     assert "is not traced, so kNN and proof retrieval learn from" in err, err
+    started = ["eval", "--benchmark", f"coq-project:{proj}", "--limit", "2", "--timeout", "5", "--no-progress",
+               "--out", str(tmp_path / "started")]
+    code, out, err = cli(*started, "--no-trace")
+    assert code == 0 and not ANNOUNCED.search(out) and "is not traced, so" in err, out + err
     assert not traced_data_dir(project).exists()
+    (tmp_path / "started" / "results.jsonl").write_text("")  # as if stopped before its first result
 
     code, out, err = cli("prove", "--project", str(proj), "--timeout", "5", "double_plus")
     assert code in (0, 1), out + err
@@ -99,14 +106,7 @@ def test_eval_and_prove_trace_a_project_on_first_use_unless_told_not_to(proj, tm
     assert [groups[1] for groups in announced] == ["2"], out
     assert "is not traced, so" not in err and untraced_files(project=project) == ["theories/C.v"], err
 
-    # a run directory started without tracing is resumed as it started: nothing traced (its config.json
-    # records the traces it learns from; tracing now would make it another run)
-    started = ["eval", "--benchmark", f"coq-project:{proj}", "--limit", "2", "--timeout", "5", "--no-progress",
-               "--out", str(tmp_path / "started")]
-    code, out, err = cli(*started, "--no-trace")
-    assert code == 0 and not ANNOUNCED.search(out), out + err
-    (tmp_path / "started" / "results.jsonl").write_text("")  # as if stopped before its first result
-    code, out, err = cli(*started)
+    code, out, err = cli(*started)  # resumed as it started: without the project's traces, tracing nothing
     assert code == 0 and not ANNOUNCED.search(out), out + err
     assert untraced_files(project=project) == ["theories/C.v"]
 
