@@ -18,9 +18,15 @@ with the same wall-clock limit per theorem (``--timeout``) and the same workers 
   ``default`` where the package ships a checkpoint or ``--policy`` names one;
 * ``default-no-namesakes``: the default without its namesake member (:mod:`generator.namesake`),
   the ablation that measures it; run only when named with ``--only``, best with ``--namesakes``;
+* ``default-no-own-traces``: on a project's theorems, the default learning from the stdlib's and
+  its required libraries' traces but not from the project's own proofs, as it ran before
+  ``eval`` traced a project on first use; run only when named with ``--only``;
 * ``default-mcts``: the same generator and environment under AND-OR MCTS; run only when named
   with ``--only``, to choose the default's search on the train or val split (``--split``),
   never on the test theorems it is compared on.
+
+Before any ``default`` system runs on a project's theorems, the project's proofs they may learn from
+are traced where they are not yet, as ``eval`` does on first use (:mod:`prover.coq.first_trace`).
 
 Each system is an ``eval`` run directory under ``--out`` (:func:`prover.run.evaluation.run_evaluation`),
 so an interrupted run resumes where it stopped when started again with the same arguments (a
@@ -81,6 +87,7 @@ def systems(timeout: float, hammer_timeout: float | None = None, policy: Path | 
         "default-unlearned": default_config(timeout, hammer_timeout=hammer_timeout, policy=None),
         "default-no-namesakes": dataclasses.replace(default, generator=ComponentSpec(
             generator.name, {**generator.options, "namesakes": False})),
+        "default-no-own-traces": default,  # its traces are the theorems' project's (without_own_traces)
         "default-mcts": dataclasses.replace(default, prover=ComponentSpec(
             "mcts", options_for_search("mcts", default.prover.options))),
     }
@@ -205,6 +212,27 @@ def tuned_source(benchmark: str, theorems: list) -> str | None:
                  and keys <= {theorem_key(t) for t in load_benchmark(split)}), None)
 
 
+def without_own_traces(default, theorems: list, parser: argparse.ArgumentParser):
+    """``default`` learning from what it would learn from on ``theorems``' project but the project's
+    own traced proofs (``default-no-own-traces``): the traces are given explicitly, so the run's
+    ``config.json`` records them."""
+    import warnings
+
+    from prover.coq.env import CoqEnvironment, run_project
+    from prover.coq.tracer import traced_data_dir
+    from prover.registry import ComponentSpec
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        project = run_project({}, theorems)
+        traces = CoqEnvironment.default_traces({}, theorems)
+    if project.is_stdlib or traces is None:
+        parser.error("default-no-own-traces: the theorems are not one project's (the stdlib's have no own traces)")
+    generator = default.generator
+    return dataclasses.replace(default, generator=ComponentSpec(generator.name, {
+        **generator.options, "traces": [t for t in traces if t != str(traced_data_dir(project))]}))
+
+
 def with_namesakes(theorems: list) -> list:
     """The theorems for which the default's namesake member finds an accessible namesake in the
     traced stdlib's corpus: a property of the generator, not of the theorems' proofs."""
@@ -241,6 +269,12 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
         if not theorems:
             parser.error(f"--namesakes: none of the {args.limit} theorems has an accessible namesake")
     table = systems(args.timeout, args.hammer_timeout, args.policy)
+    if not args.report and any(name.startswith("default") for name in names):
+        from prover.coq.first_trace import trace_untraced
+
+        trace_untraced(args.workers, lambda line: print(line, file=sys.stderr, flush=True), theorems=theorems)
+    if "default-no-own-traces" in names:
+        table["default-no-own-traces"] = without_own_traces(table["default"], theorems, parser)
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", benchmark)
     run_dir = args.out / (f"{label}-n{args.limit}-t{args.timeout:g}"
                           + (f"-given-back{args.given_back}" if args.given_back is not None else "")

@@ -23,7 +23,7 @@ import textwrap
 import time
 
 from prover.benchmarks.results import add_results_flag, write_results
-from prover.commands.eval import add_ray_address_argument
+from prover.commands.eval import add_ray_address_argument, add_trace_flag, trace_first
 from prover.backend import Backend, Feature
 from prover.backends import names, require
 from prover.defaults import DEMO, add_limit_flags, is_positive
@@ -44,9 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-hammer", action="store_true",
                         help="leave out the run of the backend's comparison baseline (coq: hammer alone) on the same lemmas")
     parser.add_argument("--split", choices=["train", "val", "test"], default="test", help="the split (default: test)")
-    parser.add_argument("--no-trace", action="store_true",
-                        help="do not build what the default prover learns from when it is missing (coq: the stdlib's "
-                             "trace, about 10 minutes on two cores, once); the prover then runs without it")
+    add_trace_flag(parser, "coq: the stdlib's trace, about 10 minutes on two cores, once")
     add_ray_address_argument(parser)
     add_results_flag(parser)  # `--write-results demo` writes the README's figures, benchmarks/results/demo.md
 
@@ -61,11 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if min(args.limit, args.workers) < 1 or not all(map(is_positive, (args.timeout, args.tactic_timeout,
                                                                        args.hammer_timeout))):
         raise UserError("--limit, --workers, --timeout, --tactic-timeout and --hammer-timeout must be positive and finite")
-    if not args.no_trace and backend.provides(Feature.DEFAULT_TRACE):
-        try:
-            backend.load(Feature.DEFAULT_TRACE)(args.workers, lambda line: print(printable(line), flush=True))
-        except KeyboardInterrupt:  # it said how far it got; what it traced stays for the next run
-            return 130
+    if not args.no_trace and trace_first(args.env, args.workers) is None:
+        return 130
     started = time.monotonic()
     short = short_theorems(args.split, args.max_proof_sentences)
     theorems = stable_sample(short, args.limit)

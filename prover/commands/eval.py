@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from prover.defaults import RUN, add_limit_flags, is_positive
@@ -54,6 +55,35 @@ def add_ray_address_argument(parser: argparse.ArgumentParser) -> None:
                         help="run the workers on this Ray cluster (HOST:PORT of `ray start --head`; default: "
                              "$RAY_ADDRESS, else a private local Ray); each node is checked first and one that "
                              "lacks something the run needs gets no tasks")
+
+
+def add_trace_flag(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--no-trace``: the commands that run the default prover build what it learns from on first
+    use (:func:`trace_first`); ``what`` says, for the help, what that is for this command."""
+    parser.add_argument("--no-trace", action="store_true",
+                        help=f"do not build what the default prover learns from when it is missing ({what}); "
+                             "the prover then runs without it")
+
+
+def trace_first(env: str, workers: int, theorems: list | None = None) -> int | None:
+    """Build, before the default prover of backend ``env`` first runs, what it learns from and is
+    not built yet (the backend's :attr:`~prover.backend.Feature.DEFAULT_TRACE`: for Coq the stdlib's
+    trace without ``theorems``, the theorems' project's own proofs with them), saying so on stdout:
+    how many files it traced now, or None when Ctrl-C stopped it (it said how far it got, and what
+    it built stays for the next run), for the command to exit 130."""
+    from prover.backend import Feature
+    from prover.backends import BACKENDS
+    from prover.views.safe_text import printable
+
+    backend = BACKENDS.get(env)
+    if backend is None or not backend.provides(Feature.DEFAULT_TRACE):
+        return 0
+    build = backend.load(Feature.DEFAULT_TRACE)
+    try:
+        return build(max(workers, 1), lambda line: print(printable(line), flush=True),
+                     **({} if theorems is None else {"theorems": theorems}))
+    except KeyboardInterrupt:
+        return None
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -> None:
@@ -152,6 +182,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retriever-opt", action="append", metavar="KEY=VALUE", help="retriever option")
     parser.add_argument("--out", required=True, help="run directory (created, or resumed)")
     parser.add_argument("--report", action="store_true", help="write report.md when the run is complete")
+    add_trace_flag(parser, "coq: a project's own proofs, the files its theorems may learn from, traced once into "
+                           "the cache; the stdlib's trace is built by `demo` or `trace`")
 
 
 def load_theorems(args: argparse.Namespace) -> list:
@@ -172,7 +204,12 @@ def run(args: argparse.Namespace) -> int:
     config = build_config(args, args.retriever, parse_options(args.retriever_opt, "--retriever-opt"))
     check_names(config.prover)  # names first, then whether the benchmark suits the backend
     check_benchmark(args.env, args.benchmark)
-    progress = run_evaluation(config, load_theorems(args), args.out, progress=not args.no_progress)
+    theorems = load_theorems(args)
+    # a run directory resumed keeps the traces it started with (its config.json records them)
+    if not args.no_trace and args.generator is None and not (Path(args.out) / "config.json").exists():
+        if trace_first(args.env, args.workers, theorems) is None:
+            return 130
+    progress = run_evaluation(config, theorems, args.out, progress=not args.no_progress)
     loaded = load_run(args.out)
     retried = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.retried.items()))
     print(f"{args.out}: {len(loaded.records)}/{progress.total} attempts finished "

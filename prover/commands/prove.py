@@ -24,6 +24,7 @@ import time
 
 from prover.backend import Backend, Feature
 from prover.backends import names, require
+from prover.commands.eval import add_trace_flag, trace_first
 from prover.defaults import RUN, add_limit_flags, is_positive
 from search_tree.errors import UserError, about, one_line
 
@@ -42,6 +43,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--statement", help="prove this statement (one Lemma/Theorem sentence) instead of a stdlib theorem")
     parser.add_argument("--prelude", action="append", default=[], metavar="SENTENCE",
                         help="with --statement: a sentence to run first, e.g. 'Require Import Arith.' (repeatable)")
+    add_trace_flag(parser, "coq: the proofs of the theorem's project that it may learn from, traced once into the "
+                           "cache; the stdlib's trace is built by `demo` or `trace`")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +64,12 @@ def run(args: argparse.Namespace) -> int:
     if args.statement:
         require(args.env, Feature.STATEMENT, "prove --statement")
     config, env, prover = _prover(backend, args)
+    if not (args.statement or args.tactics or args.no_trace):
+        traced = trace_first(args.env, 1, [env.theorem(args.theorem)])
+        if traced is None:
+            return 130
+        if traced:  # the default prover learns from them: built again, with them
+            config, env, prover = _prover(backend, args)
     with env:
         theorem = statement_theorem(backend, env, args) if args.statement else env.theorem(args.theorem)
         warn_missing_traces(config, [theorem])

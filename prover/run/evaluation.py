@@ -453,6 +453,27 @@ def outcome_record(outcome: Outcome, log: str | None) -> dict[str, Any]:
     }
 
 
+def resumed_traces(prover: ProverConfig, out: Path) -> ProverConfig:
+    """``prover`` with the traced directories its run directory's ``config.json`` recorded for its
+    generator, where the generator names none: a resumed run learns from the traces it started
+    with. Its default traces are otherwise worked out again from the cache, which a ``prove`` or
+    ``eval`` of the same project, tracing it on first use, may have filled since, and the run would
+    be refused as another. Traces named by the caller are compared as every option is."""
+    from prover.registry import ComponentSpec
+
+    generator = prover.generator
+    if not isinstance(generator, ComponentSpec) or "traces" in generator.options or not (out / "config.json").is_file():
+        return prover
+    try:
+        saved = read_config(out / "config.json")["run"]["components"]["generator"]
+    except ConfigMismatch:
+        return prover  # check_run_dir says what is wrong with it
+    if saved["name"] != generator.name or "traces" not in saved["options"]:
+        return prover
+    return dataclasses.replace(prover, generator=ComponentSpec(generator.name, {**generator.options,
+                                                                              "traces": saved["options"]["traces"]}))
+
+
 def run_evaluation(
     config: EvalConfig,
     theorems: list[Theorem],
@@ -475,7 +496,7 @@ def run_evaluation(
             raise UserError(f"{path} is not a {kind}; choose another --out directory")
     require_specs(config.prover, "a run directory (its config.json)")
     check_names(config.prover)
-    config = dataclasses.replace(config, prover=with_defaults(config.prover, theorems))
+    config = dataclasses.replace(config, prover=with_defaults(resumed_traces(config.prover, out), theorems))
     out.mkdir(parents=True, exist_ok=True)
     with exclusive(out):
         return _run_locked(config, theorems, out, progress, on_outcome)
