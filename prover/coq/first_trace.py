@@ -49,6 +49,7 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
     learn from (:func:`learnable_files`); nothing for the stdlib's theorems or theorems of several
     projects (see the module docstring). Files whose trace failed before are not tried again here
     (``trace`` does that), so a file Coq cannot replay costs the user nothing on every later run."""
+    from prover.coq.split import SPLITS
     from prover.coq.tracer import corpus_is_current, ensure_traced, traced_data_dir, untraced_files
 
     project = None if theorems is None else _project_of(theorems)
@@ -56,11 +57,13 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
         return 0
     wanted = learnable_files(project, theorems or ()) if project is not None else files
     todo = untraced_files(list(wanted) if wanted is not None else None, project=project)
-    if not todo:
-        if project is None and not corpus_is_current():
-            ensure_traced([], progress=False)  # traces nothing: writes the corpus and the splits again
-        return 0
     out = traced_data_dir(project)
+    if not todo:
+        # every file is traced, but an older scanner wrote the corpus, or a stop after the last file
+        # left no split files (what kNN reads): written again, tracing nothing, saying nothing
+        if not corpus_is_current(out) or not all((out / f"{split}.json").is_file() for split in SPLITS):
+            ensure_traced([], progress=False, project=project)
+        return 0
     what = "the stdlib" if project is None else f"Coq project {project.name}"
     command = "dojo-prover trace --env coq" + ("" if project is None else f" --project {project.ref()['spec']}")
     source = "the traced Coq stdlib" if project is None else f"the traced proofs of {what}"
