@@ -67,7 +67,7 @@ class Feature(enum.Enum):
     #: ``comparison(theorems, timeout) -> Comparison``: the system a user of the backend measures
     #: its default prover against, which ``demo`` runs beside it on the same theorems
     COMPARISON = "comparison baseline"
-    #: ``trace_untraced(workers, announce, files=None, theorems=None) -> int``: traces, where the
+    #: ``trace_untraced(workers, announce, files=None, theorems=None, progress=True) -> int``: traces, where the
     #: default prover is first used (``demo`` without theorems; ``eval`` and ``prove`` with the
     #: theorems they prove), what it learns from and is not traced yet, into the cache ``trace``
     #: writes, saying what and why through ``announce``; resumable after Ctrl-C; the files traced now

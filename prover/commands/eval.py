@@ -65,7 +65,7 @@ def add_trace_flag(parser: argparse.ArgumentParser, what: str) -> None:
                              "the prover then runs without it")
 
 
-def trace_first(env: str, workers: int, theorems: list | None = None) -> int | None:
+def trace_first(env: str, workers: int, theorems: list | None = None, progress: bool = True) -> int | None:
     """Build, before the default prover of backend ``env`` first runs, what it learns from and is
     not built yet (the backend's :attr:`~prover.backend.Feature.DEFAULT_TRACE`: for Coq the stdlib's
     trace without ``theorems``, the theorems' project's own proofs with them), saying so on stdout:
@@ -80,7 +80,7 @@ def trace_first(env: str, workers: int, theorems: list | None = None) -> int | N
         return 0
     build = backend.load(Feature.DEFAULT_TRACE)
     try:
-        return build(max(workers, 1), lambda line: print(printable(line), flush=True),
+        return build(max(workers, 1), lambda line: print(printable(line), flush=True), progress=progress,
                      **({} if theorems is None else {"theorems": theorems}))
     except KeyboardInterrupt:
         return None
@@ -207,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     theorems = load_theorems(args)
     # a run directory resumed keeps the traces it started with (its config.json records them)
     if not args.no_trace and args.generator is None and not (Path(args.out) / "config.json").exists():
-        if trace_first(args.env, args.workers, theorems) is None:
+        if trace_first(args.env, args.workers, theorems, progress=not args.no_progress) is None:
             return 130
     progress = run_evaluation(config, theorems, args.out, progress=not args.no_progress)
     loaded = load_run(args.out)

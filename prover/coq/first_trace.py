@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 
 def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequence[str] | None = None,
-                   theorems: Sequence[Theorem] | None = None) -> int:
+                   theorems: Sequence[Theorem] | None = None, progress: bool = True) -> int:
     """Trace what the default prover learns from and has no trace yet, on ``workers`` processes,
     telling the user through ``announce`` (one line before, and one if Ctrl-C stops it); the number
     of files traced now (0: nothing was missing, nothing said).
@@ -48,7 +48,8 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
     ``theorems`` (of one project, as a run proves them): the files of their project that they can
     learn from (:func:`learnable_files`); nothing for the stdlib's theorems or theorems of several
     projects (see the module docstring). Files whose trace failed before are not tried again here
-    (``trace`` does that), so a file Coq cannot replay costs the user nothing on every later run."""
+    (``trace`` does that), so a file Coq cannot replay costs the user nothing on every later run.
+    ``progress``: the progress bar while it traces (``eval --no-progress`` asks for none)."""
     from prover.coq.split import SPLITS
     from prover.coq.tracer import corpus_is_current, ensure_traced, traced_data_dir, untraced_files
 
@@ -71,7 +72,7 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
              f"{_files(len(todo))} not traced yet into {out}, once, on {workers} worker{'s' if workers != 1 else ''} "
              "(Ctrl-C stops it; the next run goes on from there)")
     try:
-        summary = ensure_traced(todo, workers=workers, project=project)
+        summary = ensure_traced(todo, workers=workers, progress=progress, project=project)
     except KeyboardInterrupt:
         left = len(untraced_files(todo, project=project))
         announce(f"interrupted: {len(todo) - left} of {len(todo)} files traced into {out}; the next run traces "
