@@ -100,6 +100,9 @@ class Prover(ABC):
                 result = self._search(session, init_state, propose, theorem, on_event, env.language)
         except EnvironmentFailure as exc:
             return SearchResult.failed(theorem, StopReason(StopKind.ENVIRONMENT_FAILURE, str(exc)), time.monotonic() - t0)
+        refused = env.refused_proof(theorem)
+        if result.status != Status.PROVED and refused is not None and not result.stop_reason.detail:
+            result.stop_reason = StopReason(result.stop_reason.kind, f"a proof it found was refused: {refused}")
         return verified(env, result, on_event)
 
 

@@ -331,7 +331,8 @@ class Environment(Protocol):
     """A backend's environment. A class subclasses this protocol to inherit the defaults of its
     optional members: ``language`` (None: the backend's goals are not read as text), the run hooks
     :meth:`default_corpus_path`, :meth:`default_traces`, :meth:`missing_traces`, :meth:`run_notes`
-    (nothing to supply or report) and :meth:`close` (no process kept)."""
+    (nothing to supply or report), :meth:`refused_proof` (no finishing step checked at once) and
+    :meth:`close` (no process kept)."""
 
     name: str
     #: the backend's :class:`search_tree.language.Language`: MCTS drops its give-ups, retrieval reads its symbols
@@ -371,6 +372,13 @@ class Environment(Protocol):
     def render(self, theorem: Theorem, proof: Proof) -> str:
         """The proof as source text of the backend's language (with focusing for branches)."""
         ...
+
+    def refused_proof(self, theorem: Theorem) -> str | None:
+        """Why the final check refused the last proof that ``theorem``'s search, the one opened last,
+        finished and then went on from (a backend may check a finishing step at once); None when
+        it refused none. Said with a search that ends unproved, so that a user learns why (a proof
+        through an admitted lemma), not only that its time ran out."""
+        return None
 
     def close(self) -> None:
         """Stop the prover processes the environment keeps (a worker calls it before it goes away,

@@ -122,6 +122,7 @@ class CoqEnvironment(Environment):
             put_hammer_on_path()
         self._logs: dict[tuple[str, str], RewriteLog] = {}
         self._kept: dict[tuple[CoqContext, tuple[str, ...], str], Verification] = {}  # see _keep
+        self._refused: str | None = None  # see refused_proof
         self._bare: set[tuple[str, str]] = set()  # theorems opened without additions (see _start)
         self.tactic_timeout = tactic_timeout
         self.memory_limit_mb = memory_limit_mb
@@ -263,7 +264,7 @@ class CoqEnvironment(Environment):
         that coqtop rejects with additions is opened again without them, with a warning."""
         context = self.context(theorem)
         worker = self._take(context)
-        self._kept = {}
+        self._kept, self._refused = {}, None
         if "hammer" in self._offered(theorem):
             hammer = HammerSession(worker, context, self.tactic_timeout, self.max_restarts, self.hammer_timeout,
                                    self.tactic_limits, self.hammer_strategies)
@@ -332,7 +333,12 @@ class CoqEnvironment(Environment):
         assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and WHATEVER_THE_PROOF not in verdict.message
         if not (fixpoint or assumes or verdict.message.startswith(LEAK_REFUSED)):
             return None
+        self._refused = verdict.message
         return verdict.message
+
+    def refused_proof(self, theorem: Theorem) -> str | None:
+        """Why :meth:`_finish_refusal` refused the last finished proof of the theorem opened last."""
+        return self._refused
 
     def render(self, theorem: Theorem, proof: Proof) -> str:
         return annotate(self.context(theorem), render_proof(proof))

@@ -171,7 +171,7 @@ def test_false_proof_vector_through_the_cli(tmp_path):
 @needs_coq
 def test_stdlib_proofs_pass_the_policy_except_commands_written_in_them():
     """No false alarms: of the stdlib's proof sentences (``Proof`` lines aside) the policy refuses
-    only the 40 commands written inside proofs. Fails if the capitalised-command rule loses its
+    only the 26 commands written inside proofs. Fails if the capitalised-command rule loses its
     exemptions: qualified Ltac names such as ``Z.swap_greater`` (112 more) or the stdlib's own
     capitalised Ltac names such as ``Esimpl`` (44 more)."""
     from prover.coq.stdlib import load_index
@@ -191,4 +191,6 @@ def test_stdlib_proofs_pass_the_policy_except_commands_written_in_them():
                 except RefusedTactic:
                     refused[sentence.split()[0]] += 1
     assert total > 75_000
-    assert refused == Counter({"Open": 12, "Close": 12, "Variable": 6, "Infix": 3, "Notation": 3, "Add": 2, "Opaque": 2})
+    # (a `Variable`, `Infix`, `Notation` or `Add` counted here was the index running a `Proof <term>.` lemma
+    # such as setoid_ring's `Rth_ARth` on into the next sentences: the index now ends it there)
+    assert refused == Counter({"Open": 12, "Close": 12, "Opaque": 2})

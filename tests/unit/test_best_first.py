@@ -349,3 +349,24 @@ def test_max_expansions_counts_generator_calls_and_their_candidates_still_run():
     assert [e.kind for e in events].count("generate") == result.num_expansions == 2
     assert result.status == Status.OPEN and result.stop_reason == StopReason(StopKind.MAX_EXPANSIONS)
     assert not search.nodes["s2"].is_expanded and not search.nodes["s3"].is_expanded
+
+
+class RefusingEnv(ScriptedEnv):
+    """A scripted environment whose final check, run at once on a finishing step, refused one."""
+
+    def refused_proof(self, theorem):
+        return "not proved (assumes P.A.helper)"
+
+
+def test_a_search_that_ends_unproved_says_why_a_proof_it_found_was_refused():
+    """Fails if a search that runs out after its environment refused a finished proof (and went on)
+    ends with a bare "exhausted": the user would not learn that a proof was found and why it was not
+    taken (fill-admitted's table showed "failed (exhausted)" for a lemma proved only through another
+    admitted lemma). A proved search, and one whose stop reason already says something, keep theirs."""
+    graph = {"s0": {"intro": "s1"}, "s1": {}}
+    result = prover(["intro", "auto"]).search(RefusingEnv(graph), THM)
+    assert result.status == Status.FAILED
+    assert str(result.stop_reason) == "exhausted: a proof it found was refused: not proved (assumes P.A.helper)"
+    proved = prover(["auto"]).search(RefusingEnv({"s0": {"auto": "proved"}}), THM)
+    assert proved.status == Status.PROVED and str(proved.stop_reason) == "proved"
+    assert str(prover(["intro"]).search(ScriptedEnv(graph), THM).stop_reason) == "exhausted"
