@@ -72,11 +72,11 @@ def trace_first(env: str, workers: int, theorems: list | None = None, progress: 
     how many files it traced now, or None when Ctrl-C stopped it (it said how far it got, and what
     it built stays for the next run), for the command to exit 130."""
     from prover.backend import Feature
-    from prover.backends import BACKENDS
+    from prover.backends import backend as named
     from prover.views.safe_text import printable
 
-    backend = BACKENDS.get(env)
-    if backend is None or not backend.provides(Feature.DEFAULT_TRACE):
+    backend = named(env)  # an alias too; the command checked the name before
+    if not backend.provides(Feature.DEFAULT_TRACE):
         return 0
     build = backend.load(Feature.DEFAULT_TRACE)
     try:

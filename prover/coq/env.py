@@ -156,8 +156,9 @@ class CoqEnvironment(Environment):
         None (the stdlib's, its own default) for the stdlib; for a project (:func:`run_project`),
         the stdlib's, those of the installed libraries its files require that are traced here
         (:func:`prover.coq.tracer.library_traces`: a library's idiom is its users'), and, once
-        ``dojo-prover trace --project`` has run, the project's own, because a project's earlier
-        proofs are the ones most like its next (Tactician learns from them).
+        traced (by ``eval`` or ``prove`` on first use, :mod:`prover.coq.first_trace`, or by
+        ``dojo-prover trace --project``), the project's own, because a project's earlier proofs are
+        the ones most like its next (Tactician learns from them).
         What is not traced is left out silently: this is asked while a run is configured, and
         :meth:`missing_traces` says what is missing once the run starts searching."""
         from .tracer import library_traces, traced_data_dir
@@ -462,7 +463,8 @@ def _stdlib_traced() -> bool:
 
 
 def _own_traced(project: CoqProject) -> bool:
-    """Whether ``dojo-prover trace --project`` has traced ``project``'s own proofs here."""
+    """Whether ``project``'s own proofs are traced here (by ``trace --project``, or by ``eval`` or
+    ``prove`` on first use; an interrupted first trace counts, its corpus being written first)."""
     from .tracer import traced_data_dir
 
     return (traced_data_dir(project) / "corpus.jsonl").exists()

@@ -308,7 +308,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
 
 
 def refused_axioms(context: CoqContext, summary: list[str], resolution: Resolution,
-                   printed: Sequence[str] = ()) -> list[str]:
+                   printed: Sequence[str]) -> list[str]:
     """The axioms of coqchk's ``summary`` that make the proof not proved (module docstring, 3.),
     given the resolved ``Print Assumptions`` report and the entries it ``printed``.
 
