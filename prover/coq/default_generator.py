@@ -61,6 +61,8 @@ from generator.base import Candidate, Suggestion, TacticGenerator
 from generator.fixed import FixedTacticGenerator
 from search_tree.protocol import TacticState, Theorem
 
+from .split import SPLITS
+
 if TYPE_CHECKING:
     from retrieval.base import Retriever
     from retrieval.corpus import Corpus
@@ -87,7 +89,6 @@ NAMESAKE_TACTICS: tuple[tuple[str, float], ...] = (
 )
 #: suggestions taken from CoqHammer's member per state (its plain and premise tactics, ``hammer``)
 HAMMER_TOP = 10
-TRACE_SPLITS = ("train", "val", "test")
 
 
 def default_width(trace_directories: int = 2) -> int:
@@ -174,7 +175,7 @@ def trace_files(traces: str | Path | None = None) -> list[str]:
         from prover.coq.tracer import traced_data_dir
 
         traces = traced_data_dir()
-    found = [Path(traces) / f"{split}.json" for split in TRACE_SPLITS]
+    found = [Path(traces) / f"{split}.json" for split in SPLITS]
     return [str(p) for p in found if p.exists()]
 
 
