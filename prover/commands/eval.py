@@ -196,7 +196,7 @@ def load_theorems(args: argparse.Namespace) -> list:
 
 def run(args: argparse.Namespace) -> int:
     from prover.run.analysis import benchmark_pass_at_k, load_run
-    from prover.run.evaluation import run_evaluation
+    from prover.run.evaluation import check_out_dir, run_evaluation
 
     from prover.backends import check_benchmark
     from prover.registry import check_names
@@ -205,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     check_names(config.prover)  # names first, then whether the benchmark suits the backend
     check_benchmark(args.env, args.benchmark)
     theorems = load_theorems(args)
+    check_out_dir(Path(args.out), theorems)  # a bad --out fails now, not after the trace
     # a run directory resumed keeps the traces it started with (its config.json records them)
     if not args.no_trace and args.generator is None and not (Path(args.out) / "config.json").exists():
         if trace_first(args.env, args.workers, theorems, progress=not args.no_progress) is None:

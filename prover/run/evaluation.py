@@ -374,20 +374,39 @@ def environment_notes(config: ProverConfig) -> dict[str, Any]:
     return ENVIRONMENTS.load(config.env.name).run_notes(config.env.options)
 
 
-def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> dict[str, Any] | None:
-    """Check ``out_dir`` against the run asked for, writing nothing: None when it already holds
-    this run (resume), else the configuration :func:`write_config` is to record."""
-    keys = [theorem_key(t) for t in theorems]
+def check_out_dir(out: Path, theorems: list[Theorem] | None = None) -> None:
+    """Refuse ``out`` as a run directory for what is wrong with it whatever the run's configuration:
+    a symlink among :data:`RUN_FILES`, a file where a directory belongs or the reverse (``--out``
+    naming an existing file), results without the ``config.json`` that says whose they are; and
+    ``theorems`` (the benchmark) with duplicate keys. Cheap and writing nothing, so that a command
+    that does something slow before :func:`run_evaluation` (``eval`` and ``fill-admitted`` trace a
+    project on first use, ``fill-admitted`` builds it) calls it first and bad input fails at once,
+    not after minutes of work; :func:`run_evaluation` begins with it too, for its other callers.
+    What needs the configuration (a run directory of another run) is :func:`check_run_dir`'s."""
+    if out.is_dir():
+        refuse_links(out, RUN_FILES)
+    for path, kind in ((out, "directory"), (out / "logs", "directory"), (out / "results.jsonl", "file"),
+                       (out / "config.json", "file")):
+        if path.exists() and path.is_dir() != (kind == "directory"):
+            raise UserError(f"{path} is not a {kind}; choose another --out directory")
+    if not (out / "config.json").exists():
+        found = [name for name in ("results.jsonl", "starts.jsonl", "logs") if (out / name).exists()]
+        if found:
+            raise ConfigMismatch(f"{out} holds {', '.join(found)} but no config.json, so which run they belong "
+                                 "to is unknown; choose another --out directory")
+    keys = [theorem_key(t) for t in theorems or ()]
     if len(set(keys)) != len(keys):
         raise UserError("the benchmark has duplicate theorem keys")
-    wanted = {"format": FORMAT_VERSION, "run": config.identity(), "theorems": keys}
+
+
+def check_run_dir(out_dir: Path, config: EvalConfig, theorems: list[Theorem]) -> dict[str, Any] | None:
+    """Check ``out_dir`` (passed by :func:`check_out_dir`) against the run asked for, writing
+    nothing: None when it already holds this run (resume), else the configuration
+    :func:`write_config` is to record."""
+    wanted = {"format": FORMAT_VERSION, "run": config.identity(), "theorems": [theorem_key(t) for t in theorems]}
     cfg_path = out_dir / "config.json"
     if not cfg_path.exists():
-        found = [name for name in ("results.jsonl", "starts.jsonl", "logs") if (out_dir / name).exists()]
-        if found:
-            raise ConfigMismatch(f"{out_dir} holds {', '.join(found)} but no config.json, so which run they belong "
-                                 "to is unknown; choose another --out directory")
-        return wanted
+        return wanted  # check_out_dir refused results without it
     saved = read_config(cfg_path)
     differences = _diff({k: saved.get(k) for k in wanted}, wanted)
     if differences:
@@ -488,12 +507,7 @@ def run_evaluation(
     Returns the counts of this session; :func:`prover.run.analysis.load_run` reads the whole run.
     """
     out = Path(out_dir)
-    if out.is_dir():
-        refuse_links(out, RUN_FILES)
-    for path, kind in ((out, "directory"), (out / "logs", "directory"), (out / "results.jsonl", "file"),
-                       (out / "config.json", "file")):
-        if path.exists() and path.is_dir() != (kind == "directory"):
-            raise UserError(f"{path} is not a {kind}; choose another --out directory")
+    check_out_dir(out, theorems)
     require_specs(config.prover, "a run directory (its config.json)")
     check_names(config.prover)
     config = dataclasses.replace(config, prover=with_defaults(resumed_traces(config.prover, out), theorems))

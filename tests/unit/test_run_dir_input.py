@@ -125,6 +125,29 @@ def test_paths_of_the_wrong_kind_are_one_line(tmp_path, capsys, make):
     assert not (out / "config.json").exists()
 
 
+@pytest.mark.parametrize("make", [
+    lambda out: out.write_text("a file"),
+    lambda out: (out.mkdir(), (out / "results.jsonl").write_text("")),  # results, no config.json
+    lambda out: (out.mkdir(), (out / "config.json").symlink_to(out.parent / "elsewhere.json")),
+    lambda out: shutil.copytree(RUN, out),  # a run directory of another configuration
+])
+def test_a_bad_out_is_refused_before_the_first_use_trace(tmp_path, capsys, monkeypatch, make):
+    """Fails if ``eval`` of the default prover (no ``--generator``) starts its first-use trace of
+    the project (minutes) before refusing an ``--out`` it was always going to refuse, or if the
+    refusal is not exit 2 with one line."""
+    import prover.commands.eval as eval_command
+
+    traced: list[object] = []
+    monkeypatch.setattr(eval_command, "trace_first", lambda *args, **kw: traced.append(args) or 0)
+    out = tmp_path / "out"
+    make(out)
+    assert main(["eval", "--env", "synthetic", "--benchmark", "synthetic:30", "--limit", "3", "--no-progress",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "error:" in err[0], err
+    assert traced == []
+
+
 def test_an_os_error_naming_a_path_is_bad_input_and_one_without_is_a_bug():
     """Fails if a file-system error about a named path (a directory where a file is expected) keeps
     its traceback, or if one that names no path (a bug's) is folded into a line."""
