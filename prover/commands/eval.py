@@ -86,6 +86,18 @@ def trace_first(env: str, workers: int, theorems: list | None = None, progress: 
         return None
 
 
+def trace_before_run(args: argparse.Namespace, theorems: list) -> bool:
+    """:func:`trace_first` for the ``theorems`` a run directory ``args.out`` is about to prove
+    (``eval``, ``fill-admitted``), unless ``--no-trace``, unless ``--generator`` names a prover
+    other than the default, and unless the run directory is resumed (its ``config.json`` records
+    the traces it started with, and it keeps them); False when Ctrl-C stopped the trace, for the
+    command to exit 130. The caller refused a bad ``--out`` before (:func:`check_out_dir
+    <prover.run.evaluation.check_out_dir>`), so that it does not fail after the trace."""
+    if args.no_trace or args.generator is not None or (Path(args.out) / "config.json").exists():
+        return True
+    return trace_first(args.env, args.workers, theorems, progress=not args.no_progress) is not None
+
+
 def add_run_arguments(parser: argparse.ArgumentParser, benchmark: bool = True) -> None:
     """Arguments shared by ``eval``, ``ablate`` and (without ``--benchmark``/``--limit``, it picks its
     own theorems) ``fill-admitted``: what to prove, with what, under which budget."""
@@ -206,10 +218,8 @@ def run(args: argparse.Namespace) -> int:
     check_benchmark(args.env, args.benchmark)
     theorems = load_theorems(args)
     check_out_dir(Path(args.out), theorems)  # a bad --out fails now, not after the trace
-    # a run directory resumed keeps the traces it started with (its config.json records them)
-    if not args.no_trace and args.generator is None and not (Path(args.out) / "config.json").exists():
-        if trace_first(args.env, args.workers, theorems, progress=not args.no_progress) is None:
-            return 130
+    if not trace_before_run(args, theorems):
+        return 130
     progress = run_evaluation(config, theorems, args.out, progress=not args.no_progress)
     loaded = load_run(args.out)
     retried = ", ".join(f"{kind} {n}" for kind, n in sorted(progress.retried.items()))

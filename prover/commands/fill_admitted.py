@@ -3,7 +3,10 @@
 Every admitted lemma of PROJECT (or those of ``--files``/``--theorems``) is searched, as ``eval``
 would, by default with the backend's default prover (its ``Feature.PRESET``; Coq's takes its
 premises from the project's own corpus), in a resumable run directory ``--out`` (run again to
-resume). Opening the project and writing the proofs is the backend's ``Feature.FILL``, a
+resume). As for ``eval`` and ``prove``, the default prover's kNN and proof retrieval learn from the
+project's own proofs, so before its first search the files the lemmas may learn from are traced
+once into the cache (``--no-trace`` skips it; Ctrl-C exits 130 and the next run goes on). Opening
+the project and writing the proofs is the backend's ``Feature.FILL``, a
 :class:`prover.backend.Filler` (Coq's: :mod:`prover.coq.fill_command`): each proof found is read
 back from the run directory and verified again (the directory is not trusted), written into its
 file in a copy of the project, and kept only if the project still builds with the same meaning. The
@@ -27,7 +30,7 @@ from prover.backends import require
 from search_tree.errors import UserError
 from search_tree.safe_files import refuse_links, replace_file
 
-from .eval import add_run_arguments, build_config
+from .eval import add_run_arguments, add_trace_flag, build_config, trace_before_run
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +45,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write", action="store_true", help="write the proofs into the files (after a backup in OUT/backup)")
     parser.add_argument("--jobs", type=int, default=2, help="processes building the project (coq: coqc; default: 2)")
     add_run_arguments(parser, benchmark=False)  # without --generator: the backend's default prover
+    add_trace_flag(parser, "coq: the project's own proofs that its admitted lemmas may learn from, traced once "
+                           "into the cache, as eval and prove do")
 
 
 def _cell(text: str) -> str:
@@ -78,10 +83,11 @@ def out_dir(text: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover.run.evaluation import run_evaluation, theorem_key
+    from prover.run.evaluation import check_out_dir, run_evaluation, theorem_key
     from prover.views.safe_text import printable
 
     out = out_dir(args.out)
+    check_out_dir(out)  # before the project is built and traced, not after
     if args.write and out.is_dir():
         refuse_links(out, ["backup"])  # before the search, not after it (write_back refuses it too)
     filler = require(args.env, Feature.FILL, "fill-admitted").load(Feature.FILL)
@@ -94,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     args.benchmark, args.limit = f"fill-admitted:{project.spec}", None
     config = build_config(args, None, {})
+    if not trace_before_run(args, targets):
+        return 130
     run_evaluation(config, targets, out, progress=not args.no_progress)
     results = _recorded(out / "results.jsonl")
     proofs = {t: results[theorem_key(t)].get("script") for t in targets

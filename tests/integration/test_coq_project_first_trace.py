@@ -118,3 +118,19 @@ def test_eval_and_prove_trace_a_project_on_first_use_unless_told_not_to(proj, tm
                          "--out", str(tmp_path / "all"))  # a new run of the whole project: the rest traced first
     assert code == 0 and [m.groups()[1] for m in map(ANNOUNCED.fullmatch, out.splitlines()) if m] == ["1"], out + err
     assert untraced_files(project=project) == [] and "file/s" not in err, err  # --no-progress: no bar while tracing
+
+
+def test_fill_admitted_traces_the_files_its_lemmas_learn_from_on_first_use(proj, tmp_path):
+    """Fails if ``fill-admitted`` searches a project's admitted lemmas with the default prover
+    without first tracing, once, the files they may learn from (``add_zero_right`` of ``B.v``:
+    ``A.v`` and ``B.v``), saying so in one line, as ``eval`` and ``prove`` do."""
+    from prover.coq.project import load_project
+    from prover.coq.tracer import untraced_files
+
+    fill = ["fill-admitted", str(proj), "--theorems", "add_zero_right", "--timeout", "10", "--no-progress"]
+    code, out, err = cli(*fill, "--out", str(tmp_path / "fill"))
+    assert code == 0, out + err
+    assert [m.groups()[1] for m in map(ANNOUNCED.fullmatch, out.splitlines()) if m] == ["2"], out
+    assert untraced_files(project=load_project(str(proj))) == ["theories/C.v"]
+    code, out, err = cli(*fill, "--out", str(tmp_path / "again"))  # traced: nothing again
+    assert code == 0 and not ANNOUNCED.search(out), out + err
