@@ -272,7 +272,10 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
     if not args.report and any(name.startswith("default") for name in names):
         from prover.coq.first_trace import trace_untraced
 
-        trace_untraced(args.workers, lambda line: print(line, file=sys.stderr, flush=True), theorems=theorems)
+        try:
+            trace_untraced(args.workers, lambda line: print(line, file=sys.stderr, flush=True), theorems=theorems)
+        except KeyboardInterrupt:  # it said how far it got, in one line: exit as the CLI does, nothing else said
+            raise SystemExit(130) from None
     if "default-no-own-traces" in names:
         table["default-no-own-traces"] = without_own_traces(table["default"], theorems, parser)
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", benchmark)

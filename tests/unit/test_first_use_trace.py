@@ -98,3 +98,23 @@ def test_trace_first_turns_ctrl_c_into_none(monkeypatch):
     backend = SimpleNamespace(provides=lambda feature: True, load=lambda feature: build)
     monkeypatch.setattr("prover.backends.backend", lambda name: backend)
     assert eval_command.trace_first("coq", 1, list(ADMITTED)) is None
+
+
+def test_ctrl_c_during_coq_vs_hammers_trace_exits_130_with_its_one_line(monkeypatch, tmp_path, capsys):
+    """Fails if Ctrl-C during ``benchmarks/coq_vs_hammer.py``'s first-use trace ends otherwise than
+    the CLI's: exit 130 and only the trace's own line saying how far it got (it added a second,
+    that the run directories hold the results so far, before any run had started)."""
+    from benchmarks import coq_vs_hammer
+
+    def trace_untraced(workers, announce, theorems=None, **kw):
+        announce("interrupted: 0 of 2 files traced into CACHE; the next run traces the other 2")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("prover.benchmarks.registry.load_benchmark", lambda name, limit=None: list(ADMITTED))
+    monkeypatch.setattr("prover.coq.first_trace.trace_untraced", trace_untraced)
+    with pytest.raises(SystemExit) as stopped:
+        coq_vs_hammer.interruptible(["--benchmark", "coq-project:/p", "--limit", "1", "--only", "default",
+                                     "--out", str(tmp_path)])
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "interrupted: 0 of 2 files traced into CACHE; the next run traces the other 2"]
