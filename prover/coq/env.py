@@ -456,15 +456,15 @@ def run_project(options: dict, theorems: Sequence[Theorem] = ()) -> CoqProject:
 
 def _stdlib_traced() -> bool:
     """Whether the stdlib's traced proofs are here (what kNN and proof retrieval learn from)."""
-    from .default_generator import trace_files
-    from .tracer import traced_data_dir
+    from .tracer import is_traced, traced_data_dir
 
-    return bool(trace_files(traced_data_dir()))
+    return is_traced(traced_data_dir())
 
 
 def _own_traced(project: CoqProject) -> bool:
-    """Whether ``project``'s own proofs are traced here (by ``trace --project``, or by ``eval`` or
-    ``prove`` on first use; an interrupted first trace counts, its corpus being written first)."""
-    from .tracer import traced_data_dir
+    """Whether ``project``'s own proofs are traced here (by ``trace --project``, or by ``eval``,
+    ``prove`` or ``fill-admitted`` on first use; a first trace stopped before its split files, which
+    leaves its corpus, does not count: :func:`prover.coq.tracer.is_traced`)."""
+    from .tracer import is_traced, traced_data_dir
 
-    return (traced_data_dir(project) / "corpus.jsonl").exists()
+    return is_traced(traced_data_dir(project))

@@ -50,9 +50,7 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
     projects (see the module docstring). Files whose trace failed before are not tried again here
     (``trace`` does that), so a file Coq cannot replay costs the user nothing on every later run.
     ``progress``: the progress bar while it traces (``eval --no-progress`` asks for none)."""
-    from prover.coq.default_generator import trace_files
-    from prover.coq.split import SPLITS
-    from prover.coq.tracer import corpus_is_current, ensure_traced, traced_data_dir, untraced_files
+    from prover.coq.tracer import corpus_is_current, ensure_traced, is_traced, traced_data_dir, untraced_files
 
     project = None if theorems is None else _project_of(theorems)
     if theorems is not None and project is None:
@@ -63,7 +61,7 @@ def trace_untraced(workers: int, announce: Callable[[str], None], files: Sequenc
     if not todo:
         # every file is traced, but an older scanner wrote the corpus, or a stop after the last file
         # left no split files (what kNN reads): written again, tracing nothing, saying nothing
-        if not corpus_is_current(out) or len(trace_files(out)) < len(SPLITS):
+        if not corpus_is_current(out) or not is_traced(out):
             ensure_traced([], progress=False, project=project)
         return 0
     what = "the stdlib" if project is None else f"Coq project {project.name}"

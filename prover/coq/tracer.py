@@ -437,6 +437,18 @@ def corpus_is_current(out_dir: Path | None = None) -> bool:
         return False
 
 
+def is_traced(out_dir: Path) -> bool:
+    """Whether ``out_dir`` holds a finished trace: every split file (what kNN and proof retrieval
+    read, :func:`prover.coq.default_generator.trace_files`). :func:`ensure_traced` writes them only
+    after every file's trace, so a trace stopped before (Ctrl-C in the first-use trace) leaves
+    ``corpus.jsonl`` and the files done, but is not one: counting it (the corpus was the test) made a
+    later run with ``--no-trace`` learn from no split file of the project, and warn of nothing.
+    The one test of a traced directory, for the stdlib's, a project's and the first-use trace."""
+    from .default_generator import trace_files
+
+    return len(trace_files(out_dir)) == len(SPLITS)
+
+
 @contextmanager
 def _sigint_ignored() -> Iterator[None]:
     """SIGINT ignored while worker processes start: they inherit it (CPython then installs no

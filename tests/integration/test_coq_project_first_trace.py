@@ -49,7 +49,7 @@ def test_first_use_traces_the_files_a_projects_theorems_learn_from_once(proj):
     and what it imports; ``C.v`` imports ``B.v``, so no theorem of ``B.v`` may learn from it), says
     nothing (or more than one line) before it, traces anywhere but ``trace --project``'s directory,
     traces or says anything a second time, leaves the split files a stop removed unwritten (kNN reads
-    them), or does anything for stdlib theorems (their trace is the demo's); or if the default
+    them) or counts the project as traced without them, or does anything for stdlib theorems (their trace is the demo's); or if the default
     prover's traces do not include the project's own once it ran."""
     from prover.coq.build import project_index
     from prover.coq.env import CoqEnvironment
@@ -76,6 +76,7 @@ def test_first_use_traces_the_files_a_projects_theorems_learn_from_once(proj):
     said.clear()  # traced: nothing again, nothing said
     assert trace_untraced(1, said.append, theorems=[double_plus]) == 0 and said == []
     (traced_data_dir(project) / "train.json").unlink()  # stopped after the last file, before the splits
+    assert CoqEnvironment.default_traces(theorems=[double_plus]) == []  # not counted as traced meanwhile
     assert trace_untraced(1, said.append, theorems=[double_plus]) == 0 and said == []
     assert (traced_data_dir(project) / "train.json").is_file()  # written again, or kNN would never see them
     stdlib = CoqEnvironment().theorem("Nat.add_0_l")

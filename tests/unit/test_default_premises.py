@@ -54,8 +54,12 @@ def corpus_file(tmp_path):
 
 
 def write_traces(directory, theorems):
+    """``theorems`` traced into ``directory``'s train split, as the tracer finishes a trace: every
+    split file written (a directory without them all is a stopped trace: ``tracer.is_traced``)."""
     directory.mkdir(parents=True)
     (directory / "train.json").write_text(json.dumps(theorems), encoding="utf-8")
+    for split in ("val", "test"):
+        (directory / f"{split}.json").write_text("[]", encoding="utf-8")
 
 
 #: the retriever a run names to give the default premises (``--retriever`` on the command line)

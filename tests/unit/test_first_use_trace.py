@@ -118,3 +118,34 @@ def test_ctrl_c_during_coq_vs_hammers_trace_exits_130_with_its_one_line(monkeypa
     assert stopped.value.code == 130
     assert capsys.readouterr().err.splitlines() == [
         "interrupted: 0 of 2 files traced into CACHE; the next run traces the other 2"]
+
+
+def test_a_trace_stopped_before_its_split_files_does_not_count_as_traced(tmp_path, monkeypatch):
+    """Fails if a project whose first trace was stopped (Ctrl-C) after its corpus and some files'
+    traces, before the split files kNN reads, counts as traced: a later run (``--no-trace``) would
+    then learn from none of its proofs and not say so. Once the tracer's split files are there
+    (what a finished trace writes last, before its metadata), it counts."""
+    from prover.coq.env import CoqEnvironment
+    from prover.coq.project import load_project
+    from prover.coq.split import SPLITS
+    from prover.coq.tracer import is_traced, traced_data_dir
+
+    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "proj"
+    (root / "theories").mkdir(parents=True)
+    (root / "_CoqProject").write_text("-Q theories Foo\n")
+    (root / "theories" / "A.v").write_text("Lemma a : True.\nProof. exact I. Qed.\n")
+    out = traced_data_dir(load_project(str(root)))
+    (out / "files" / "theories").mkdir(parents=True)
+    (out / "corpus.jsonl").write_text("")  # written first, as ensure_traced does
+    (out / "files" / "theories" / "A.v.json").write_text("{}")
+
+    def project_line() -> list[str]:
+        return [line for line in CoqEnvironment.missing_traces({"project": str(root)}) if "Coq project" in line]
+
+    assert not is_traced(out) and len(project_line()) == 1
+    for split in SPLITS[:-1]:  # stopped between two split files
+        (out / f"{split}.json").write_text("[]")
+    assert not is_traced(out) and len(project_line()) == 1
+    (out / f"{SPLITS[-1]}.json").write_text("[]")
+    assert is_traced(out) and project_line() == []
