@@ -37,7 +37,7 @@ from .records import CoqFields
 from .render import render_proof
 from .reopened import compiled_module, reopen
 from .session import CoqSession
-from .verify import ASSUMES_REFUSED, LEAK_REFUSED, WHATEVER_THE_PROOF, verify_proof
+from .verify import ASSUMES_REFUSED, LEAK_REFUSED, LEAK_UNCHECKED, WHATEVER_THE_PROOF, verify_proof
 from .worker import Worker
 
 #: a tactic that builds a fixpoint, whose guard Coq checks only when the proof is closed
@@ -311,7 +311,11 @@ class CoqEnvironment(Environment):
 
         * one found in ``theorem``'s *reopened* context: refused by the leak check (its other
           verdicts are left to the final check). A proof that needs no addition is checked in the
-          theorem's own context first, where no compiled copy is loaded and nothing can leak;
+          theorem's own context first, where no compiled copy is loaded and nothing can leak. Not
+          where the leak check could not run (:data:`prover.coq.verify.LEAK_UNCHECKED`: its
+          dependency graphs unreadable, coq-dpdgraph missing or broken): every other proof would
+          meet the same, so the search ends on this one and the final check says why, for a
+          fixpoint too (coqc and coqchk accepted its guard before the leak check ran);
         * one that builds a fixpoint (``fix``, ``cofix``): Coq checks a fixpoint's guard only when
           the proof is closed, so ``fix f 1. assumption.`` (``f`` applied to the goal's own
           argument) "finishes" every goal of the right shape. In the stdlib's val split, searches
@@ -329,7 +333,7 @@ class CoqEnvironment(Environment):
         if not (reopened or fixpoint or user):
             return None
         verdict = self._verify(theorem, proof, self._keep)
-        if verdict.ok:
+        if verdict.ok or verdict.message.startswith(LEAK_UNCHECKED):
             return None
         assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and WHATEVER_THE_PROOF not in verdict.message
         if not (fixpoint or assumes or verdict.message.startswith(LEAK_REFUSED)):

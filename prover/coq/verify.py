@@ -59,7 +59,8 @@ A proof counts only when all of this holds:
    module that the theorem's own context lacks -- the theorem itself and what its file declares
    after it (:mod:`prover.coq.dependencies`): the file prints both dependency graphs once the
    theorem's sections are closed, a second small file locates the compiled objects they share,
-   and a graph or a location missing or unreadable fails the check.
+   and a graph or a location missing or unreadable fails the check (:data:`LEAK_UNCHECKED`: the
+   checker's environment, not the proof, is at fault, so a search ends there).
 
 5. The statement means what it means in the theorem's own context. Context additions
    (:mod:`prover.coq.additions`) stand right before the statement, and what they import can
@@ -129,6 +130,12 @@ from .trusted_axioms import is_trusted, label
 
 #: how the message of a proof refused by the leak check begins (:mod:`prover.coq.dependencies`)
 LEAK_REFUSED = "refused (leak check)"
+#: how the message begins where the leak check could not run: the dependency graphs or the
+#: locations of what they name missing or unreadable (coq-dpdgraph not installed, or broken). Not a
+#: property of the proof but of the checker's environment, which every other proof of the theorem
+#: meets as well: a search ends on it (:meth:`prover.coq.env.CoqEnvironment._finish_refusal`)
+#: instead of refusing each proof it finds until its time runs out
+LEAK_UNCHECKED = "not checked (leak check)"
 #: how the message of a proof refused for what it assumes begins (module docstring, 3.)
 ASSUMES_REFUSED = "not proved (assumes"
 #: what the message of such a refusal adds where no proof of the statement can pass: its context
@@ -282,7 +289,8 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
         except DependencyError as exc:
-            return Verification(False, f"{LEAK_REFUSED}: its dependencies could not be read ({exc})", script)
+            return Verification(False, f"{LEAK_UNCHECKED}: its dependencies could not be read ({exc}); no proof of "
+                                       "this theorem in its reopened context can pass here", script)
     if leaked:
         return Verification(False, f"{LEAK_REFUSED}: its term depends on {', '.join(leaked[:5])}"
                                    f"{' ...' if len(leaked) > 5 else ''} of the compiled {compiled_module(context)}, "

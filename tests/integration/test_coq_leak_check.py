@@ -16,9 +16,9 @@ import pytest
 from generator.fixed import FixedTacticGenerator
 from prover.coq.additions import hammer_filter
 from prover.coq.env import CoqEnvironment
-from prover.coq.verify import LEAK_REFUSED
+from prover.coq.verify import LEAK_REFUSED, LEAK_UNCHECKED
 from prover.proof_search import BestFirstSearchProver
-from search_tree import ErrorKind, ProofFinished, Status, TacticError, TacticState, linear_proof
+from search_tree import ErrorKind, ProofFinished, Status, StopKind, TacticError, TacticState, linear_proof
 
 pytestmark = [pytest.mark.coq]
 LEAKING = "hauto use: Coq.Lists.List.app_nil_r."
@@ -122,7 +122,7 @@ def test_a_dependency_graph_not_written_fails_the_check(env, monkeypatch):
     monkeypatch.setattr(verify, "graph_sentences", lambda *args: ("Require dpdgraph.dpdgraph.",))
     verdict = env.verify(env.theorem("Coq.Lists.List.app_nil_r"), linear_proof(["intros.", HONEST]))
     assert not verdict.ok, verdict.message
-    assert verdict.message.startswith(f"{LEAK_REFUSED}: its dependencies could not be read"), verdict.message
+    assert verdict.message.startswith(f"{LEAK_UNCHECKED}: its dependencies could not be read"), verdict.message
     assert "wrote no dependency graph" in verdict.message, verdict.message
 
 
@@ -163,8 +163,11 @@ def test_a_theorem_of_a_functor_is_checked_although_its_compiled_module_has_no_o
 def test_the_search_refuses_a_proof_exactly_when_the_final_check_does(env, monkeypatch):
     """With no dependency graph written, a proof that needs no addition is still a proof: the final
     check takes it in the theorem's own context, where no compiled copy is loaded, and so must the
-    search. One that needs CoqHammer's tactics goes through the reopened context and is refused by
-    both. Fails if the search checks every proof in the reopened context (and refuses this one)."""
+    search. One that needs CoqHammer's tactics goes through the reopened context, where the leak
+    check cannot run: not a refused step (every later proof would be refused the same way until the
+    search's time ran out) but the end of the search, whose final check says why. Fails if the
+    search checks every proof in the reopened context (and stops on this one), or goes on refusing
+    proofs for a fault of the checker's environment."""
     import prover.coq.verify as verify
 
     monkeypatch.setattr(verify, "graph_sentences", lambda *args: ("Require dpdgraph.dpdgraph.",))
@@ -175,9 +178,13 @@ def test_the_search_refuses_a_proof_exactly_when_the_final_check_does(env, monke
         intro = session.run_tac(state, "intros.")
         assert isinstance(intro, TacticState), intro
         assert isinstance(session.run_tac(intro, plain), ProofFinished)
-        refused = session.run_tac(intro, HONEST)
-        assert isinstance(refused, TacticError) and refused.kind == ErrorKind.REFUSED, refused
-        assert "could not be read" in refused.message, refused.message
+        assert isinstance(session.run_tac(intro, HONEST), ProofFinished)
+    prover = BestFirstSearchProver(FixedTacticGenerator([("intros.", -0.5), (HONEST, -1.0)]), timeout=120,
+                                   num_sampled_tactics=2)
+    result = prover.search(env, theorem)
+    assert result.status == Status.FAILED and result.stop_reason.kind == StopKind.VERIFICATION_FAILED, result.stop_reason
+    assert result.stop_reason.detail.startswith(LEAK_UNCHECKED) and "wrote no dependency graph" in result.stop_reason.detail
+    assert result.total_time < 60, result.total_time  # ended on the first proof, not at the timeout
 
 
 def test_hammer_in_a_reopened_context_searches_only_what_the_theorems_file_could_load():
