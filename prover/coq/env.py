@@ -37,7 +37,7 @@ from .records import CoqFields
 from .render import render_proof
 from .reopened import compiled_module, reopen
 from .session import CoqSession
-from .verify import ASSUMES_REFUSED, LEAK_REFUSED, LEAK_UNCHECKED, WHATEVER_THE_PROOF, verify_proof
+from .verify import ASSUMES_REFUSED, LEAK_REFUSED, LEAK_UNCHECKED, unavoidable, verify_proof
 from .worker import Worker
 
 #: a tactic that builds a fixpoint, whose guard Coq checks only when the proof is closed
@@ -325,8 +325,9 @@ class CoqEnvironment(Environment):
           (:data:`prover.coq.verify.ASSUMES_REFUSED`): ``auto`` through a ``Hint Resolve`` to an
           admitted lemma, ``hammer`` citing one, close the goal before an honest proof is tried,
           and fill-admitted exists to replace exactly those lemmas. Not where the refusal is one
-          no proof can escape (:data:`prover.coq.verify.WHATEVER_THE_PROOF`: a prelude's axiom),
-          which ends the search as before.
+          no proof can escape (:func:`prover.coq.verify.unavoidable`: a prelude's axiom, refused
+          whether used or not; a project's axiom the statement itself needs), which ends the
+          search, the final check saying why.
         """
         fixpoint = any(_FIXPOINT.search(tactic) for tactic in proof_tactics(proof))
         user = not self._installed(theorem)
@@ -335,7 +336,7 @@ class CoqEnvironment(Environment):
         verdict = self._verify(theorem, proof, self._keep)
         if verdict.ok or verdict.message.startswith(LEAK_UNCHECKED):
             return None
-        assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and WHATEVER_THE_PROOF not in verdict.message
+        assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and not unavoidable(verdict.message)
         if not (fixpoint or assumes or verdict.message.startswith(LEAK_REFUSED)):
             return None
         self._refused = verdict.message

@@ -48,7 +48,14 @@ A proof counts only when all of this holds:
    modules' parameters (only ``Locate Module`` keeps ``E.f`` from passing for a parameter's
    field), yet its fields are axioms of the summary once the module closes. An own axiom is
    never trusted, whatever its name (the checked library is the project's module, never
-   ``Coq.*``). Elsewhere an untrusted axiom the checked
+   ``Coq.*``). Where the statement itself would be refused so (``Print Assumptions`` of its
+   meaning, 5., names such an axiom: ``Parameter a : A.`` then ``Lemma t : a = a.``), a refusal
+   says so (:data:`STATEMENT_NEEDS`) and a search ends on it rather than refuse proof after proof:
+   a proof's term mentions what its type needs, or an untrusted axiom whose type does (``exact
+   h.`` for ``h : a = a`` prints ``h``, not ``a``: ``Print Assumptions`` does not read an axiom's
+   type), unless reduction removes it. A statement whose axiom reduces away (``(fun _ => True) a``)
+   is counted too: its search may end where a proof avoiding the axiom exists, but no proof is
+   accepted for it. Elsewhere an untrusted axiom the checked
    library declares or loads is refused whether used or not: an ad-hoc theorem's checked library
    is ``DojoScratch``, whose every axiom is its prelude's (a prelude's ``classic`` is
    ``DojoScratch.classic``), and a stdlib theorem's context is the stdlib's own text, the only one
@@ -106,6 +113,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from prover.defaults import RUN
@@ -141,6 +149,17 @@ ASSUMES_REFUSED = "not proved (assumes"
 #: what the message of such a refusal adds where no proof of the statement can pass: its context
 #: itself declares or loads an untrusted axiom, refused whether the proof uses it or not
 WHATEVER_THE_PROOF = "the theorem's context declares or loads an untrusted axiom, refused whether used or not"
+#: what the message of such a refusal adds in a project's file where the statement itself needs an
+#: axiom that is refused where used (``Parameter a : A.`` then ``Lemma t : a = a.``): ``Print
+#: Assumptions`` of the statement's meaning lists it, so every proof of it is refused too
+STATEMENT_NEEDS = "no proof of it can pass: the statement itself needs"
+
+
+def unavoidable(message: str) -> bool:
+    """Whether the refusal ``message`` is one no proof of the statement can escape
+    (:data:`WHATEVER_THE_PROOF`, :data:`STATEMENT_NEEDS`): a search ends on it rather than refuse
+    proof after proof until its time runs out (:meth:`prover.coq.env.CoqEnvironment._finish_refusal`)."""
+    return WHATEVER_THE_PROOF in message or STATEMENT_NEEDS in message
 
 
 class CheckFailed(Exception):
@@ -156,13 +175,15 @@ class Unabstracted(CheckFailed):
 
 
 def verification_source(context: CoqContext, script: str, name: str, report: str,
-                        sentence_timeout: int | None = None, graphs: Path | None = None) -> str:
+                        sentence_timeout: int | None = None, graphs: Path | None = None, probe: bool = True) -> str:
     """The ``.v`` text that :func:`verify_proof` compiles, the theorem named ``name``, its
     assumptions redirected to ``report``, each sentence from the statement to the meaning's pin
     limited to ``sentence_timeout`` seconds (see the module docstring; :class:`CheckFailed` if the
     statement's meaning cannot be pinned). For a reopened context, ``graphs`` is where the
     dependency graphs of the leak check are written, once the sections around the theorem are
-    closed (:mod:`prover.coq.dependencies`)."""
+    closed (:mod:`prover.coq.dependencies`). In a project's file the statement's own assumptions
+    are redirected to ``report_statement`` too (:func:`statement_probed`), unless ``probe`` is
+    False: they tell a refused axiom no proof can avoid from one this proof chose."""
     body = "\n".join("  " + line for line in script.splitlines())
     limit, unlimit = (f"Set Default Timeout {sentence_timeout}.\n", "Unset Default Timeout.\n") \
         if sentence_timeout else ("", "")
@@ -173,19 +194,22 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
         if graphs is None:
             raise ValueError(f"{context.module}: a reopened context is checked with its dependency graphs")
         closing[sections:sections] = graph_sentences(name, compiled, graphs, name)
-    declared = compares_section_variables(context)
+    declared, pin = compares_section_variables(context), _pinned(context)
+    probed = statement_probed(context) and (probe or pin)
     meaning, pinned = "", ""
-    if context.additions or declared:  # both put text before the statement: its meaning is pinned first
+    if pin or probed:  # additions and the declared copy put text before the statement: its meaning is pinned first
         try:
             meaning = f"Definition {name}_meaning := forall _ : True, {statement_type(context.statement)}.\n"
         except ValueError as exc:
             raise CheckFailed(f"what the statement means cannot be pinned: {exc}") from None
+    if pin:
         pinned = f"Definition {name}_pinned : {name}_meaning := fun _ => @{name}.\n"
     additions = "".join(s + "\n" for s in context.additions)
     copied, compare = "", ""
+    if declared or probed:
+        compare = f"Redirect \"{report}_statement\" Print Assumptions {name}_meaning.\n"
     if declared:
-        compare = (f"Redirect \"{report}_statement\" Print Assumptions {name}_meaning.\n"
-                   f"Redirect \"{report}_keep\" Test Keep Admitted Variables.\n")
+        compare += f"Redirect \"{report}_keep\" Test Keep Admitted Variables.\n"
         if not _admitted(context):  # an admitted copy would be an axiom of the checked module
             # a name of its own: the file's proof runs in the copy, and must not learn the checked one
             copy = f"dojo_{secrets.token_hex(8)}_declared"
@@ -197,6 +221,31 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
             + "".join(f"Redirect \"{report}_parameter_{k}\" Locate Module {parameter}.\n"
                       for k, parameter in enumerate(_parameters_to_locate(context)))
             + "".join(line + "\n" for line in closing))
+
+
+def _pinned(context: CoqContext) -> bool:
+    """Whether the check pins the statement's meaning (module docstring, 5.): where context
+    additions or the copy of the declared lemma stand before the statement."""
+    return bool(context.additions) or compares_section_variables(context)
+
+
+def statement_probed(context: CoqContext) -> bool:
+    """Whether the check reads what the statement itself assumes, ``Print Assumptions`` of its
+    meaning: in a project's file, whose own axioms are refused only where used (module docstring,
+    3.), so that a refused axiom the statement needs (every proof is refused for it) ends a search
+    at once instead of costing its whole time (:data:`STATEMENT_NEEDS`). Where the meaning is not
+    pinned anyway, only a statement :func:`prover.coq.context.statement_type` reads is probed, and
+    a file coqc rejects with the probe is compiled again without it (:func:`_compile`), so the
+    probe never costs a proof."""
+    if not context.project_file:
+        return False
+    if _pinned(context):
+        return True
+    try:
+        statement_type(context.statement)
+    except ValueError:
+        return False
+    return True
 
 
 def compares_section_variables(context: CoqContext) -> bool:
@@ -274,13 +323,13 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
     with tempfile.TemporaryDirectory(prefix="dojo-coq-verify-") as tmp:
         try:
             try:
-                report, parameters = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
+                compiled = _compile(context, script, nonce, Path(tmp), base, dirpath, deadline, limit)
             except Unabstracted as problem:  # once more, without the variables it need not have used
                 cleared, again = _cleared(script, problem), secrets.token_hex(8)
                 if cleared is None:
                     raise
                 try:
-                    report, parameters = _compile(context, cleared, again, Path(tmp), base, dirpath, deadline, limit)
+                    compiled = _compile(context, cleared, again, Path(tmp), base, dirpath, deadline, limit)
                 except CheckFailed:
                     raise problem from None  # it needs them: say so, not what clearing them broke
                 script, nonce = cleared, again
@@ -297,14 +346,25 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
                                    f"which the theorem's own context does not have (the theorem itself or what its "
                                    f"file declares after it)", annotate(context, script))
     script = annotate(context, script)  # the additions are part of the proof, printed with it
-    printed = parse_assumptions(report)
-    resolution = resolve(printed, summary, parameters,
-                         trusted_scope=context.trusted_prefix and bool(context.closing), libraries=libraries,
-                         exact_only=context.inside_module and not context.trusted_prefix)
+
+    def resolved(printed: list[str]) -> Resolution:
+        return resolve(printed, summary, compiled.parameters,
+                       trusted_scope=context.trusted_prefix and bool(context.closing), libraries=libraries,
+                       exact_only=context.inside_module and not context.trusted_prefix)
+
+    printed = parse_assumptions(compiled.report)
+    resolution = resolved(printed)
     axioms = resolution.names + resolution.parameters
     refused = refused_axioms(context, summary, resolution, printed)
-    # in a context that refuses its own axioms whether used or not, no other proof can pass: say so
-    unconditional = f"; {WHATEVER_THE_PROOF}" if refused and not context.project_file else ""
+    # where no other proof can pass, say so: a context that refuses its own axioms whether used or
+    # not, or a statement that itself needs a refused axiom
+    unconditional = ""
+    if refused and not context.project_file:
+        unconditional = f"; {WHATEVER_THE_PROOF}"
+    elif refused and compiled.statement is not None:
+        stated = parse_assumptions(compiled.statement)
+        needed = refused_axioms(context, summary, resolved(stated), stated)
+        unconditional = f"; {STATEMENT_NEEDS} {', '.join(needed)}" if needed else ""
     if resolution.unresolved:
         return Verification(False, f"{ASSUMES_REFUSED} {'; '.join(resolution.unresolved)}): an assumption that "
                                    f"cannot be resolved to one trusted axiom is refused{unconditional}", script, axioms)
@@ -349,10 +409,22 @@ def uses(axioms: Sequence[str]) -> str:
     return ", ".join(named + ([f"{parameters} parameter(s) of the modules open at the theorem"] if parameters else []))
 
 
+@dataclass(frozen=True)
+class _Compiled:
+    """What coqc wrote of a checked file (:func:`_compile`)."""
+
+    report: str  # Print Assumptions of the proof
+    parameters: tuple[str, ...]  # the functor parameters no other module shares a name with
+    statement: str | None  # Print Assumptions of the statement's meaning, where probed (statement_probed)
+
+
 def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str, dirpath: str,
-             deadline: float, sentence_timeout: int | None = None) -> tuple[str, tuple[str, ...]]:
-    """Run coqc on the whole file (exit 0 required); the text of the assumptions report, and the
-    functor parameters no other module shares a name with (``Locate Module X`` names only ``X``).
+             deadline: float, sentence_timeout: int | None = None) -> _Compiled:
+    """Run coqc on the whole file (exit 0 required); the text of the assumptions report, the
+    functor parameters no other module shares a name with (``Locate Module X`` names only ``X``),
+    and the statement's own assumptions where they are probed (:func:`statement_probed`). A file
+    coqc rejects with a probe that is not also the meaning's pin is compiled once more without it,
+    so that the probe (a statement whose ``Definition`` misreads) never costs a proof.
 
     The report and the ``.vo`` are written at absolute paths: the file's text before the theorem
     may be a project's, whose code runs in this coqc, and a relative path moves with its ``Cd``
@@ -360,32 +432,41 @@ def _compile(context: CoqContext, script: str, nonce: str, tmp: Path, base: str,
     ``.vo`` where the verifier read them, then moved coqc's own output away with ``Cd``). Written
     last, coqc's own files replace whatever was planted at those paths before."""
     report = tmp / f"dojo_assumptions_{nonce}"
-    (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", str(report), sentence_timeout,
-                                                       tmp))
     # the project's bindings first: a later -Q wins, so the checked file is ours, not the project's
     cmd = (["coqc", "-q", *context.load_path, *context.options, "-Q", str(tmp), dirpath]
            + (["-noinit"] if context.noinit else []) + ["-o", str(tmp / f"{base}.vo"), str(tmp / f"{base}.v")])
-    done = _run(cmd, tmp, deadline, "coqc")
+
+    def run(probe: bool) -> subprocess.CompletedProcess:
+        (tmp / f"{base}.v").write_text(verification_source(context, script, f"dojo_{nonce}", str(report),
+                                                           sentence_timeout, tmp, probe))
+        return _run(cmd, tmp, deadline, "coqc")
+
+    probe = statement_probed(context)
+    done = run(probe)
+    if done.returncode != 0 and probe and not _pinned(context):
+        probe = False
+        done = run(probe)
     if done.returncode != 0:
         raise CheckFailed(f"coqc rejected the proof (exit {done.returncode}): {last_error(done.stderr + done.stdout)}")
     text = _written(report.with_name(f"{report.name}.out"))
     if text is None:  # a link to /dev/null made a report read as empty
         raise CheckFailed("coqc exited 0 but wrote no assumptions report")
+    statement = _written(report.with_name(f"{report.name}_statement.out")) if probe else None
     if compares_section_variables(context):
         suffixes = ("statement", "keep") + (() if _admitted(context) else ("declared",))
         reports = [_written(report.with_name(f"{report.name}_{suffix}.out")) for suffix in suffixes]
         if any(r is None for r in reports):
             raise CheckFailed("coqc exited 0 but wrote no report of the section variables the lemma abstracts over")
-        statement, keep, *declared = (r or "" for r in reports)
-        problem = section_variables_problem(text, statement, keep, declared[0] if declared else None)
+        stated, keep, *declared = (r or "" for r in reports)
+        problem = section_variables_problem(text, stated, keep, declared[0] if declared else None)
         if problem is not None:
             raise problem
     located = _parameters_to_locate(context)
     if not located:
-        return text, tuple(context.module_parameters)
+        return _Compiled(text, tuple(context.module_parameters), statement)
     alone = [parameter for k, parameter in enumerate(located)
              if (_written(report.with_name(f"{report.name}_parameter_{k}.out")) or "").split() == ["Module", parameter]]
-    return text, tuple(alone)
+    return _Compiled(text, tuple(alone), statement)
 
 
 def _written(path: Path) -> str | None:

@@ -18,7 +18,7 @@ from coq_projects import make_project
 from generator import FixedTacticGenerator
 from prover.coq.context import adhoc_theorem
 from prover.coq.env import CoqEnvironment
-from prover.coq.verify import ASSUMES_REFUSED, WHATEVER_THE_PROOF
+from prover.coq.verify import ASSUMES_REFUSED, STATEMENT_NEEDS, WHATEVER_THE_PROOF
 from prover.proof_search import BestFirstSearchProver
 from search_tree import Status, linear_proof
 from search_tree.events import TacticRun
@@ -217,3 +217,67 @@ def test_the_search_still_ends_where_no_proof_can_pass(private_cache):
     assert result.status == Status.FAILED and result.stop_reason.detail is not None, result
     assert result.stop_reason.detail.startswith("not proved (assumes DojoScratch.cheat)"), result.stop_reason
     assert WHATEVER_THE_PROOF in result.stop_reason.detail and "refused" not in outcomes, (outcomes, result.stop_reason)
+
+
+# -- a statement that itself needs the file's own axiom: no proof can pass ----------------------------
+
+STATED = {
+    # (the file's text up to the target's statement, a proof, the axiom the statement needs)
+    "a Parameter in the statement": ("Parameter a : nat.\nLemma target : a = a.\n", ["reflexivity."], "P.C.a"),
+    "through a definition's body": ("Parameter P : Prop.\nAxiom bad : P.\nDefinition Q := True -> P.\n"
+                                    "Lemma target : Q.\n", ["intros _.", "exact bad."], "P.C.P"),
+    "through an admitted lemma in the statement": ("Lemma helper : 0 = 1.\nAdmitted.\n"
+                                                   "Lemma target : helper = helper.\n", ["reflexivity."], "P.C.helper"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STATED))
+def test_a_refusal_the_statement_itself_needs_says_no_proof_can_avoid_it(own_file, case):
+    """The statement's own meaning needs an axiom of its file (``Print Assumptions`` of the
+    check's ``dojo_<nonce>_meaning``), so every proof is refused for it. Fails if such a refusal is
+    not marked as one no proof can avoid (the search then refused proof after proof until its
+    timeout), names another axiom, or if the proof passes."""
+    before, proof, name = STATED[case]
+    env, target = own_file(before + "Admitted.\n")
+    verdict = env.verify(target, linear_proof(proof))
+    refused_naming(verdict, name)
+    assert f"{STATEMENT_NEEDS} {name}" in verdict.message, verdict.message
+
+
+def test_only_a_statement_that_itself_needs_an_own_axiom_marks_the_refusal(own_file):
+    """``exact helper.`` for ``helper : a = a`` prints ``helper``, not ``a`` (``Print Assumptions``
+    does not read an axiom's type), yet the statement needs ``a``: no proof can pass, and the
+    refusal says so, naming ``a``. Where the statement needs nothing of the file's (``0 = 1``),
+    the same proof is refused without the mark: another proof may avoid ``helper``, and the search
+    goes on (``test_the_search_goes_on_past_a_proof_through_an_admitted_hint``)."""
+    env, target = own_file("Parameter a : nat.\nLemma helper : a = a.\nAdmitted.\nLemma target : a = a.\nAdmitted.\n")
+    verdict = env.verify(target, linear_proof(["exact helper."]))
+    refused_naming(verdict, "P.C.helper")
+    assert verdict.message.endswith(f"{STATEMENT_NEEDS} P.C.a"), verdict.message
+    env, target = own_file("Lemma helper : 0 = 1.\nAdmitted.\nLemma target : 0 = 1.\nAdmitted.\n")
+    verdict = env.verify(target, linear_proof(["exact helper."]))
+    refused_naming(verdict, "P.C.helper")
+    assert STATEMENT_NEEDS not in verdict.message, verdict.message
+
+
+def test_the_search_ends_at_once_where_the_statement_itself_needs_an_own_axiom(own_file):
+    """``Parameter a : nat.`` then ``Lemma target : a = a.``: every proof is refused for ``a``.
+    Fails if the search refuses proof after proof until its timeout (a review: 38 tactics in 30 s,
+    ``open``) instead of ending on the first, failed, with the refusal that says why."""
+    env, target = own_file("Parameter a : nat.\nLemma target : a = a.\nAdmitted.\n")
+    outcomes: list[str | None] = []
+    gen = FixedTacticGenerator([("reflexivity.", -0.1), ("auto.", -1.0), ("easy.", -2.0)])
+    result = BestFirstSearchProver(gen, timeout=60, num_sampled_tactics=3).search(
+        env, target, on_event=lambda e: outcomes.append(e.outcome if isinstance(e, TacticRun) else None))
+    assert result.status == Status.FAILED and result.stop_reason.detail.startswith("not proved (assumes P.C.a)"), result
+    assert STATEMENT_NEEDS in result.stop_reason.detail and "refused" not in outcomes, (outcomes, result.stop_reason)
+    assert result.total_time < 30, result.total_time
+
+
+def test_a_statement_whose_meaning_cannot_be_elaborated_still_proves(own_file):
+    """``Lemma target@{u} : ...``: the meaning's ``Definition`` misreads the universe binder, and
+    coqc rejects the file with it. Fails if the probe of what the statement needs (in a project's
+    file, where nothing else pins the meaning) costs the honest proof instead of being dropped."""
+    env, target = own_file("Lemma target@{u} : Type@{u} -> True.\nAdmitted.\n")
+    verdict = env.verify(target, linear_proof(["intros _.", "exact I."]))
+    assert verdict.ok, verdict

@@ -49,8 +49,8 @@ def test_first_use_traces_the_files_a_projects_theorems_learn_from_once(proj):
     and what it imports; ``C.v`` imports ``B.v``, so no theorem of ``B.v`` may learn from it), says
     nothing (or more than one line) before it, traces anywhere but ``trace --project``'s directory,
     traces or says anything a second time, leaves the split files a stop removed unwritten (kNN reads
-    them) or counts the project as traced without them, or does anything for stdlib theorems (their trace is the demo's); or if the default
-    prover's traces do not include the project's own once it ran."""
+    them) or counts the project as traced without them, or does anything for stdlib theorems (their
+    trace is the demo's); or if the default prover's traces do not include the project's own once it ran."""
     from prover.coq.build import project_index
     from prover.coq.env import CoqEnvironment
     from prover.coq.first_trace import trace_untraced

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from prover.coq.env import CoqEnvironment
-from prover.coq.verify import ASSUMES_REFUSED, LEAK_REFUSED, LEAK_UNCHECKED, WHATEVER_THE_PROOF
+from prover.coq.verify import ASSUMES_REFUSED, LEAK_REFUSED, LEAK_UNCHECKED, STATEMENT_NEEDS, WHATEVER_THE_PROOF
 from search_tree import Theorem, Verification, linear_proof
 
 THEOREM = Theorem("app_nil_r", "Lists/List.v", (10, 0))
@@ -38,9 +38,12 @@ def test_a_leak_is_still_a_refused_step(monkeypatch):
     assert _routed(monkeypatch, leak, PLAIN) == leak
 
 
-def test_an_assumption_refusal_no_proof_escapes_ends_the_search(monkeypatch):
-    """The rule the unchecked leak check follows: a refusal of what a proof assumes is a refused
-    step on a user's theorem, except where no proof can escape it (``WHATEVER_THE_PROOF``)."""
+@pytest.mark.parametrize("mark", [WHATEVER_THE_PROOF, f"{STATEMENT_NEEDS} P.C.a"])
+def test_an_assumption_refusal_no_proof_escapes_ends_the_search(monkeypatch, mark):
+    """A refusal of what a proof assumes is a refused step on a user's theorem, except where no
+    proof can escape it: a prelude's axiom (``WHATEVER_THE_PROOF``), or an axiom the statement
+    itself needs (``STATEMENT_NEEDS``). Fails if either is a refused step (the search then refused
+    every proof until its timeout) or if a plain one ends the search."""
     assumes = f"{ASSUMES_REFUSED} P.A.helper): only the axioms listed in prover/coq/trusted_axioms.py may be assumed"
     assert _routed(monkeypatch, assumes, PLAIN, reopened=False, user=True) == assumes
-    assert _routed(monkeypatch, f"{assumes}; {WHATEVER_THE_PROOF}", PLAIN, reopened=False, user=True) is None
+    assert _routed(monkeypatch, f"{assumes}; {mark}", PLAIN, reopened=False, user=True) is None
