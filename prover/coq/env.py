@@ -31,6 +31,7 @@ from search_tree.protocol import Environment, Proof, TacticState, Theorem, Verif
 from .additions import (addition, annotate, available, hammer_filter, names, needed, offered, put_hammer_on_path,
                         reopens, with_additions)
 from .context import CoqContext, adhoc_context, file_context
+from .final_universes import UNIVERSES_REFUSED
 from .hammer import HammerSession, RewriteLog
 from .language import COQ
 from .records import CoqFields
@@ -323,6 +324,10 @@ class CoqEnvironment(Environment):
           and fill-admitted exists to replace exactly those lemmas. Not where the refusal is one
           no proof can escape (:data:`prover.coq.verify.WHATEVER_THE_PROOF`: a prelude's axiom),
           which ends the search as before.
+
+        Any of these refused for the universe relations it adds
+        (:data:`prover.coq.final_universes.UNIVERSES_REFUSED`) is refused too: another proof may add
+        none (``exists unit`` where ``exists A`` related ``A``'s universe to ``B``'s).
         """
         fixpoint = any(_FIXPOINT.search(tactic) for tactic in proof_tactics(proof))
         user = not self._installed(theorem)
@@ -332,7 +337,7 @@ class CoqEnvironment(Environment):
         if verdict.ok:
             return None
         assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and WHATEVER_THE_PROOF not in verdict.message
-        if not (fixpoint or assumes or verdict.message.startswith(LEAK_REFUSED)):
+        if not (fixpoint or assumes or verdict.message.startswith((LEAK_REFUSED, UNIVERSES_REFUSED))):
             return None
         self._refused = verdict.message
         return verdict.message
