@@ -96,6 +96,21 @@ def test_a_proof_the_development_refutes_is_not_proved(project_env, later):
     assert "contradicts" in verdict.message and "u <= " in verdict.message, verdict.message
 
 
+@pytest.mark.parametrize("files", [
+    {"A.v": TARGET + "Constraint v < u.\n"},
+    {"A.v": "Lemma target : forall A : Type, exists B : Type, A = B.\nAdmitted.\n",
+     "B.v": "Require Import P.A.\nConstraint target.u1 < target.u0.\n"},
+], ids=["later in its own file", "on the statement's own universes"])
+def test_a_proof_the_development_refutes_elsewhere_is_not_proved(project_env, files):
+    """The contradiction in the theorem's own file after it; or on the statement's own (anonymous,
+    named after the lemma) universes, which the check matches through the declared lemma's type.
+    Fails if ``exists A`` proves ``target``."""
+    env, target = project_env(files)
+    verdict = env.verify(target, linear_proof(REFUTED))
+    assert not verdict.ok, verdict
+    assert verdict.message.startswith(UNIVERSES_REFUSED) and "contradicts" in verdict.message, verdict.message
+
+
 def test_the_same_proof_is_proved_where_nothing_contradicts_it(project_env):
     """Fails if the check refuses ``u <= v`` where the development imposes nothing against it
     (the WIP rule refused every relation the statement does not impose)."""
