@@ -87,6 +87,10 @@ A proof counts only when all of this holds:
    constants a body uses, where closing a section does; a variable reached only that way is one
    the proof's term never uses, so dropping it loses nothing.
 
+7. The universe relations the proof adds among the universes before its statement and its own
+   (none for most proofs) are consistent with the development's final universe graph, which the
+   check file cannot see (:mod:`prover.coq.final_universes`).
+
 Each sentence from the statement to the pin runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
 the check run longer than the search that found it allowed.
