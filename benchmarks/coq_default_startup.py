@@ -29,7 +29,7 @@ import json, resource, sys, time
 from generator.knn import KNNGenerator
 from generator.proof_retrieval import ProofRetrievalGenerator
 from prover.coq.corpus import default_corpus_path
-from prover.coq.default_generator import trace_files
+from prover.coq.tracer import trace_files
 from prover.coq.language import COQ
 from retrieval.corpus import Corpus
 from retrieval.neighbours import NeighbourRetriever
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=2)
     add_results_flag(parser)
     args = parser.parse_args(argv)
-    from prover.coq.default_generator import trace_files
+    from prover.coq.tracer import trace_files
 
     files = trace_files()
     if not files:

@@ -237,7 +237,7 @@ def with_namesakes(theorems: list) -> list:
     """The theorems for which the default's namesake member finds an accessible namesake in the
     traced stdlib's corpus: a property of the generator, not of the theorems' proofs."""
     from generator.namesake import NamesakeGenerator
-    from prover.coq.default_generator import trace_files
+    from prover.coq.tracer import trace_files
 
     files = trace_files()
     generator = NamesakeGenerator.from_traced(files) if files else None

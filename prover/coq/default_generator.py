@@ -61,7 +61,6 @@ from generator.base import Candidate, Suggestion, TacticGenerator
 from generator.fixed import FixedTacticGenerator
 from search_tree.protocol import TacticState, Theorem
 
-from .split import SPLITS
 
 if TYPE_CHECKING:
     from retrieval.base import Retriever
@@ -169,16 +168,6 @@ class CoqDefaultGenerator(TacticGenerator):
         return out
 
 
-def trace_files(traces: str | Path | None = None) -> list[str]:
-    """The traced split files in ``traces`` (default: the tracer's output directory), or []."""
-    if traces is None:
-        from prover.coq.tracer import traced_data_dir
-
-        traces = traced_data_dir()
-    found = [Path(traces) / f"{split}.json" for split in SPLITS]
-    return [str(p) for p in found if p.exists()]
-
-
 def _directories(traces: str | Path | Sequence[str] | None) -> list[str | Path | None]:
     """``traces`` as a list of traced directories; None stands for the tracer's (the stdlib's)."""
     return [None] if traces is None else [traces] if isinstance(traces, (str, Path)) else list(traces)
@@ -197,6 +186,8 @@ def coq_premises(corpus: Corpus, traces: str | Sequence[str] | None = None, neig
     from retrieval.bm25 import BM25Retriever
     from retrieval.neighbours import NeighbourRetriever
     from retrieval.training_data import NoTrainingPairs
+
+    from prover.coq.tracer import trace_files
 
     files = [f for directory in _directories(traces) for f in trace_files(directory)]
     if files:
@@ -220,6 +211,7 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
     ``policy`` is the path of a checkpoint of ``dojo-prover learn`` that orders the candidates."""
     from prover.coq.hammer_generator import HammerGenerator
     from prover.coq.templates import automation_generator
+    from prover.coq.tracer import trace_files
 
     baseline = automation_generator()
     members: list[tuple[TacticGenerator, float, int]] = [

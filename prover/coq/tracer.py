@@ -437,15 +437,19 @@ def corpus_is_current(out_dir: Path | None = None) -> bool:
         return False
 
 
+def trace_files(traces: str | Path | None = None) -> list[str]:
+    """The traced split files in ``traces`` (default: :func:`traced_data_dir`), or []: what kNN and
+    proof retrieval read (:func:`prover.coq.default_generator.coq_default`)."""
+    found = [Path(traces or traced_data_dir()) / f"{split}.json" for split in SPLITS]
+    return [str(p) for p in found if p.exists()]
+
+
 def is_traced(out_dir: Path) -> bool:
-    """Whether ``out_dir`` holds a finished trace: every split file (what kNN and proof retrieval
-    read, :func:`prover.coq.default_generator.trace_files`). :func:`ensure_traced` writes them only
+    """Whether ``out_dir`` holds a finished trace: every split file (:func:`trace_files`). :func:`ensure_traced` writes them only
     after every file's trace, so a trace stopped before (Ctrl-C in the first-use trace) leaves
     ``corpus.jsonl`` and the files done, but is not one: counting it (the corpus was the test) made a
     later run with ``--no-trace`` learn from no split file of the project, and warn of nothing.
     The one test of a traced directory, for the stdlib's, a project's and the first-use trace."""
-    from .default_generator import trace_files
-
     return len(trace_files(out_dir)) == len(SPLITS)
 
 
