@@ -128,7 +128,7 @@ from .additions import annotate
 from .assumptions import (CHECKED, CLOSED, Resolution, last_error, parse_assumptions, parse_loaded, parse_summary, resolve,
                           section_variables)
 from .checked_vo import check, unchecked
-from .context import CoqContext, rename_statement, statement_type
+from .context import CoqContext, rename_statement, statement_type, universe_binder
 from .dependencies import DependencyError, candidates, graph_sentences, locate_source, untwinned
 from .final_universes import universe_refusal
 from .hammer import calls_atp
@@ -205,7 +205,8 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
     meaning, pinned = "", ""
     if pin or probed:  # additions and the declared copy put text before the statement: its meaning is pinned first
         try:
-            meaning = f"Definition {name}_meaning := forall _ : True, {statement_type(context.statement)}.\n"
+            meaning = (f"Definition {name}_meaning{universe_binder(context.statement)} := "
+                       f"forall _ : True, {statement_type(context.statement)}.\n")
         except ValueError as exc:
             raise CheckFailed(f"what the statement means cannot be pinned: {exc}") from None
     if pin:
