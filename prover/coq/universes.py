@@ -28,9 +28,10 @@ or matched is a :class:`UniverseError`, which the check reports as "not proved".
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 #: a relation ``(lower, upper, strict)``: ``lower < upper`` when strict, else ``lower <= upper``
@@ -41,6 +42,10 @@ _RELATIONS = frozenset({"<", "<=", "="})
 _ALWAYS = frozenset({"Set", "Prop", "SProp"})
 _ANNOTATION = re.compile(r"@\{([^{}]*)\}")
 _LEVEL = re.compile(r"[^\s,()+{}]+")
+_IDENT = re.compile(r"[^\W\d][\w']*")
+# a name as a variable may be written: not the last part of a qualified name (a variable is never one)
+# (and a universe annotation, whose universes are not variables, whole)
+_IDENT_USE = re.compile(r"@\{[^{}]*\}|(?<![\w'.])[^\W\d][\w']*(?![\w'])")
 _QUALIFIED = re.compile(r"(?<![\w'.])(?:[A-Za-z_][\w']*\.)+([A-Za-z_][\w']*)")
 _PRINTING_ON = "Set Printing Width 1000000.\nSet Printing All.\nSet Printing Universes.\n"
 _PRINTING_OFF = "Unset Printing Universes.\nUnset Printing All.\n"
@@ -136,22 +141,41 @@ def statement_context(text: str) -> tuple[list[str], list[Relation]]:
     return m.group("names").split(), relations(m.group("constraints"))
 
 
-def goal(text: str) -> tuple[str, str]:
+def goal(text: str) -> tuple[tuple[str, ...], str]:
     """The one goal ``Show`` printed right after the statement: its hypotheses (the section's
-    variables, then the statement's own binders) and its conclusion, below the bar."""
+    variables, then the statement's own binders), one entry each, and its conclusion, below the
+    bar, each with its whitespace collapsed (:func:`flat`). Coq breaks a long ``match`` across
+    lines even at Printing Width 1000000, indented by the column it starts at: a hypothesis's
+    lines after its first are indented further than the hypotheses, and are joined to it."""
     lines = text.strip().splitlines()
     bars = [k for k, line in enumerate(lines) if re.fullmatch(r"\s*=+\s*", line)]
     if not lines or lines[0].strip() != "1 goal" or len(bars) != 1:
         raise UniverseError("the statement's goal (Show) cannot be read")
-    return (" ".join(line.strip() for line in lines[1:bars[0]]),
-            " ".join(line.strip() for line in lines[bars[0] + 1:]))
+    above = [line for line in lines[1:bars[0]] if line.strip()]
+    indent = min((len(line) - len(line.lstrip()) for line in above), default=0)
+    entries: list[str] = []
+    for line in above:
+        if len(line) - len(line.lstrip()) > indent and entries:
+            entries[-1] += " " + line
+        else:
+            entries.append(line)
+    return tuple(flat(entry) for entry in entries), flat(" ".join(lines[bars[0] + 1:]))
+
+
+def flat(text: str) -> str:
+    """``text`` with each run of whitespace one space, and none at its ends: Coq lays a term out
+    by the column it starts at, so two printings of one term differ in their whitespace only."""
+    return " ".join(text.split())
 
 
 def constant(text: str, name: str) -> tuple[str, list[str], list[Relation]]:
     """The type of the constant ``name`` (its full name, or the name the check gave it) from
     ``About``, its bound universes and their constraints (none for a monomorphic constant, whose
     universes are global and in ``Print Universes``)."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
+    # the type is all the first paragraph up to the universe context, on several lines where it
+    # holds a match (:func:`goal`)
+    paragraph = re.split(r"\n\s*\n", text.strip())[0]
+    first = flat(" ".join(itertools.takewhile(lambda line: not line.startswith("(*"), paragraph.splitlines())))
     m = re.fullmatch(r"(?P<name>[^\s@]+)(?:@\{(?P<bound>[^}]*)\})? : (?P<type>.*)", first)
     # Coq prints the shortest name that means the constant where it prints it
     if m is None or not (m.group("name") == name or name.endswith("." + m.group("name"))):
@@ -192,33 +216,88 @@ def explicit(text: str) -> str:
     return "".join(out)
 
 
-def matching(hypotheses: str, conclusion: str, proved: str, own: set[str]) -> dict[str, str]:
-    """The constant's name for each of the statement's universes ``own``, matched by position: the
-    constant's type is ``forall BINDERS, CONCLUSION``, whose binders are the goal's last
-    hypotheses, so its universes are the last ones of the goal's; the rest must be equal."""
-    if not _ANNOTATION.sub("@{}", proved).endswith(_ANNOTATION.sub("@{}", conclusion)):
-        raise UniverseError("the proved constant's type is not the statement's")
-    theirs_all = _ANNOTATION.findall(proved)
-    ours_all = _ANNOTATION.findall(hypotheses) + _ANNOTATION.findall(conclusion)
-    if len(theirs_all) > len(ours_all):
-        raise UniverseError("the proved constant's type has universes the statement's goal has not")
+def matching(hypotheses: Sequence[str], conclusion: str, proved: str, own: set[str]) -> dict[str, str]:
+    """The constant's name for each of the statement's universes ``own``, matched binder by binder.
+
+    ``About`` prints the constant's type ``proved`` as ``forall`` the statement's binders Coq
+    introduced into the goal (its last ``hypotheses``), then the conclusion's leading products,
+    then the conclusion's body; it folds those products into one binder list (``forall (n : nat)
+    (_ : P n), B`` where ``Show`` prints ``forall _ : P n, B``) and may name a bound variable
+    otherwise (``T`` where the goal, beside a section variable ``T``, has ``T0``). So both are
+    split into ``(name, type)`` binders (:func:`binders`): the conclusion's must be the last of
+    the constant's, the hypotheses as many as the rest the last ones of the goal, and each type
+    and the body the same text but for their universes once each side's bound variables are
+    renamed, in order, to the same fresh names (:func:`_renamed`; the names differ, the terms
+    are one). The k-th universe of one text is then the k-th of the other; one that is not the
+    statement's own must be the same universe, and an own one one universe of the constant.
+    Anything else is an error: this never matches a universe with one at another place."""
+    theirs, their_body = binders(proved)
+    ours_tail, our_body = binders(conclusion)
+    leading = len(theirs) - len(ours_tail)
+    ours: list[tuple[str, str]] = []
+    for entry in reversed(hypotheses):  # the last ``leading`` hypotheses (``a, b : T`` is two)
+        if len(ours) >= leading:
+            break
+        ours[:0] = _hypothesis(entry)
+    if leading < 0 or len(ours) < leading:
+        raise UniverseError("the proved constant's binders are not the statement's")
+    ours = ours[len(ours) - leading:] + ours_tail
     names: dict[str, str] = {}
-    for ours, theirs in zip(ours_all[len(ours_all) - len(theirs_all):], theirs_all, strict=True):
-        left, right = _LEVEL.findall(ours), _LEVEL.findall(theirs)
-        if len(left) != len(right):
-            raise UniverseError(f"the proved constant's universes do not match the statement's: {ours!r}, {theirs!r}")
-        for a, b in zip(left, right, strict=True):
-            if a in own:
-                if names.setdefault(a, b) != b:
-                    raise UniverseError(f"the statement's universe {a} is two universes in the proof")
-            elif a != b:
-                raise UniverseError(f"the proved constant's universes do not match the statement's: {a} is {b}")
+    ours_fresh: dict[str, str] = {}
+    theirs_fresh: dict[str, str] = {}
+    pairs = [(kind, their_kind) for (_, kind), (_, their_kind) in zip(ours, theirs, strict=True)]
+    for k, ((our_kind, their_kind), (name, _), (their_name, _)) in enumerate(zip(pairs, ours, theirs, strict=True)):
+        _matched(_renamed(our_kind, ours_fresh), _renamed(their_kind, theirs_fresh), own, names)
+        # the binder's name is bound from the next binder's type on
+        for side, bound in ((ours_fresh, name), (theirs_fresh, their_name)):
+            if bound != "_":
+                side[bound] = f"\x01{k}\x01"
+    _matched(_renamed(our_body, ours_fresh), _renamed(their_body, theirs_fresh), own, names)
     missing = own - set(names)
     if missing:
         raise UniverseError(f"universes of the statement do not appear in its type: {', '.join(sorted(missing))}")
     if len(set(names.values())) != len(names):
         raise UniverseError("the proof made two of the statement's universes one")
     return names
+
+
+def _hypothesis(entry: str) -> list[tuple[str, str]]:
+    """A goal's hypothesis ``a, b : T`` as ``[(a, T), (b, T)]``; an error for a local definition
+    ``x := v : T``, which a constant's type does not bind."""
+    colon = _top_level(entry, " : ")
+    head = entry[:colon]
+    names = [name.strip() for name in head.split(",")]
+    if ":=" in head or not all(_IDENT.fullmatch(name) for name in names):
+        raise UniverseError(f"the statement's binder is not a hypothesis 'x : T': {entry[:200]!r}")
+    return [(name, entry[colon + 3:]) for name in names]
+
+
+def _renamed(text: str, fresh: dict[str, str]) -> str:
+    """``text`` with each variable of ``fresh`` written as its fresh name (a control character
+    no printing holds, around the binder's position). Every occurrence of the name but as the
+    last part of a qualified name (``M.x``) is renamed, so a renamed text holds the old name
+    nowhere it could mean the variable (nor in a universe annotation): two texts that are equal once renamed differ by one
+    renaming of their bound variables, i.e. are one term."""
+    if not fresh:
+        return text
+    return _IDENT_USE.sub(lambda m: m.group(0) if m.group(0).startswith("@") else fresh.get(m.group(0), m.group(0)), text)
+
+
+def _matched(ours: str, theirs: str, own: set[str], names: dict[str, str]) -> None:
+    """Record in ``names`` the constant's universe for each of ``own`` in ``ours``, where
+    ``theirs`` is the same text but for its universes (:func:`matching`)."""
+    if _ANNOTATION.sub("@{}", ours) != _ANNOTATION.sub("@{}", theirs):
+        raise UniverseError("the proved constant's type is not the statement's")
+    for left, right in zip(_ANNOTATION.findall(ours), _ANNOTATION.findall(theirs), strict=True):
+        a_levels, b_levels = _LEVEL.findall(left), _LEVEL.findall(right)
+        if len(a_levels) != len(b_levels):
+            raise UniverseError(f"the proved constant's universes do not match the statement's: {left!r}, {right!r}")
+        for a, b in zip(a_levels, b_levels, strict=True):
+            if a in own:
+                if names.setdefault(a, b) != b:
+                    raise UniverseError(f"the statement's universe {a} is two universes in the proof")
+            elif a != b:
+                raise UniverseError(f"the proved constant's universes do not match the statement's: {a} is {b}")
 
 
 @dataclass(frozen=True)
@@ -232,7 +311,7 @@ class ProofUniverses:
     proved: str
     #: the bound universes of a polymorphic constant (empty for a monomorphic one)
     bound: frozenset[str]
-    #: the goal's hypotheses right after the statement (the section's variables), one per line
+    #: the goal's hypotheses right after the statement (the section's variables), one per entry (:func:`goal`)
     hypotheses: tuple[str, ...]
 
 
@@ -248,7 +327,9 @@ def proof_universes(before: str, statement: str, shown: str, after: str, about: 
     if clash:
         raise UniverseError(f"a universe of the polymorphic proof is named like a global one: {', '.join(sorted(clash))}")
     hypotheses, conclusion = goal(shown)
-    names = matching(hypotheses, conclusion, proved, set(own))
+    # the match names the statement's own universes; without any, nothing it finds is used (and a
+    # printing it cannot match need not refuse the proof)
+    names = matching(hypotheses, conclusion, proved, set(own)) if own else {}
     # a monomorphic constant's universes are declared above Set, as any global one (Set < u)
     declared = [("Set", universe, True) for universe in names.values() if universe not in bound]
     expected = graph(relations(before) + declared + [(names.get(a, a), names.get(b, b), s) for a, b, s in imposed])
@@ -265,8 +346,7 @@ def proof_universes(before: str, statement: str, shown: str, after: str, about: 
             if (lower, upper, strict) in direct or implied(expected, lower, upper, strict):
                 continue
             found.append((lower, upper, strict))
-    lines = _hypothesis_lines(shown)
-    return ProofUniverses(tuple(found), proved, frozenset(bound), lines)
+    return ProofUniverses(tuple(found), proved, frozenset(bound), hypotheses)
 
 
 def written(relation: Relation) -> str:
@@ -294,13 +374,6 @@ def _reached(edges: Graph, lower: str, kept: set[str]) -> set[tuple[str, bool]]:
                 seen.add(state)
                 queue.append(state)
     return reached
-
-
-def _hypothesis_lines(shown: str) -> tuple[str, ...]:
-    """The hypothesis lines of the one goal ``Show`` printed (:func:`goal` has checked its shape)."""
-    lines = shown.strip().splitlines()
-    bar = next(k for k, line in enumerate(lines) if re.fullmatch(r"\s*=+\s*", line))
-    return tuple(line.strip() for line in lines[1:bar] if line.strip())
 
 
 # -- matching two printings of one type ------------------------------------------------------------

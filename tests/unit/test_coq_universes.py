@@ -133,3 +133,119 @@ def test_the_declared_name_holds_the_modules_open_at_it_not_the_sections():
     context = _context(prefix=("Module M.", "Section S.", "Variable n : nat.", "Module N.", "End N."),
                        module="DojoReopened.P.A")
     assert declared_name(context) == "P.A.M.target"
+
+
+# -- the statement's universes matched with the proved constant's (real printings of Coq 8.16) -----
+
+_DECIDE_GOAL = """1 goal
+\x20\x20
+  P : Prop
+  H : Decidable P
+  R : Type@{ExtLib.Core.Decision.3}
+  a, b : R
+  ============================
+  @eq R match @decide P H return R with
+        | true => a
+        | false => b
+        end match @decideP P H return R with
+            | left _ => a
+            | right _ => b
+            end
+"""
+_PAD = " " * 115
+_DECIDE_ABOUT = (f"dojo_x : forall {{P : Prop}} {{H : Decidable P}} {{R : Type@{{dojo_x.u0}}}} (a b : R), @eq R match "
+                 f"@decide P H return R with\n{_PAD}| true => a\n{_PAD}| false => b\n{_PAD}end match @decideP P H return R"
+                 f" with\n{_PAD}    | left _ => a\n{_PAD}    | right _ => b\n{_PAD}    end\n\n"
+                 "dojo_x is not universe polymorphic\nArguments dojo_x {P}%type_scope {H} {R}%type_scope a b\n")
+_DECIDE_STATEMENT = """UNIVERSES:
+ {ExtLib.Core.Decision.3} |= ExtLib.Core.Decision.3 <= eq.u0
+ALGEBRAIC UNIVERSES:
+ {}
+UNDEFINED UNIVERSES:
+\x20
+WEAK CONSTRAINTS:
+\x20
+
+Normalized constraints: {ExtLib.Core.Decision.3} |= ExtLib.Core.Decision.3 <= eq.u0
+"""
+
+
+def test_a_statement_with_a_match_is_matched_across_its_printings():
+    """Fails if About's type is read from its first line only, or if the whitespace of Coq's
+    layout (a match broken across lines, indented by its column) tells the printings apart
+    (ExtLib's decide_decideP, match_eq_sym_eq', refused): its own universe is the constant's, and
+    a relation the proof adds on it is found."""
+    from prover.coq.universes import proof_universes
+
+    assert constant(_DECIDE_ABOUT, "dojo_x")[0].endswith("| left _ => a | right _ => b end")
+    before = "Set < eq.u0\n"
+    after = "Set < eq.u0\n    < dojo_x.u0\ndojo_x.u0 <= eq.u0\n"
+    found = proof_universes(before, _DECIDE_STATEMENT, _DECIDE_GOAL, after, _DECIDE_ABOUT, "dojo_x")
+    assert found.added == ()
+    found = proof_universes(before, _DECIDE_STATEMENT, _DECIDE_GOAL, after + "eq.u0 <= dojo_x.u0\n", _DECIDE_ABOUT, "dojo_x")
+    assert found.added == (("eq.u0", "dojo_x.u0", False),)
+    assert found.hypotheses == ("P : Prop", "H : Decidable P", "R : Type@{ExtLib.Core.Decision.3}", "a, b : R")
+
+
+def test_a_statement_without_universes_is_not_matched():
+    """Fails if a statement with no universes of its own is refused for a printing the match
+    cannot read (its result would be unused): Coq's reflect_false_inv, About folding the goal's
+    ``forall _ : reflect P Q false, Q`` into ``forall (P Q : Prop) (_ : reflect P Q false), Q``."""
+    from prover.coq.universes import proof_universes
+
+    statement = ("UNIVERSES:\n \nALGEBRAIC UNIVERSES:\n {A.27}\nUNDEFINED UNIVERSES:\n A.27 := Set+1\n"
+                 "WEAK CONSTRAINTS:\n \n\nNormalized constraints: \n")
+    shown = "1 goal\n  \n  P, Q : Prop\n  ============================\n  forall _ : reflect P Q false, Q\n"
+    about = "dojo_x : forall (P Q : Prop) (_ : reflect P Q false), Q\n\ndojo_x is not universe polymorphic\n"
+    assert proof_universes("Set < eq.u0\n", statement, shown, "Set < eq.u0\n", about, "dojo_x").added == ()
+
+
+@pytest.mark.parametrize("hypotheses, conclusion, proved, expected", [
+    # ExtLib's nth_error_length_lt: the goal renames the binder T0 beside the section's T
+    (["T : Type@{L.1}"],
+     "forall (T0 : Type@{L.26}) (ls : list T0) (n : nat) (val : T0) (_ : @eq (option T0) (@nth_error T0 ls n) "
+     "(@Some T0 val)), lt n (@length T0 ls)",
+     "forall {T : Type@{d.u0}} (ls : list T) (n : nat) [val : T] (_ : @eq (option T) (@nth_error T ls n) "
+     "(@Some T val)), lt n (@length T ls)", {"L.26": "d.u0"}),
+    # Coq's KeyDecidableType.eqk_1: the statement's binders are hypotheses, two on a line, and
+    # About folds the conclusion's product into its binders
+    (["elt : Type@{E.50}", "k, k' : D.t", "e, e' : elt"],
+     "forall _ : @eqk elt (@pair D.t elt k e) (@pair D.t elt k' e'), D.eq k k'",
+     "forall {elt : Type@{d.u0}} [k k' : D.t] [e e' : elt] (_ : @eqk elt (@pair D.t elt k e) (@pair D.t elt k' e')), "
+     "D.eq k k'", {"E.50": "d.u0"}),
+    # one binder: Show's ``forall x : T, B`` is About's ``(x : T), B``
+    (["X : Type@{E.1}"], "forall x : X, @eq X x x", "forall (X : Type@{d.u0}) (x : X), @eq X x x", {"E.1": "d.u0"}),
+])
+def test_the_statement_s_universes_are_matched_binder_by_binder(hypotheses, conclusion, proved, expected):
+    """Fails if a renamed bound variable, a folded product or binders grouped otherwise refuse the
+    proof (ExtLib's nth_error_length_lt, Coq's KeyDecidableType.eqk_1, refused), or if the own
+    universe is matched with another."""
+    from prover.coq.universes import matching
+
+    assert matching(hypotheses, conclusion, explicit(proved), set(expected)) == expected
+
+
+@pytest.mark.parametrize("hypotheses, conclusion, proved", [
+    # the binders swapped: alpha-renaming matches by position, so A -> B is not B -> A
+    ([], "forall (A : Type@{a}) (B : Type@{b}), forall _ : A, B", "forall (A : Type@{x}) (B : Type@{y}) (_ : B), A"),
+    # the goal's T is the section's variable, the constant's its own binder
+    (["T : Type@{s}"], "forall T0 : Type@{a}, list T", "forall T : Type@{x}, list T"),
+    # a hypothesis that is not the constant's leading binder
+    (["n : nat", "X : Type@{a}"], "forall x : X, @eq X x x", "forall (X : Type@{x}) (n : nat) (x : X), @eq X x x"),
+    (["X : Type@{a}"], "forall x : X, @eq X x x", "forall (Y : Type@{x}) (X : Type@{y}) (x : X), @eq X x x"),
+    # a local definition is no binder
+    (["X := nat : Type@{a}"], "forall x : X, @eq X x x", "forall (X : Type@{x}) (x : X), @eq X x x"),
+    # one of the statement's universes is two of the constant's, or a global one another
+    ([], "forall (A : Type@{a}) (B : Type@{a}), A", "forall (A : Type@{x}) (B : Type@{y}), A"),
+    ([], "forall (A : Type@{a}) (B : Type@{g}), A", "forall (A : Type@{x}) (B : Type@{h}), A"),
+    # an own universe the printing does not show (the sort of a match's return predicate)
+    ([], "forall A : Type@{g}, A", "forall A : Type@{g}, A"),
+])
+def test_printings_of_the_statement_that_do_not_line_up_are_refused(hypotheses, conclusion, proved):
+    """Fails if the match pairs universes of binders that differ (swapped, free against bound,
+    another hypothesis), reads a local definition as a binder, or lets a universe of the statement
+    go unmatched: each would name the proof's relations wrongly, so each is an error."""
+    from prover.coq.universes import matching
+
+    with pytest.raises(UniverseError):
+        matching(hypotheses, conclusion, proved, {"a", "b"} - ({"b"} if "@{b}" not in conclusion else set()))
