@@ -65,6 +65,7 @@ _ATTRIBUTES = r"(?:#\[[^\]]*\]\s*)*"
 _NAME = re.compile(_ATTRIBUTES + r"(?:(?:Local|Global|Polymorphic|Monomorphic|Program)\s+)*"
                    r"(?:(?P<goal>Goal)(?![\w'])|(?:Theorem|Lemma|Corollary|Proposition|Fact|Remark|Example|Property"
                    r"|Definition)\s+(?P<name>[A-Za-z_][\w']*))")
+_UNIVERSE_BINDER = re.compile(r"@\{[^{}]*\}")
 _SAFE_ATTRIBUTES = frozenset({"local", "global", "export"})
 # first words (after attributes and Local/Global) of the sentences a prelude may hold outside proofs
 _PRELUDE_COMMANDS = frozenset("""
@@ -172,11 +173,24 @@ def statement_type(statement: str) -> str:
     rest = rest[:-1]
     if m.group("goal"):
         return rest.strip()
+    rest = rest[len(universe_binder(statement)):]
     colon = _top_level_colon(rest)
     if colon is None:
         raise ValueError(f"no ':' before the type of the statement: {statement[:200]!r}")
     binders, body = rest[:colon].strip(), rest[colon + 1:].strip()
     return f"forall {binders}, {body}" if binders else body
+
+
+def universe_binder(statement: str) -> str:
+    """The universe binder right after the name ``statement`` declares (``@{uT uU}`` in ``Lemma
+    l@{uT uU} : ...``), or ``""``. Its universes are named in the statement's type, so a definition
+    of that type (:func:`statement_type`) must bind them too: :mod:`prover.coq.verify` declares
+    its pin with this binder, polymorphic or not as the file's lemmas are."""
+    m = _statement(statement)
+    if m.group("goal"):
+        return ""
+    found = _UNIVERSE_BINDER.match(strip_comments(statement).strip(), m.end())
+    return found.group(0) if found else ""
 
 
 def _top_level_colon(text: str) -> int | None:

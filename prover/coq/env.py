@@ -31,6 +31,7 @@ from search_tree.protocol import Environment, Proof, TacticState, Theorem, Verif
 from .additions import (addition, annotate, available, hammer_filter, names, needed, offered, put_hammer_on_path,
                         reopens, with_additions)
 from .context import CoqContext, adhoc_context, file_context
+from .final_universes import UNIVERSES_REFUSED
 from .hammer import HammerSession, RewriteLog
 from .language import COQ
 from .records import CoqFields
@@ -328,6 +329,10 @@ class CoqEnvironment(Environment):
           no proof can escape (:func:`prover.coq.verify.unavoidable`: a prelude's axiom, refused
           whether used or not; a project's axiom the statement itself needs), which ends the
           search, the final check saying why.
+
+        Any of these refused for the universe relations it adds
+        (:data:`prover.coq.final_universes.UNIVERSES_REFUSED`) is refused too: another proof may add
+        none (``exists unit`` where ``exists A`` related ``A``'s universe to ``B``'s).
         """
         fixpoint = any(_FIXPOINT.search(tactic) for tactic in proof_tactics(proof))
         user = not self._installed(theorem)
@@ -337,7 +342,7 @@ class CoqEnvironment(Environment):
         if verdict.ok or verdict.message.startswith(LEAK_UNCHECKED):
             return None
         assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and not unavoidable(verdict.message)
-        if not (fixpoint or assumes or verdict.message.startswith(LEAK_REFUSED)):
+        if not (fixpoint or assumes or verdict.message.startswith((LEAK_REFUSED, UNIVERSES_REFUSED))):
             return None
         self._refused = verdict.message
         return verdict.message

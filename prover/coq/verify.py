@@ -95,6 +95,10 @@ A proof counts only when all of this holds:
    constants a body uses, where closing a section does; a variable reached only that way is one
    the proof's term never uses, so dropping it loses nothing.
 
+7. The universe relations the proof adds among the universes before its statement and its own
+   (none for most proofs) are consistent with the development's final universe graph, which the
+   check file cannot see (:mod:`prover.coq.final_universes`).
+
 Each sentence from the statement to the pin runs under ``Set Default Timeout`` (the search's
 per-tactic limit, with slack), and the whole check under one deadline, so no proof can make
 the check run longer than the search that found it allowed.
@@ -124,8 +128,9 @@ from .additions import annotate
 from .assumptions import (CHECKED, CLOSED, Resolution, last_error, parse_assumptions, parse_loaded, parse_summary, resolve,
                           section_variables)
 from .checked_vo import check, unchecked
-from .context import CoqContext, rename_statement, statement_type
+from .context import CoqContext, rename_statement, statement_type, universe_binder
 from .dependencies import DependencyError, candidates, graph_sentences, locate_source, untwinned
+from .final_universes import universe_refusal
 from .hammer import calls_atp
 from .policy import RefusedTactic, check_tactic
 from .provenance import ForeignLibrary, bindings, check_loaded, checker_load_path
@@ -135,6 +140,7 @@ from .sentences import strip_comments
 from .syntax import NAME
 from .sandbox import confined, sandbox_env
 from .trusted_axioms import is_trusted, label
+from .universes import after_qed, at_statement, before_statement
 
 #: how the message of a proof refused by the leak check begins (:mod:`prover.coq.dependencies`)
 LEAK_REFUSED = "refused (leak check)"
@@ -199,7 +205,8 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
     meaning, pinned = "", ""
     if pin or probed:  # additions and the declared copy put text before the statement: its meaning is pinned first
         try:
-            meaning = f"Definition {name}_meaning := forall _ : True, {statement_type(context.statement)}.\n"
+            meaning = (f"Definition {name}_meaning{universe_binder(context.statement)} := "
+                       f"forall _ : True, {statement_type(context.statement)}.\n")
         except ValueError as exc:
             raise CheckFailed(f"what the statement means cannot be pinned: {exc}") from None
     if pin:
@@ -215,8 +222,10 @@ def verification_source(context: CoqContext, script: str, name: str, report: str
             copy = f"dojo_{secrets.token_hex(8)}_declared"
             copied = f"{rename_statement(context.statement, copy)}{context.declared_proof}\n"
             compare += f"Redirect \"{report}_declared\" Print Assumptions {copy}.\n"
-    return (f"{context.source_prefix.rstrip()}\n{meaning}{copied}{additions}{limit}{rename_statement(context.statement, name)}"
-            f"\n{context.proof_opening}\n{body}\nQed.\n{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
+    univ = f"{report}_universes"  # the universe reports (prover.coq.universes)
+    return (f"{context.source_prefix.rstrip()}\n{meaning}{copied}{additions}{before_statement(univ)}{limit}"
+            f"{rename_statement(context.statement, name)}\n{context.proof_opening}\n{at_statement(univ)}{body}\nQed.\n"
+            f"{after_qed(univ, name)}{pinned}{unlimit}Set Printing Width 1000000.\nUnset Printing Notations.\n"
             f"Redirect \"{report}\" Print Assumptions {name}.\n{compare}"
             + "".join(f"Redirect \"{report}_parameter_{k}\" Locate Module {parameter}.\n"
                       for k, parameter in enumerate(_parameters_to_locate(context)))
@@ -335,6 +344,7 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
                 script, nonce = cleared, again
             summary, libraries = _coqchk(context, Path(tmp) / f"{base}.vo", dirpath, f"dojo_{nonce}", deadline)
             leaked = _leaked(context, nonce, Path(tmp), dirpath, deadline)
+            universes = universe_refusal(context, Path(tmp) / f"dojo_assumptions_{nonce}", f"dojo_{nonce}", deadline)
         except CheckFailed as exc:
             return Verification(False, str(exc), script)
         except DependencyError as exc:
@@ -371,6 +381,8 @@ def verify_proof(context: CoqContext, proof: Proof, timeout: float = RUN.verify,
     if refused:
         return Verification(False, f"{ASSUMES_REFUSED} {', '.join(refused)}): only the axioms listed in "
                                    f"prover/coq/trusted_axioms.py may be assumed{unconditional}", script, axioms)
+    if universes is not None:  # prover.coq.final_universes
+        return Verification(False, universes, script, axioms)
     return Verification(True, "coqc and coqchk accepted the proof; " + (
         f"it uses {uses(axioms)}" if axioms else CLOSED), script, axioms)
 

@@ -23,6 +23,21 @@ def test_statement_type_is_the_type_the_statement_declares():
     assert statement_type("#[local] Polymorphic Lemma p x : x = x.") == "forall x, x = x"
 
 
+def test_statement_type_leaves_the_universe_binder_to_the_pin():
+    """Fails if ``Lemma l@{uT uU} : T.`` is read as the binders ``@{uT uU}`` (the pin was then
+    ``forall @{uT uU}, T``, which does not parse: every check with context additions of such a
+    statement failed, ExtLib's ``Forall_map``), or if the binder is lost (its universes are named
+    in the type, so the pin must declare them)."""
+    from prover.coq.context import statement_type, universe_binder
+
+    statement = "Lemma Forall_map@{uT uU}\n: forall (T : Type@{uT}) (U : Type@{uU}), T -> U -> T."
+    assert statement_type(statement) == "forall (T : Type@{uT}) (U : Type@{uU}), T -> U -> T"
+    assert universe_binder(statement) == "@{uT uU}"
+    assert statement_type("Lemma l@{u} (A : Type@{u}) : A -> A.") == "forall (A : Type@{u}), A -> A"
+    assert universe_binder("Polymorphic Lemma l@{u|Set < u} (A : Type@{u}) : A -> A.") == "@{u|Set < u}"
+    assert universe_binder("Lemma l (A : Type) : A -> A.") == universe_binder("Goal True.") == ""
+
+
 def test_statement_type_refuses_what_it_cannot_read():
     """Fails if a statement without a type is read as one (the final check must then fail closed)."""
     import pytest
