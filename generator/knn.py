@@ -12,7 +12,9 @@ proposes the tactics that were used there. We do the same over traced proofs in 
    mapping built so far, so ``h : a < b`` matches after ``a`` and ``b`` were mapped), then by
    position counted from the most recent hypothesis; a name is what the traces' language calls
    one (:meth:`search_tree.language.Language.rename`: Coq's ``p?=q`` mentions ``p``, Lean's
-   ``h?`` is a name of its own);
+   ``h?`` is a name of its own); where the neighbour's state is a twin of the current one (the
+   same but for a few constants, ``cos`` for ``sin``), its tactic is proposed carried over too
+   (:mod:`generator.analogy`), at the neighbour's weight;
 4. score: ``p(tactic) ∝ Σ exp(sim_i / τ)`` over the neighbours ``i`` proposing it, with
    ``sim_i = score_i / max_j score_j + locality_i``: similarity in [0, 1] (BM25 scores have no fixed
    scale) plus a bonus for nearer proofs, returned as log-probabilities.
@@ -45,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.accessible import AccessibleProofs, ProofOwner
+from generator.analogy import analogy, carried_over
 from generator.base import Suggestion, TacticGenerator
 from generator.state_parsing import hypotheses_of
 from generator.traced import TacticExample, examples, load_theorems
@@ -173,10 +176,14 @@ class KNNGenerator(TacticGenerator):
         top = max(s for _, s in neighbours)
         current = hypotheses_of(state)
         mass: dict[str, float] = {}
+        names = {h.name for h in current}
         for i, score in neighbours:
-            tactic = adapt_hypothesis_names(self.examples[i].tactic, self._source_hypotheses(i), current, self.language)
-            sim = score / top + self._bonus(i, context)
-            mass[tactic] = mass.get(tactic, 0.0) + math.exp((sim - 1.0) / self.temperature)
+            source = self._source_hypotheses(i)
+            tactic = adapt_hypothesis_names(self.examples[i].tactic, source, current, self.language)
+            twin = analogy(self.examples[i].state, state.pp, self.language, names | {h.name for h in source})
+            weight = math.exp((score / top + self._bonus(i, context) - 1.0) / self.temperature)
+            for proposed in (tactic, *carried_over(tactic, twin, self.language)):
+                mass[proposed] = mass.get(proposed, 0.0) + weight
         total = sum(mass.values())
         ranked = sorted(((t, math.log(m / total)) for t, m in mass.items()), key=lambda s: -s[1])
         return ranked[:num_samples]

@@ -15,9 +15,12 @@ closing automation. We do the same over traced proofs, without a language model:
 3. adapt each proof to the current names with kNN's hypothesis renaming (the lemma's first-state
    hypotheses mapped to the current goal's, :func:`generator.knn.adapt_hypothesis_names`, in the
    traces' language);
-4. propose, per retrieved proof, two actions: its **macro** (below) and its **opening tactic**;
-   a proof's weight is ``exp((score / top - 1) / τ)``; the opening tactic gets ``opening`` times
-   its proof's weight; weights of equal actions add up, and are returned as log-probabilities.
+4. propose, per retrieved proof, two actions: its **macro** (below) and its **opening tactic**,
+   and, where the lemma's statement is a twin of the current goal (the same but for a few
+   constants), both carried over to the goal's constants (:mod:`generator.analogy`: the proof of
+   ``neg_cos`` made one of ``neg_sin``); a proof's weight is ``exp((score / top - 1) / τ)``; the
+   opening tactic gets ``opening`` times its proof's weight; weights of equal actions add up, and
+   are returned as log-probabilities.
 
 Macros, and why they are sound. The Coq backend runs one tactic sentence per action, so a proof
 script ``t1. t2. ... tn.`` cannot be sent as it is. ``t1; t2`` runs ``t2`` on *every* goal that
@@ -43,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.accessible import AccessibleProofs, ProofOwner
+from generator.analogy import analogy, carried_over
 from generator.base import Suggestion, TacticGenerator
 from generator.knn import adapt_hypothesis_names, traced_corpus
 from generator.state_parsing import hypotheses_of
@@ -166,13 +170,16 @@ class ProofRetrievalGenerator(TacticGenerator):
                 continue
             top = max(score for _, score in found)
             current = hypotheses_of(state)
+            names = {h.name for h in current}
             mass: dict[str, float] = {}
             for proof, score in found:
                 weight = math.exp((score / top - 1.0) / self.temperature)
+                twin = analogy(proof.first_state, state.pp, self.language, names | {h.name for h in proof.hypotheses})
                 for action, share in ((proof.macro, 1.0), (proof.opening, self.opening)):
                     if share:
                         adapted = adapt_hypothesis_names(action, proof.hypotheses, current, self.language)
-                        mass[adapted] = mass.get(adapted, 0.0) + share * weight
+                        for proposed in (adapted, *carried_over(adapted, twin, self.language)):
+                            mass[proposed] = mass.get(proposed, 0.0) + share * weight
             total = sum(mass.values())
             out.append(sorted(((t, math.log(m / total)) for t, m in mass.items()), key=lambda s: -s[1])[:num_samples])
         return out
