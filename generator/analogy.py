@@ -22,6 +22,7 @@ kNN as Tactician describes it proposes a neighbour's tactic with the neighbour's
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -31,8 +32,10 @@ from search_tree.language import Language
 MAX_RENAMED = 4
 
 
-def _tokens(text: str, identifier: re.Pattern[str]) -> list[tuple[str, bool]]:
-    """The tokens of a state: its identifiers (``True``) and every other non-space character."""
+@functools.lru_cache(maxsize=4096)
+def _tokens(text: str, identifier: re.Pattern[str]) -> tuple[tuple[str, bool], ...]:
+    """The tokens of a state: its identifiers (``True``) and every other non-space character
+    (cached: kNN compares each state with its neighbours', and the same states come back)."""
     out: list[tuple[str, bool]] = []
     pos = 0
     for m in identifier.finditer(text):
@@ -40,9 +43,10 @@ def _tokens(text: str, identifier: re.Pattern[str]) -> list[tuple[str, bool]]:
         out.append((m.group(0), True))
         pos = m.end()
     out += [(c, False) for c in text[pos:] if not c.isspace()]
-    return out
+    return tuple(out)
 
 
+@functools.lru_cache(maxsize=8)
 def _identifier(language: Language) -> re.Pattern[str]:
     # not after a word character, a prime or a dot, so that a name's tail is never a name of its own
     return re.compile(rf"(?<![\w.'])(?:{language.identifier})")
