@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 
 from search_tree.language import Language
 
@@ -117,3 +118,26 @@ def carried_over(tactic: str, mapping: dict[str, str], language: Language) -> li
         if renamed != tactic and renamed not in out:
             out.append(renamed)
     return out
+
+
+def skeleton(state: str, language: Language) -> str:
+    """``state`` with every name blanked and no spaces: two states can be twins (:func:`analogy`)
+    only where their skeletons are equal."""
+    return "".join(_identifier(language).sub("\0", state).split())
+
+
+class TwinIndex:
+    """The states among ``states`` (indexed once) that may be twins of a given one: those of the
+    same :func:`skeleton`. Similarity search need not rank a twin first: to BM25, ``sin (x + PI)
+    = - sin x`` is nearer to other ``sin`` lemmas than to ``cos (x + PI) = - cos x``; a dictionary
+    of skeletons finds it in one lookup."""
+
+    def __init__(self, states: Sequence[str], language: Language) -> None:
+        self.language = language
+        self._by_skeleton: dict[str, list[int]] = defaultdict(list)
+        for i, state in enumerate(states):
+            self._by_skeleton[skeleton(state, language)].append(i)
+
+    def candidates(self, state: str) -> list[int]:
+        """The indices of the states with ``state``'s skeleton (:func:`analogy` tells which are twins)."""
+        return self._by_skeleton.get(skeleton(state, self.language), [])

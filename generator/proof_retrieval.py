@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.accessible import AccessibleProofs, ProofOwner
-from generator.analogy import analogy, carried_over
+from generator.analogy import TwinIndex, analogy, carried_over
 from generator.base import Suggestion, TacticGenerator
 from generator.knn import adapt_hypothesis_names, traced_corpus
 from generator.state_parsing import hypotheses_of
@@ -139,6 +139,7 @@ class ProofRetrievalGenerator(TacticGenerator):
         self.temperature: float = temperature
         self.opening = opening
         self.index = index if index is not None else BM25StateIndex([p.first_state for p in self.proofs])
+        self.twins = TwinIndex([p.first_state for p in self.proofs], language)
         self.accessible = AccessibleProofs([ProofOwner(p.file_path, p.start, p.theorem) for p in self.proofs], corpus)
 
     @classmethod
@@ -152,10 +153,19 @@ class ProofRetrievalGenerator(TacticGenerator):
         return cls(traced_proofs(load_theorems(paths)), language, corpus=traced_corpus(paths, corpus), **options)
 
     def retrieve(self, states: list[TacticState], contexts: list[Theorem]) -> list[list[tuple[TracedProof, float]]]:
-        """The ``k`` most similar accessible proofs of each state, with their BM25 scores."""
+        """The ``k`` most similar accessible proofs of each state, with their BM25 scores, then the
+        accessible proofs of the state's twins (:class:`generator.analogy.TwinIndex`) not among
+        them, each scored as the most similar."""
         masks = [self.accessible.mask(c) for c in contexts]
         found = self.index.search([s.pp for s in states], self.k, masks)
-        return [[(self.proofs[i], score) for i, score in row] for row in found]
+        out = []
+        for state, mask, row in zip(states, masks, found, strict=True):
+            top = max((score for _, score in row), default=1.0)
+            seen = {i for i, _ in row}
+            twins = [i for i in self.twins.candidates(state.pp)[::-1] if mask[i] and i not in seen
+                     and analogy(self.proofs[i].first_state, state.pp, self.language)][:self.k]
+            out.append([(self.proofs[i], score) for i, score in row] + [(self.proofs[i], top) for i in twins])
+        return out
 
     def generate(self, state: TacticState, context: Theorem, num_samples: int) -> list[Suggestion]:
         return self.batch_generate([state], [context], num_samples)[0]

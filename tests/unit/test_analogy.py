@@ -70,3 +70,20 @@ def test_knn_and_proof_retrieval_propose_the_twins_tactic_carried_over():
                                                   "intro x.")], COQ, opening=0.0)
     proposed = dict(proofs.generate(state, here, 8))
     assert exchanged in proposed and proposed[exchanged] == proposed[NEG_COS_PROOF]
+
+
+def test_proof_retrieval_finds_a_twin_that_similarity_ranks_low():
+    """Fails if the twin of the goal is looked for only among the ``k`` most similar proofs
+    (checked: ``retrieve`` without the :class:`~generator.analogy.TwinIndex`): to BM25, other
+    ``sin`` lemmas are nearer to ``neg_sin`` than its twin ``neg_cos``; an inaccessible twin (later
+    in the file) stays hidden."""
+    from generator.proof_retrieval import ProofRetrievalGenerator, TracedProof
+
+    decoys = [TracedProof(f"sin_{i}", "Rtrigo1.v", (100 + i, 1), f"  ============================\n  sin (x + PI) = sin x * {i}",
+                          "ring.", "ring.") for i in range(6)]
+    twin = TracedProof("neg_cos", "Rtrigo1.v", (346, 1), NEG_COS, NEG_COS_PROOF, "intro x.")
+    gen = ProofRetrievalGenerator([*decoys, twin], COQ, k=1, opening=0.0)
+    exchanged = "intro x; rewrite sin_plus; rewrite cos_PI; rewrite sin_PI; ring."
+    state = TacticState(NEG_SIN, 0)
+    assert exchanged in dict(gen.generate(state, Theorem("neg_sin", file_path="Rtrigo1.v", position=(515, 1)), 8))
+    assert exchanged not in dict(gen.generate(state, Theorem("neg_sin", file_path="Rtrigo1.v", position=(300, 1)), 8))
