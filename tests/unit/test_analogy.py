@@ -79,8 +79,9 @@ def test_proof_retrieval_finds_a_twin_that_similarity_ranks_low():
     in the file) stays hidden."""
     from generator.proof_retrieval import ProofRetrievalGenerator, TracedProof
 
-    decoys = [TracedProof(f"sin_{i}", "Rtrigo1.v", (100 + i, 1), f"  ============================\n  sin (x + PI) = sin x * {i}",
-                          "ring.", "ring.") for i in range(6)]
+    decoys = [TracedProof(f"sin_{i}", "Rtrigo1.v", (100 + i, 1),
+                          f"  ============================\n  forall x : R, sin (x + PI) = - sin x * {i}", "ring.", "ring.")
+              for i in range(6)]
     twin = TracedProof("neg_cos", "Rtrigo1.v", (346, 1), NEG_COS, NEG_COS_PROOF, "intro x.")
     gen = ProofRetrievalGenerator([*decoys, twin], COQ, k=1, opening=0.0)
     exchanged = "intro x; rewrite sin_plus; rewrite cos_PI; rewrite sin_PI; ring."
