@@ -18,6 +18,9 @@ with the same wall-clock limit per theorem (``--timeout``) and the same workers 
   ``default`` where the package ships a checkpoint or ``--policy`` names one;
 * ``default-no-namesakes``: the default without its namesake member (:mod:`generator.namesake`),
   the ablation that measures it; run only when named with ``--only``, best with ``--namesakes``;
+* ``default-no-twins``: the default whose kNN and proof retrieval carry no tactic over to a twin
+  goal (:mod:`generator.analogy`), the ablation that measures it; run only when named with
+  ``--only``, best with ``--twins``;
 * ``default-no-own-traces``: on a project's theorems, the default learning from the stdlib's and
   its required libraries' traces but not from the project's own proofs, as it ran before
   ``eval`` traced a project on first use; run only when named with ``--only``;
@@ -87,6 +90,8 @@ def systems(timeout: float, hammer_timeout: float | None = None, policy: Path | 
         "default-unlearned": default_config(timeout, hammer_timeout=hammer_timeout, policy=None),
         "default-no-namesakes": dataclasses.replace(default, generator=ComponentSpec(
             generator.name, {**generator.options, "namesakes": False})),
+        "default-no-twins": dataclasses.replace(default, generator=ComponentSpec(
+            generator.name, {**generator.options, "twins": False})),
         "default-no-own-traces": default,  # its traces are the theorems' project's (without_own_traces)
         "default-mcts": dataclasses.replace(default, prover=ComponentSpec(
             "mcts", options_for_search("mcts", default.prover.options))),
@@ -154,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--namesakes", action="store_true",
                         help="prove only the theorems of the sample that have an accessible namesake, where the "
                              "default's namesake member proposes anything (elsewhere it changes nothing)")
+    parser.add_argument("--twins", action="store_true",
+                        help="prove only the stdlib theorems of the sample that have a twin, an earlier lemma of "
+                             "their file whose statement differs from theirs in a few names alone "
+                             "(benchmarks/twin_proofs.py), where the default carries tactics over by analogy")
     parser.add_argument("--only", nargs="+", metavar="SYSTEM", help="run only these systems (default: all)")
     parser.add_argument("--report", action="store_true",
                         help="prove nothing: print the tables from the run directories as they are (each must hold "
@@ -246,6 +255,21 @@ def with_namesakes(theorems: list) -> list:
     return [t for t in theorems if generator.namesakes(t)]
 
 
+def with_twins(theorems: list) -> list:
+    """The theorems that have a twin in the traced stdlib (:func:`benchmarks.twin_proofs.count`):
+    an earlier lemma of their file whose first state differs from theirs in a few names alone."""
+    from benchmarks.twin_proofs import count
+    from generator.traced import load_theorems
+    from prover.coq.tracer import trace_files
+    from prover.run.evaluation import theorem_key
+
+    files = trace_files()
+    if not files:
+        raise SystemExit("--twins: the stdlib is not traced here; run `dojo-prover trace --env coq` first")
+    twins = {f"{t['file_path']}::{t['full_name']}" for t in count(load_theorems(files))[1]}
+    return [t for t in theorems if theorem_key(t) in twins]
+
+
 def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark: str,
             names: list[str]) -> tuple[dict[str, dict[str, float]], int]:
     """Runs (or with ``--report`` reads) every system of ``names`` on ``benchmark`` and prints its
@@ -268,6 +292,10 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
         theorems = with_namesakes(theorems)
         if not theorems:
             parser.error(f"--namesakes: none of the {args.limit} theorems has an accessible namesake")
+    if args.twins:
+        theorems = with_twins(theorems)
+        if not theorems:
+            parser.error(f"--twins: none of the {args.limit} theorems has a twin")
     table = systems(args.timeout, args.hammer_timeout, args.policy)
     if not args.report and any(name.startswith("default") for name in names):
         from prover.coq.first_trace import trace_untraced
@@ -281,7 +309,7 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
     label = args.split if args.benchmark is None else re.sub(r"[^\w.-]+", "_", benchmark)
     run_dir = args.out / (f"{label}-n{args.limit}-t{args.timeout:g}"
                           + (f"-given-back{args.given_back}" if args.given_back is not None else "")
-                          + ("-namesakes" if args.namesakes else "")
+                          + ("-namesakes" if args.namesakes else "") + ("-twins" if args.twins else "")
                           + (f"-hammer{args.hammer_timeout:g}" if args.hammer_timeout is not None else "")
                           + (f"-policy-{args.policy.stem}" if args.policy is not None else ""))
     proved: dict[str, dict[str, float]] = {}
@@ -313,6 +341,8 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
     what = f"the Coq stdlib's {args.split} split" if args.benchmark is None else f"`{benchmark}`"
     if args.namesakes:
         what += ", those with an accessible namesake (the default's namesake member proposes nothing elsewhere)"
+    if args.twins:
+        what += ", those with a twin, an earlier lemma of their file stated alike but for a few names"
     if args.given_back is not None:
         what += f", the first {n} that the leak check gives back to CoqHammer in a sample of {args.limit}"
     print(f"{n} theorems of {what} (stable sample), {args.timeout:g} s wall-clock each, "

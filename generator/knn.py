@@ -109,7 +109,8 @@ class KNNGenerator(TacticGenerator):
 
     ``language`` is the traces' (the backend's), whose names the renaming replaces; ``corpus`` (a
     :class:`~retrieval.corpus.Corpus` over the traced files) supplies the import closure; without
-    one only the same-file rule masks (:mod:`generator.accessible`).
+    one only the same-file rule masks (:mod:`generator.accessible`). ``twins=False`` proposes no
+    tactic carried over to a twin state (:mod:`generator.analogy`; an ablation).
     """
 
     def __init__(
@@ -122,6 +123,7 @@ class KNNGenerator(TacticGenerator):
         corpus: Corpus | None = None,
         locality: float = 0.1,
         decay: float = 0.9,
+        twins: bool = True,
     ) -> None:
         # A bare bullet or brace in a trace is focusing, not an action: search does its own focusing.
         usable = [e for e in examples if not _FOCUSING_MARK.fullmatch(e.tactic.strip())]
@@ -135,6 +137,7 @@ class KNNGenerator(TacticGenerator):
         self.temperature: float = temperature
         self.locality = locality
         self.decay = decay
+        self.twins = twins
         self.index = index if index is not None else BM25StateIndex([e.state for e in self.examples])
         self.accessible = AccessibleProofs([ProofOwner(e.file_path, e.start, e.theorem) for e in self.examples], corpus)
         self._hyps: dict[int, tuple[Hypothesis, ...]] = {}
@@ -180,7 +183,8 @@ class KNNGenerator(TacticGenerator):
         for i, score in neighbours:
             source = self._source_hypotheses(i)
             tactic = adapt_hypothesis_names(self.examples[i].tactic, source, current, self.language)
-            twin = analogy(self.examples[i].state, state.pp, self.language, names | {h.name for h in source})
+            twin = analogy(self.examples[i].state, state.pp, self.language, names | {h.name for h in source}) \
+                if self.twins else {}
             weight = math.exp((score / top + self._bonus(i, context) - 1.0) / self.temperature)
             for proposed in (tactic, *carried_over(tactic, twin, self.language)):
                 mass[proposed] = mass.get(proposed, 0.0) + weight

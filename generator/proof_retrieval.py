@@ -117,7 +117,8 @@ def traced_proofs(theorems: Sequence[dict]) -> list[TracedProof]:
 
 
 class ProofRetrievalGenerator(TacticGenerator):
-    """Proposes the macros and opening tactics of the most similar accessible proofs."""
+    """Proposes the macros and opening tactics of the most similar accessible proofs (``twins=False``:
+    of those alone, none carried over to a twin goal, :mod:`generator.analogy`; an ablation)."""
 
     def __init__(
         self,
@@ -128,6 +129,7 @@ class ProofRetrievalGenerator(TacticGenerator):
         opening: float = 0.5,
         corpus: Corpus | None = None,
         index: StateIndex | None = None,
+        twins: bool = True,
     ) -> None:
         if not proofs:
             raise ValueError("ProofRetrievalGenerator needs at least one traced proof")
@@ -139,7 +141,7 @@ class ProofRetrievalGenerator(TacticGenerator):
         self.temperature: float = temperature
         self.opening = opening
         self.index = index if index is not None else BM25StateIndex([p.first_state for p in self.proofs])
-        self.twins = TwinIndex([p.first_state for p in self.proofs], language)
+        self.twins = TwinIndex([p.first_state for p in self.proofs], language) if twins else None
         self.accessible = AccessibleProofs([ProofOwner(p.file_path, p.start, p.theorem) for p in self.proofs], corpus)
 
     @classmethod
@@ -162,7 +164,8 @@ class ProofRetrievalGenerator(TacticGenerator):
         for state, mask, row in zip(states, masks, found, strict=True):
             top = max((score for _, score in row), default=1.0)
             seen = {i for i, _ in row}
-            twins = [i for i in self.twins.candidates(state.pp)[::-1] if mask[i] and i not in seen
+            candidates = self.twins.candidates(state.pp)[::-1] if self.twins is not None else []
+            twins = [i for i in candidates if mask[i] and i not in seen
                      and analogy(self.proofs[i].first_state, state.pp, self.language)][:self.k]
             out.append([(self.proofs[i], score) for i, score in row] + [(self.proofs[i], top) for i in twins])
         return out
@@ -184,7 +187,8 @@ class ProofRetrievalGenerator(TacticGenerator):
             mass: dict[str, float] = {}
             for proof, score in found:
                 weight = math.exp((score / top - 1.0) / self.temperature)
-                twin = analogy(proof.first_state, state.pp, self.language, names | {h.name for h in proof.hypotheses})
+                twin = analogy(proof.first_state, state.pp, self.language, names | {h.name for h in proof.hypotheses}) \
+                    if self.twins is not None else {}
                 for action, share in ((proof.macro, 1.0), (proof.opening, self.opening)):
                     if share:
                         adapted = adapt_hypothesis_names(action, proof.hypotheses, current, self.language)

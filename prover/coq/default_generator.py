@@ -200,13 +200,15 @@ def coq_premises(corpus: Corpus, traces: str | Sequence[str] | None = None, neig
 
 def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True, hammer: bool = True,
                 num_premises: int = 4, retriever: Any | None = None, policy: str | None = None,
-                namesakes: bool = True) -> CoqDefaultGenerator:
+                namesakes: bool = True, twins: bool = True) -> CoqDefaultGenerator:
     """The ``coq_default`` generator (module docstring). ``traces``: the directory of the traced
     splits, or several (a project's own beside the stdlib's and its libraries': one kNN and one
     proof-retrieval member each, every one masked by its own corpus, :func:`learned_top` suggestions each);
     default :func:`prover.coq.tracer.traced_data_dir`.
     ``learned=False`` leaves out kNN, proof retrieval and namesakes, ``namesakes=False`` the namesakes
-    alone (:mod:`generator.namesake`; an ablation), ``hammer=False`` CoqHammer's tactics;
+    alone (:mod:`generator.namesake`; an ablation), ``twins=False`` kNN's and proof retrieval's
+    tactics carried over to a twin goal (:mod:`generator.analogy`; an ablation), ``hammer=False``
+    CoqHammer's tactics;
     ``retriever`` supplies the premises of ``sauto use:`` / ``hauto use:`` (``num_premises`` of them);
     ``policy`` is the path of a checkpoint of ``dojo-prover learn`` that orders the candidates."""
     from prover.coq.hammer_generator import HammerGenerator
@@ -232,8 +234,8 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
         from prover.coq.language import COQ
 
         corpus = traced_corpus(files)  # parsed once for the three members that mask by it
-        members += [(KNNGenerator.from_traced(files, COQ, corpus=corpus), LEARNED_OFFSET, top),
-                    (ProofRetrievalGenerator.from_traced(files, COQ, corpus=corpus), LEARNED_OFFSET, top)]
+        members += [(KNNGenerator.from_traced(files, COQ, corpus=corpus, twins=twins), LEARNED_OFFSET, top),
+                    (ProofRetrievalGenerator.from_traced(files, COQ, corpus=corpus, twins=twins), LEARNED_OFFSET, top)]
         names += ["knn", "proofs"] if i == 0 else [f"knn{i}", f"proofs{i}"]
         namesake = NamesakeGenerator.from_traced(files, corpus, fixed=NAMESAKE_TACTICS) if namesakes else None
         if namesake is not None:

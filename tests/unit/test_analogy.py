@@ -88,3 +88,20 @@ def test_proof_retrieval_finds_a_twin_that_similarity_ranks_low():
     state = TacticState(NEG_SIN, 0)
     assert exchanged in dict(gen.generate(state, Theorem("neg_sin", file_path="Rtrigo1.v", position=(515, 1)), 8))
     assert exchanged not in dict(gen.generate(state, Theorem("neg_sin", file_path="Rtrigo1.v", position=(300, 1)), 8))
+
+
+def test_the_ablation_carries_nothing_over():
+    """Fails if ``twins=False`` (``default-no-twins`` in ``benchmarks/coq_vs_hammer.py``) still
+    proposes a carried-over tactic, from kNN or from proof retrieval."""
+    from generator.knn import KNNGenerator
+    from generator.proof_retrieval import ProofRetrievalGenerator, TracedProof
+    from generator.traced import TacticExample
+
+    here = Theorem("neg_sin", file_path="Rtrigo1.v", position=(515, 1))
+    state = TacticState(NEG_SIN, 0)
+    knn = KNNGenerator([TacticExample("neg_cos", "Rtrigo1.v", 0, NEG_COS, NEG_COS_PROOF, "no goals", (), 1,
+                                      start=(346, 1))], COQ, k=4, twins=False)
+    proofs = ProofRetrievalGenerator([TracedProof("neg_cos", "Rtrigo1.v", (346, 1), NEG_COS, NEG_COS_PROOF,
+                                                  "intro x.")], COQ, opening=0.0, twins=False)
+    assert [t for t, _ in knn.generate(state, here, 8)] == [NEG_COS_PROOF]
+    assert [t for t, _ in proofs.generate(state, here, 8)] == [NEG_COS_PROOF]
