@@ -58,6 +58,8 @@ def analogy(source: str, target: str, language: Language, locals_: Iterable[str]
     they are not twins: the same tokens in the same places except for at most :data:`MAX_RENAMED`
     names, each always renamed the same way, and at least one of them not in ``locals_`` (the
     states' hypothesis names, which :func:`generator.knn.adapt_hypothesis_names` maps by type)."""
+    if skeleton(source, language) != skeleton(target, language):  # cheap, and most neighbours differ here
+        return {}
     identifier = _identifier(language)
     a, b = _tokens(source, identifier), _tokens(target, identifier)
     if len(a) != len(b):
@@ -120,6 +122,7 @@ def carried_over(tactic: str, mapping: dict[str, str], language: Language) -> li
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def skeleton(state: str, language: Language) -> str:
     """``state`` with every name blanked and no spaces: two states can be twins (:func:`analogy`)
     only where their skeletons are equal."""
