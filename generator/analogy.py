@@ -31,6 +31,8 @@ from search_tree.language import Language
 
 #: the most names two states may differ in and still be twins: beyond that they are different goals
 MAX_RENAMED = 4
+#: the words after which Coq's and Lean's goals bind names (``forall x y : T,``, ``fun x =>``)
+_BINDERS = re.compile(r"(?<![\w.'])(?:forall|exists|fun|∀|∃|λ)(?![\w'])(?P<binders>[^,]*?)(?:,|=>)")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -53,11 +55,24 @@ def _identifier(language: Language) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.'])(?:{language.identifier})")
 
 
+def _bound(state: str, language: Language) -> set[str]:
+    """The names ``state`` binds: in each binder list (:data:`_BINDERS`), those before a ``:``."""
+    names: set[str] = set()
+    for m in _BINDERS.finditer(state):
+        binders = m.group("binders")
+        for group in re.findall(r"\(([^()]*)\)", binders) or [binders]:
+            names.update(language.local_names(group.split(":", 1)[0]))
+    return names
+
+
 def analogy(source: str, target: str, language: Language, locals_: Iterable[str] = ()) -> dict[str, str]:
     """The renaming of names that makes state ``source`` read as state ``target``, or ``{}`` when
     they are not twins: the same tokens in the same places except for at most :data:`MAX_RENAMED`
-    names, each always renamed the same way, and at least one of them not in ``locals_`` (the
-    states' hypothesis names, which :func:`generator.knn.adapt_hypothesis_names` maps by type)."""
+    names, each always renamed the same way, none of them a keyword (``forall`` against ``exists``
+    is another goal), and at least one of them a constant: not in ``locals_`` (the states'
+    hypothesis names, which :func:`generator.knn.adapt_hypothesis_names` maps by type) nor bound
+    in either state (``forall n`` against ``forall m``: renaming ``n`` would make ``plus_n_O``
+    ``plus_m_O``), which are left out of the renaming."""
     if skeleton(source, language) != skeleton(target, language):  # cheap, and most neighbours differ here
         return {}
     identifier = _identifier(language)
@@ -70,7 +85,9 @@ def analogy(source: str, target: str, language: Language, locals_: Iterable[str]
             continue
         if not (x_name and y_name) or mapping.setdefault(x, y) != y:
             return {}
-    skipped = set(locals_)
+    if any(x in language.keywords or y in language.keywords for x, y in mapping.items()):
+        return {}
+    skipped = set(locals_) | _bound(source, language) | _bound(target, language)
     renamed = {x: y for x, y in mapping.items() if x not in skipped and y not in skipped}
     return renamed if 0 < len(renamed) <= MAX_RENAMED else {}
 

@@ -165,8 +165,10 @@ class ProofRetrievalGenerator(TacticGenerator):
             top = max((score for _, score in row), default=1.0)
             seen = {i for i, _ in row}
             candidates = self.twins.candidates(state.pp)[::-1] if self.twins is not None else []
-            twins = [i for i in candidates if mask[i] and i not in seen
-                     and analogy(self.proofs[i].first_state, state.pp, self.language)][:self.k]
+            names = {h.name for h in hypotheses_of(state)}
+            twins = [i for i in candidates if mask[i] and i not in seen and analogy(
+                self.proofs[i].first_state, state.pp, self.language,
+                names | {h.name for h in self.proofs[i].hypotheses})][:self.k]
             out.append([(self.proofs[i], score) for i, score in row] + [(self.proofs[i], top) for i in twins])
         return out
 

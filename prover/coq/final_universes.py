@@ -165,8 +165,12 @@ def development_graph(context: CoqContext, deadline: float) -> Graph:
     (the compiled files' paths, sizes and mtimes, the project's options and the context's
     additions, which the check loads too) is there, else printed by one coqc run and cached."""
     modules = development_modules(context)
-    key_text = json.dumps([coq_version(), sorted((name, str(path), *_stamp(path)) for name, path in modules.items()),
-                           list(context.load_path), list(context.options), list(context.additions)])
+    try:  # a dangling link, or a .vo a concurrent build removed: refused, in the check's one line
+        stamps = sorted((name, str(path), *_stamp(path)) for name, path in modules.items())
+    except OSError as exc:
+        raise UniverseError(f"a compiled module of the development cannot be read ({exc})") from None
+    key_text = json.dumps([coq_version(), stamps, list(context.load_path), list(context.options),
+                           list(context.additions)])
     key = hashlib.sha256(key_text.encode()).hexdigest()[:32]
     return _cached_graph(key, tuple(sorted(modules)), context.load_path, context.options, context.additions, deadline)
 
@@ -186,7 +190,8 @@ def _memo(key: str) -> Graph | None:
     """The cached graph of ``key`` read from disk once per process (None: not cached or unreadable;
     the file is read as untrusted, and one that is not the list of relations written is ignored)."""
     path = cache_path(key)
-    try:
+    try:  # the directories on the way, as when it was written: no link planted among them
+        make_dir(path.parent, cache_root())
         data = read_json(path)
     except (UnsafePath, ValueError, OSError):
         return None

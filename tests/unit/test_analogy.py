@@ -105,3 +105,13 @@ def test_the_ablation_carries_nothing_over():
                                                   "intro x.")], COQ, opening=0.0, twins=False)
     assert [t for t, _ in knn.generate(state, here, 8)] == [NEG_COS_PROOF]
     assert [t for t, _ in proofs.generate(state, here, 8)] == [NEG_COS_PROOF]
+
+
+def test_bound_variables_and_keywords_are_no_constants_to_rename():
+    """Fails if bound variables count as constants (``forall n`` against ``forall m`` would rename
+    ``plus_n_O`` to ``plus_m_O``) or if a keyword may be renamed (``forall`` to ``exists``, ``Type``
+    to ``Prop``: another goal, not a twin); a constant beside bound variables still is one."""
+    assert analogy("forall n : nat, n + 0 = n", "forall m : nat, m + 0 = m", COQ) == {}
+    assert analogy("forall (n : nat) (h : P n), cos n = 0", "forall (m : nat) (h : P m), sin m = 0", COQ) == {"cos": "sin"}
+    assert analogy("forall n : nat, n + 0 = n", "exists n : nat, n + 0 = n", COQ) == {}
+    assert analogy("Type = T", "Prop = T", COQ) == {}

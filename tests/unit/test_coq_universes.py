@@ -249,3 +249,15 @@ def test_printings_of_the_statement_that_do_not_line_up_are_refused(hypotheses, 
 
     with pytest.raises(UniverseError):
         matching(hypotheses, conclusion, proved, {"a", "b"} - ({"b"} if "@{b}" not in conclusion else set()))
+
+
+def test_a_compiled_module_that_cannot_be_read_refuses_the_proof_in_one_line(tmp_path: Path):
+    """Fails if a dangling ``.vo`` link in the development (or one a concurrent build removed) makes
+    the graph's key raise ``OSError`` out of the check instead of a :class:`UniverseError`."""
+    from prover.coq.final_universes import development_graph
+
+    (tmp_path / "A.vo").write_bytes(b"")
+    (tmp_path / "Bad.vo").symlink_to(tmp_path / "gone.vo")
+    context = _context(load_path=("-Q", str(tmp_path), "P"))
+    with pytest.raises(UniverseError, match="cannot be read"):
+        development_graph(context, deadline=1e18)
