@@ -51,7 +51,7 @@ from .provenance import bindings
 from .reopened import compiled_module
 from .sandbox import confined, sandbox_dir, sandbox_env
 from .universes import (REPORTS, Graph, Relation, UniverseError, constant, correspondence, graph, inconsistent,
-                        proof_universes, relations, resolve, written)
+                        proof_universes, relations, resolve, shown_universes, written)
 from .sentences import strip_comments
 from .vernacular import block_sentence
 
@@ -88,8 +88,12 @@ def universe_refusal(context: CoqContext, report: Path, name: str, deadline: flo
                 f"statement, which its declared constraints do not imply (it is used at every instance they allow)")
     try:
         development = development_graph(context, deadline)
-        original = declared_type(context, deadline)
-        names = correspondence(found.proved, found.hypotheses, original)
+        # the declared lemma is read only where a relation is on a universe its type shows: one
+        # between other libraries' universes alone (``ring``'s and ``list``'s) needs no name of it,
+        # and a functor's body, whose lemma ``About`` cannot name, is compared all the same
+        touched = {universe for relation in found.added for universe in relation[:2]}
+        names = correspondence(found.proved, found.hypotheses, declared_type(context, deadline)) \
+            if touched & shown_universes([found.proved, *found.hypotheses]) else {}
     except UniverseError as exc:
         return f"{UNIVERSES_REFUSED}: the universe relations it adds ({_listed(found.added)}) cannot be compared " \
                f"with the development ({exc})"

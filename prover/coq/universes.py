@@ -469,6 +469,11 @@ def _bare(term: str) -> str:
     return _QUALIFIED.sub(r"\1", _ANNOTATION.sub("@{}", term))
 
 
+def shown_universes(texts: Iterable[str]) -> set[str]:
+    """Every universe the printed ``texts`` show in their annotations (``Type@{u}``, ``@eq@{u}``)."""
+    return {level for text in texts for annotation in _ANNOTATION.findall(text) for level in _LEVEL.findall(annotation)}
+
+
 def correspondence(proved: str, hypotheses: Iterable[str], original: str) -> dict[str, str]:
     """Which universe of the declared lemma's type ``original`` (``About`` in the development) each
     universe of the proved constant's type ``proved`` is, and each universe of the types of the

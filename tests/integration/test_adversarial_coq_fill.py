@@ -346,15 +346,28 @@ UNIVERSES = {
 
 
 def test_an_edit_that_breaks_a_dependent_file_is_rolled_back(tmp_path, capsys):
-    """Fails without the dependent-file guard: the proof of ``lem`` adds the universe constraint
-    U2 < U1, which keeps every type of A.v but makes B.v (U1 < U2) inconsistent."""
+    """The proof of ``lem`` adds the universe constraint U2 < U1, which keeps every type of A.v but
+    makes B.v (U1 < U2) inconsistent. The final check refuses it first (the development's universe
+    graph, docs/coq.md); behind it, the dependent-file guard of ``fill_in_copy``, given the edit
+    directly, rolls it back. Fails without either."""
+    from prover.coq.build import project_index
+    from prover.coq.fill import Edit, fill_in_copy
+    from prover.coq.records import CoqFields
+
     root = make_project(tmp_path / "proj", UNIVERSES)
     assert fill(root, tmp_path / "run", ["exact (let _ : U1 := U2 in I)."], "--write") == 0
     out = as_read(capsys.readouterr().out)
-    assert re.search(r"\| lem \| theories/A\.v \| no \| [\d.]+ \| rolled back: theories/B\.v no longer compiles "
-                     r"\(.*universe inconsistency: Cannot enforce U1\.u0 < U2\.u0", out)
+    assert re.search(r"\| lem \| theories/A\.v \| no \| [\d.]+ \| failed \(exhausted: a proof it found was refused: "
+                     r"not proved \(universes\): the proof adds A\.U2\.u0 < A\.U1\.u0, which the development's universe "
+                     r"graph contradicts", out), out
     assert (root / "theories" / "A.v").read_text() == UNIVERSES["theories/A.v"]
-    assert (tmp_path / "run.diff").read_text() == ""
+    project = load_project(str(root))
+    index = project_index(project, progress=False)
+    lemma = index.admitted(["theories/A.v"])[0]
+    edit = Edit("theories/A.v", CoqFields.of(lemma).offset, "lem", "exact (let _ : U1 := U2 in I).")
+    _, (outcome,) = fill_in_copy(project, index, [edit], tmp_path / "copy")
+    assert not outcome.written and re.search(r"theories/B\.v no longer compiles \(.*universe inconsistency: Cannot "
+                                             r"enforce U1\.u0 < U2\.u0", outcome.why), outcome.why
 
 
 def test_write_back_restores_the_backup_when_the_rebuild_fails(tmp_path):
