@@ -48,12 +48,10 @@ from .assumptions import last_error
 from .context import ADHOC_MODULE, CoqContext
 from .install import coq_version, installed_modules, stdlib_root, user_contrib
 from .provenance import bindings
-from .reopened import compiled_module
+from .reopened import compiled_module, open_blocks
 from .sandbox import confined, sandbox_dir, sandbox_env
 from .universes import (REPORTS, Graph, Relation, UniverseError, constant, correspondence, graph, inconsistent,
                         proof_universes, relations, resolve, shown_universes, written)
-from .sentences import strip_comments
-from .vernacular import block_sentence
 
 #: how the message of a proof refused for the universe relations it adds begins
 UNIVERSES_REFUSED = "not proved (universes)"
@@ -240,17 +238,8 @@ def declared_type(context: CoqContext, deadline: float) -> str:
 def declared_name(context: CoqContext) -> str:
     """The declared theorem's full name: its module, the modules open at it (not the sections, which
     do not name what they hold), its name."""
-    blocks: list[tuple[str, str]] = []
-    for sentence in context.prefix:
-        found = block_sentence(strip_comments(sentence).strip())
-        if found is None:
-            continue
-        kind, name, _ = found
-        if kind in ("section", "module"):
-            blocks.append((kind, name))
-        elif kind == "end" and blocks and blocks[-1][1] == name:
-            blocks.pop()
-    return ".".join([original_module(context), *(name for kind, name in blocks if kind == "module"), context.name])
+    modules = [name for kind, name in open_blocks(context) if kind == "module"]
+    return ".".join([original_module(context), *modules, context.name])
 
 
 def _print(source: str, command: str, load_path: tuple[str, ...], options: tuple[str, ...], deadline: float,

@@ -44,12 +44,8 @@ def compiled_module(context: CoqContext) -> str | None:
     return rest if head == REOPENED and rest else None
 
 
-def open_sections(context: CoqContext) -> int:
-    """How many of the blocks open at the statement are sections (they are the innermost:
-    a section holds no module), i.e. how many of ``context.closing`` close a section.
-
-    The statement's constant is a constant of the global environment only once they are
-    closed; the modules around it may stay open (a functor's lemma is no constant outside it)."""
+def open_blocks(context: CoqContext) -> list[tuple[str, str]]:
+    """The sections and modules open at the statement, outermost first: ``[(kind, name)]``."""
     blocks: list[tuple[str, str]] = []
     for sentence in context.prefix:
         found = block_sentence(strip_comments(sentence).strip())
@@ -60,8 +56,17 @@ def open_sections(context: CoqContext) -> int:
             blocks.append((kind, name))
         elif kind == "end" and blocks and blocks[-1][1] == name:
             blocks.pop()
+    return blocks
+
+
+def open_sections(context: CoqContext) -> int:
+    """How many of the blocks open at the statement are sections (they are the innermost:
+    a section holds no module), i.e. how many of ``context.closing`` close a section.
+
+    The statement's constant is a constant of the global environment only once they are
+    closed; the modules around it may stay open (a functor's lemma is no constant outside it)."""
     count = 0
-    for kind, _ in reversed(blocks):
+    for kind, _ in reversed(open_blocks(context)):
         if kind != "section":
             break
         count += 1
