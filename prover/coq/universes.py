@@ -113,13 +113,18 @@ def implied(edges: Graph, lower: str, upper: str, strict: bool) -> bool:
         return True  # every universe is at least Set; the statement's own constraints leave that unsaid
     if lower == "Prop" and upper not in ("Prop", "SProp"):
         return True
-    seen = {(lower, False)}
+    return _path(edges, lower, upper, strict)
+
+
+def _path(edges: Graph, start: str, goal: str, strict: bool) -> bool:
+    """Whether ``edges`` lead from ``start`` to ``goal`` (through a strict edge when ``strict``)."""
+    seen = {(start, False)}
     queue = deque(seen)
     while queue:
         node, was_strict = queue.popleft()
         for nxt, edge_strict in edges.get(node, ()):
             state = (nxt, was_strict or edge_strict)
-            if nxt == upper and (state[1] or not strict):
+            if nxt == goal and (state[1] or not strict):
                 return True
             if state not in seen and (nxt, True) not in seen:
                 seen.add(state)
@@ -559,15 +564,4 @@ def _cycle(edges: Graph, lower: str, upper: str, strict: bool) -> bool:
         return strict
     if upper == "Set" and strict:
         return True  # u < Set: Set is the least universe
-    seen = {(upper, False)}
-    queue = deque(seen)
-    while queue:
-        node, was_strict = queue.popleft()
-        for nxt, edge_strict in edges.get(node, ()):
-            state = (nxt, was_strict or edge_strict)
-            if nxt == lower and (strict or state[1]):
-                return True
-            if state not in seen and (nxt, True) not in seen:
-                seen.add(state)
-                queue.append(state)
-    return False
+    return _path(edges, upper, lower, not strict)
