@@ -43,6 +43,8 @@ reopened under another module path, :mod:`prover.coq.reopened`) and how many pro
 system it refused (their term depended on the compiled copy of the theorem or of a later object
 of its file, :mod:`prover.coq.dependencies`; read from the action logs, a refused step and a refused final
 proof alike). The default is also compared with ``hammer`` on the given-back theorems alone.
+Last, each system's proofs by the length of the library's own proof of the theorem (its proof
+sentences, :func:`library_proof_lengths`), which shows where the proofs found lie.
 Every proof is verified by coqc and coqchk as the search reports it; ``hammer`` proofs are
 rewritten to their reconstruction tactics first, so the check needs no ATP.
 """
@@ -128,6 +130,52 @@ def leak_refusals(run) -> tuple[int, int]:
         proofs += refused
         theorems += refused > 0
     return proofs, theorems
+
+
+#: the buckets of :func:`by_length`: (label, fewest sentences, most)
+LENGTHS = (("1", 1, 1), ("2-3", 2, 3), ("4-6", 4, 6), ("7-15", 7, 15), ("16+", 16, None))
+#: a proof sentence that is no step: ``Proof.`` (``Proof using``/``with``), a bullet, a brace
+_NO_STEP = re.compile(r"(?:[-+*]+|[{}]|Proof\b.*)", re.S)
+
+
+def library_proof_lengths(theorems: list) -> dict[str, int]:
+    """``{theorem key: sentences of its library proof}``: the proof's sentences between the statement
+    and its terminator, less ``Proof.``, bullets and braces (a ``;``-chain counts as one), read from
+    each theorem's project index; a theorem not found there is left out."""
+    from prover.coq.index import load_index
+    from prover.coq.project import load_project_ref, read_source
+    from prover.coq.records import CoqFields
+    from prover.run.evaluation import theorem_key
+
+    indexes: dict[str, object] = {}
+    lengths: dict[str, int] = {}
+    for theorem in theorems:
+        fields = CoqFields.of(theorem)
+        ref = repr(sorted((fields.project or {}).items()))
+        if ref not in indexes:
+            indexes[ref] = load_index(load_project_ref(fields.project), progress=False)
+        index = indexes[ref]
+        source = index.files.get(theorem.file_path)
+        entry = next((t for t in source.theorems if t.offset == fields.offset), None) if source else None
+        if entry is None:
+            continue
+        text = read_source(index.root, theorem.file_path)
+        lengths[theorem_key(theorem)] = sum(not _NO_STEP.fullmatch(text[start:end].strip().rstrip("."))
+                                            for start, end in entry.proof)
+    return lengths
+
+
+def by_length(proved: dict[str, dict[str, float]], lengths: dict[str, int]) -> None:
+    """Prints each system's proofs per bucket of :data:`LENGTHS` of the library's own proofs."""
+    print("Proved by the length of the library's own proof (its sentences less `Proof.`, bullets and braces):\n")
+    print("| system | " + " | ".join(label for label, _, _ in LENGTHS) + " |")
+    print("|---|" + "---|" * len(LENGTHS))
+    buckets = [{key for key, n in lengths.items() if low <= n and (high is None or n <= high)}
+               for _, low, high in LENGTHS]
+    print("| theorems | " + " | ".join(str(len(keys)) for keys in buckets) + " |")
+    for name, times in proved.items():
+        print(f"| {name} | " + " | ".join(f"{len(keys & set(times))}" for keys in buckets) + " |")
+    print()
 
 
 def _ratio(what: str, mine: set[str], other: set[str], n: int) -> None:
@@ -383,6 +431,7 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
             if given_back:
                 _ratio("on the theorems the leak check gives back to CoqHammer, default / hammer",
                        mine & given_back, set(proved["hammer"]) & given_back, len(given_back))
+    by_length(proved, library_proof_lengths(theorems))
     return proved, n
 
 

@@ -274,6 +274,26 @@ def test_a_listing_drawn_from_a_tuned_split_is_called_tuning_data(tmp_path):
         assert tuned_source(str(listing), load_benchmark(str(listing))) == expected
 
 
+def test_library_proof_lengths_count_the_steps_of_the_library_proof(capsys):
+    """The side-by-side table by the library proof's length counts a proof's tactic sentences, not
+    ``Proof.``, bullets or braces. Fails if ``plus_n_O`` (``Proof. intro n; induction n; simpl;
+    auto. Qed.``) counts other than one, ``hd_error_tl_repr`` (a ``destruct`` then two bulleted
+    steps) other than three, ``hd_error_some_nil`` (two sentences on one line) other than two, or a
+    proof is put in the wrong bucket."""
+    from benchmarks.coq_vs_hammer import by_length, library_proof_lengths
+    from prover.coq.index import load_index
+    from prover.run.evaluation import theorem_key
+
+    index = load_index(progress=False)
+    names = ("Coq.Init.Peano.plus_n_O", "Coq.Lists.List.hd_error_tl_repr", "Coq.Lists.List.hd_error_some_nil")
+    theorems = [index.theorem(name) for name in names]
+    lengths = library_proof_lengths(theorems)
+    assert [lengths[theorem_key(t)] for t in theorems] == [1, 3, 2]
+    by_length({"default": {theorem_key(t): 1.0 for t in theorems[:2]}}, lengths)
+    table = capsys.readouterr().out
+    assert "| theorems | 1 | 2 | 0 | 0 | 0 |" in table and "| default | 1 | 1 | 0 | 0 | 0 |" in table
+
+
 def test_coq_run_config_survives_its_json_round_trip():
     """A Coq run's recorded configuration equals what a resume recomputes: the environment's tuple
     default (``additions=()``) is recorded as JSON gives it back. Fails if ``with_defaults`` keeps
