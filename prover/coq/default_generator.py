@@ -204,7 +204,7 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
     """The ``coq_default`` generator (module docstring). ``traces``: the directory of the traced
     splits, or several (a project's own beside the stdlib's and its libraries': one kNN and one
     proof-retrieval member each, every one masked by its own corpus, :func:`learned_top` suggestions each);
-    default :func:`prover.coq.tracer.traced_data_dir`.
+    default (None) :func:`prover.coq.tracer.traced_data_dir`; an empty path is refused, not the default.
     ``learned=False`` leaves out kNN, proof retrieval and namesakes, ``namesakes=False`` the namesakes
     alone (:mod:`generator.namesake`; an ablation), ``twins=False`` kNN's and proof retrieval's
     tactics carried over to a twin goal (:mod:`generator.analogy`; an ablation), ``hammer=False``
@@ -224,7 +224,7 @@ def coq_default(traces: str | Sequence[str] | None = None, learned: bool = True,
     for i, directory in enumerate(directories if learned else []):
         files = trace_files(directory)
         if not files:
-            where = directory or "the tracer's cache directory"
+            where = "the tracer's cache directory" if directory is None else directory
             warnings.warn(f"coq_default: no traced Coq data in {where}, so kNN and proof retrieval are left out; "
                           "run `dojo-prover trace --env coq` once to enable them", RuntimeWarning, stacklevel=2)
             continue

@@ -43,7 +43,7 @@ def installed_libraries(contrib: Path | None = None) -> list[str]:
     """The names of the libraries installed in ``contrib`` (default :func:`user_contrib`), as
     ``coq-lib:NAME`` takes them: every directory holding compiled Coq files, and the parts of those
     that hold none themselves (``mathcomp.ssreflect``)."""
-    contrib = contrib or user_contrib()
+    contrib = user_contrib() if contrib is None else contrib
     if not contrib.is_dir():
         return []
     names: list[str] = []

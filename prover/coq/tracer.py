@@ -420,7 +420,7 @@ def untraced_files(files: list[str] | None = None, out_dir: Path | None = None,
     what is missing (the first run of the default prover) does not replay a broken file each time;
     ``trace`` itself tries those again."""
     project = project or stdlib_project()
-    out_dir = out_dir or traced_data_dir(project)
+    out_dir = traced_data_dir(project) if out_dir is None else out_dir
     index = project_index(project, progress=False)
     files = list(index.files) if files is None else [index.file(p).path for p in files]
     return [p for p in files if p not in index.failed and _load_cached(out_dir, index, p) is None]
@@ -430,7 +430,7 @@ def corpus_is_current(out_dir: Path | None = None) -> bool:
     """Whether ``out_dir``'s ``corpus.jsonl`` (default :func:`traced_data_dir`) was written by this
     scanner: a newer one may say more of each premise (how a tactic names it, for one), and the
     per-file traces, keyed by source and trace format, do not show it."""
-    meta = (out_dir or traced_data_dir()) / "metadata.json"
+    meta = (traced_data_dir() if out_dir is None else out_dir) / "metadata.json"
     try:
         return json.loads(read_regular(meta) or b"{}").get("scanner") == code_version()
     except (OSError, ValueError, AttributeError):
@@ -438,9 +438,13 @@ def corpus_is_current(out_dir: Path | None = None) -> bool:
 
 
 def trace_files(traces: str | Path | None = None) -> list[str]:
-    """The traced split files in ``traces`` (default: :func:`traced_data_dir`), or []: what kNN and
-    proof retrieval read (:func:`prover.coq.default_generator.coq_default`)."""
-    found = [Path(traces or traced_data_dir()) / f"{split}.json" for split in SPLITS]
+    """The traced split files in ``traces`` (None: :func:`traced_data_dir`), or []: what kNN and
+    proof retrieval read (:func:`prover.coq.default_generator.coq_default`). An empty string names
+    no directory and is a :class:`UserError`, not the default: a caller's blank option must not
+    quietly stand for the tracer's cache."""
+    if isinstance(traces, str) and not traces:
+        raise UserError("traces: an empty path names no directory (leave it out for the tracer's cache directory)")
+    found = [Path(traced_data_dir() if traces is None else traces) / f"{split}.json" for split in SPLITS]
     return [str(p) for p in found if p.exists()]
 
 
@@ -516,7 +520,7 @@ def ensure_traced(
     far in ``out_dir``. Safe to interrupt: finished files are kept and the next call resumes.
     """
     project = project or stdlib_project()
-    out_dir = out_dir or traced_data_dir(project)
+    out_dir = traced_data_dir(project) if out_dir is None else out_dir
     check_trace_dir(out_dir, project)
     index = project_index(project, progress=progress)
     files = list(index.files) if files is None else [index.file(p).path for p in files]

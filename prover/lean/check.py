@@ -140,10 +140,19 @@ def judge(returncode: int, output: str, checked: CheckedFile) -> tuple[bool, str
     """The verdict on Lean's answer to ``checked``: (accepted, why, the axioms found). Fails closed.
 
     Only the alias's line is read, and it must be the only text naming the alias: the name was
-    drawn after the proof was written, so no other line can be the proof's doing."""
+    drawn after the proof was written, so no other line can be the proof's doing. An error on the
+    statement's lines (the header alone) is the header's: it does not elaborate, whatever the proof;
+    an error on the alias's lines, with none on the statement's or the theorem's, is the theorem's
+    type differing from its header's (a section ``variable`` the proof uses)."""
     tail = output.strip()[-2000:]
     if returncode != 0:
-        if any(int(m.group(1)) in checked.alias_lines for m in _ERROR.finditer(output)):
+        errors = [(int(m.group(1)), output[m.end():].split("\n", 1)[0].strip()) for m in _ERROR.finditer(output)]
+        header_errors = [text for line, text in errors if line in checked.statement_lines]
+        if header_errors:
+            # the statement is the header alone: it failing is the header's doing, not the proof's
+            return False, f"Lean rejected the theorem's header: it does not elaborate ({header_errors[0] or 'error'})", ()
+        if (any(line in checked.alias_lines for line, _ in errors)
+                and not any(line in checked.theorem_lines for line, _ in errors)):
             return False, ("Lean rejected the proof: the theorem it compiled does not have its header's type "
                            f"(before Lean v4.10 a section `variable` the proof uses becomes a hypothesis): {tail}"), ()
         return False, f"Lean rejected the proof (exit status {returncode}): {tail}", ()

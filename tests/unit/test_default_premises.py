@@ -12,13 +12,15 @@ import warnings
 
 import pytest
 
-from prover.coq.default_generator import coq_premises
+from prover.coq.default_generator import coq_default, coq_premises
 from prover.coq.language import COQ
 from prover.coq.presets import default_config
+from prover.coq.tracer import trace_files, traced_data_dir
 from prover.registry import ComponentSpec, build_retriever, with_defaults
 from retrieval.bm25 import BM25Retriever
 from retrieval.corpus import Corpus
 from retrieval.neighbours import NeighbourRetriever
+from search_tree.errors import UserError
 from search_tree.protocol import Theorem
 
 FILES = [
@@ -119,3 +121,22 @@ def test_a_traced_split_whose_proofs_name_no_premise_of_the_corpus_is_left_out(t
     assert isinstance(both, NeighbourRetriever)
     assert [p.full_name for p, _ in both.retrieve(STATE, Theorem("goal", "Lists/List.v", (30, 1)), 4)] == [
         "rev_involutive"]
+
+
+
+@pytest.mark.parametrize("call", [
+    lambda corpus: trace_files(""),
+    lambda corpus: coq_premises(corpus, ""),
+    lambda corpus: coq_premises(corpus, [""]),
+    lambda corpus: coq_default(traces="", hammer=False),
+], ids=["trace_files", "coq_premises", "coq_premises-list", "coq_default"])
+def test_an_empty_traces_path_is_refused_not_the_default(tmp_path, monkeypatch, corpus_file, call):
+    """Fails if an empty string for ``traces`` quietly stands for the tracer's cache directory (it
+    did through a falsy check, so a blank option learned from the stdlib's traces), or if the
+    refusal is not one line naming ``traces``; None still means that directory."""
+    monkeypatch.setenv("DOJO_PROVER_CACHE", str(tmp_path / "cache"))
+    write_traces(traced_data_dir(), [traced("rev_rev_nil", 20, "rev_involutive")])
+    assert len(trace_files()) == len(trace_files(None)) == 3
+    with pytest.raises(UserError) as refused:
+        call(Corpus.from_jsonl(corpus_file, COQ))
+    assert str(refused.value).startswith("traces: an empty path") and "\n" not in str(refused.value)

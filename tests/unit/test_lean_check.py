@@ -207,7 +207,7 @@ def test_no_single_axioms_line_is_not_a_proof(lean, output, fragment):
 
 def test_an_error_is_not_a_proof(lean):
     """Fails if a non-zero exit is accepted, or if Lean's error is not in the message."""
-    lean("Example_x.lean:7:2: error: simp made no progress\n" + TRUSTED, status=1)
+    lean("Example_x.lean:{theorem_line}:2: error: simp made no progress\n" + TRUSTED, status=1)
     verdict = verify()
     assert not verdict.ok and "exit status 1" in verdict.message and "simp made no progress" in verdict.message
 
@@ -285,6 +285,18 @@ def test_a_theorem_whose_type_is_not_its_headers_is_refused(lean):
          "but is expected to have type\n  ∀ (n : ℕ), n + 0 = n : Prop\n" + TRUSTED, status=1)
     verdict = verify()
     assert not verdict.ok and "does not have its header's type" in verdict.message
+
+
+def test_a_header_that_does_not_elaborate_is_not_blamed_on_a_section_variable(lean):
+    """Fails if a header Lean cannot elaborate (its statement fails, so the alias that refers to it
+    fails too) is refused as a theorem whose type differs from its header's, or if the refusal is
+    not one line naming the header's error."""
+    lean("Example_x.lean:{statement_line}:30: error: unknown identifier 'bogus'\n"
+         "Example_x.lean:{theorem_line}:30: error: unknown identifier 'bogus'\n"
+         "Example_x.lean:{alias_line}:29: error: unknown identifier 'dojo_statement_x'\n", status=1)
+    verdict = verify()
+    assert not verdict.ok
+    assert verdict.message == "Lean rejected the theorem's header: it does not elaborate (unknown identifier 'bogus')"
 
 
 def test_the_statements_sorry_is_not_the_proofs(lean):

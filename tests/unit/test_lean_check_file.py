@@ -123,3 +123,30 @@ def test_an_error_on_the_alias_says_the_types_differ():
     assert not ok and "does not have its header's type" in message
     ok, message, _ = _judge("Foo_x.lean:14:2: error: simp made no progress\n" + TRUSTED, returncode=1)
     assert not ok and "exit status 1" in message and "header's type" not in message
+
+
+@pytest.mark.parametrize("output", [
+    # the header names an unknown constant: the statement (lines 9 to 10) fails, so do the theorem
+    # (13 to 15) and the alias (17), which refers to the statement
+    "Foo_x.lean:10:4: error: unknown identifier 'bogus'\n"
+    "Foo_x.lean:14:4: error: unknown identifier 'bogus'\n"
+    f"Foo_x.lean:17:29: error: unknown identifier 'dojo_statement_{'a' * 32}'\n",
+    # the statement alone fails (the alias then cannot refer to it)
+    "Foo_x.lean:9:30: error: unknown identifier 'bogus'\n"
+    f"Foo_x.lean:17:29: error: unknown constant 'dojo_statement_{'a' * 32}'\n",
+])
+def test_a_header_that_does_not_elaborate_is_said_so(output):
+    """Fails if a header that does not elaborate is blamed on a section variable (the alias fails
+    only because the statement does), or if the refusal is not one line naming the header's error."""
+    ok, message, axioms = _judge(output, returncode=1)
+    assert not ok and axioms == ()
+    assert message == "Lean rejected the theorem's header: it does not elaborate (unknown identifier 'bogus')"
+
+
+def test_an_error_in_the_proof_is_not_blamed_on_a_section_variable():
+    """Fails if the alias failing after the theorem itself failed (so it may not exist) is said to be
+    a type mismatch of the header's and the theorem's."""
+    output = ("Foo_x.lean:14:2: error: simp made no progress\n"
+              "Foo_x.lean:17:0: error: unknown constant 'Foo.target'\n")
+    ok, message, _ = _judge(output, returncode=1)
+    assert not ok and "exit status 1" in message and "header's type" not in message and "section" not in message
