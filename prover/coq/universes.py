@@ -552,14 +552,17 @@ def _align(ours: list[str], theirs: list[str], i: int, j: int, runs: dict[str, t
                 if found is not None:
                     return found
             return None
-        if _QUALIFIED.sub(r"\1", mine) != _QUALIFIED.sub(r"\1", their):
+        # ``app_nil l`` as ``@A.app_nil A l``: the section's variable is an implicit argument
+        at = their == "@" and mine != "@" and j + 1 < len(theirs) and _local(mine, theirs[j + 1])
+        if not at and _QUALIFIED.sub(r"\1", mine) != _QUALIFIED.sub(r"\1", their):
             return None
-        if _local(mine, their):
-            start = j + 2 if j + 1 < len(theirs) and theirs[j + 1] == "@{}" else j + 1
-            if start == j + 2 and (i + 1 >= len(ours) or ours[i + 1] != "@{}"):
+        if at or _local(mine, their):
+            head = j + 1 if at else j
+            start = head + 2 if head + 1 < len(theirs) and theirs[head + 1] == "@{}" else head + 1
+            if start == head + 2 and (i + 1 >= len(ours) or ours[i + 1] != "@{}"):
                 return None
-            for run in _runs(theirs, start, runs.get(mine), variables, None, nonempty=False):
-                found = _align(ours, theirs, i + start - j, start + len(run), {**runs, mine: run}, variables)
+            for run in _runs(theirs, start, runs.get(mine), variables, None, nonempty=at):
+                found = _align(ours, theirs, i + start - head, start + len(run), {**runs, mine: run}, variables)
                 if found is not None:
                     return found
             return None
