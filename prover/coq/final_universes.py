@@ -19,7 +19,9 @@ The check's universes are named in the final graph thus:
 * the statement's own universes, and those of the section's variables the declared lemma keeps,
   are the declared lemma's: a second small run prints its type (``About`` its full name, every
   universe shown), matched with the proved constant's type universe by universe
-  (:func:`prover.coq.universes.correspondence`);
+  (:func:`prover.coq.universes.correspondence`; a kept variable its type prints ``_`` is named by
+  ``About``'s ``Arguments`` line, and a constant of the statement's section is compared with the
+  closed section's application of it to the variables it abstracts);
 * any other anonymous universe of the theorem's own file (``P.A.7``: an earlier declaration's,
   numbered by a counter that need not be the same as in the file's own compilation) is not
   assumed to be the final graph's universe of that name: a relation the proof adds on it is
