@@ -265,12 +265,13 @@ def test_a_compiled_module_that_cannot_be_read_refuses_the_proof_in_one_line(tmp
 
 # -- printings the check could not match (real printings of Coq 8.16: ExtLib, RelationAlgebra) ------
 
-_REL_DEC_DECLARED = """RelDec.rel_dec_neq_false : forall [T : Type@{ExtLib.Core.RelDec.12}] [eqt : forall (_ : T) (_ : T), Prop] [r : @RelDec.RelDec T eqt] (_ : @RelDec.RelDec_Correct T eqt r) (x y : T) (_ : not (eqt x y)), @eq bool (@RelDec.rel_dec T eqt r x y) false
-
-RelDec.rel_dec_neq_false is not universe polymorphic
-Arguments RelDec.rel_dec_neq_false [T]%type_scope [eqt]%function_scope [r] rc x y _
-RelDec.rel_dec_neq_false is opaque
-"""
+_REL_DEC_DECLARED = ('RelDec.rel_dec_neq_false : forall [T : Type@{ExtLib.Core.RelDec.12}] [eqt : forall (_ : T) (_ : T), '
+    'Prop] [r : @RelDec.RelDec T eqt] (_ : @RelDec.RelDec_Correct T eqt r) (x y : T) (_ : not (eqt x y)),'
+    ' @eq bool (@RelDec.rel_dec T eqt r x y) false\n'
+    '\n'
+    'RelDec.rel_dec_neq_false is not universe polymorphic\n'
+    'Arguments RelDec.rel_dec_neq_false [T]%type_scope [eqt]%function_scope [r] rc x y _\n'
+    'RelDec.rel_dec_neq_false is opaque\n')
 _REL_DEC_PROVED = "forall (x y : T) (_ : not (eqt x y)), @eq bool (@rel_dec T eqt r x y) false"
 _REL_DEC_HYPOTHESES = ["T : Type@{ExtLib.Core.RelDec.12}", "eqt : forall (_ : T) (_ : T), Prop", "r : @RelDec T eqt",
                        "rc : @RelDec_Correct T eqt r"]
@@ -379,30 +380,33 @@ Normalized constraints: {ExtLib.Data.HList.27} |= Set <= ExtLib.Data.HList.27
                                                   Uv <= eq.u0
                                                   Uv <= ExtLib.Data.HList.27
 """
-_HLIST_GOAL = """1 goal
-\x20\x20
-  iT : Type@{Ui}
-  F : forall _ : iT, Type@{Uv}
-  ============================
-  forall (ls : list iT) (h : hlist ls), @eq (hlist ls) h (match ls as ls0 return (forall _ : hlist ls0, hlist ls0) with
-                                                          | nil => fun _ : hlist (@nil iT) => Hnil
-                                                          | cons a b => fun h0 : hlist (@cons iT a b) => @Hcons a b (@hlist_hd a b h0) (@hlist_tl a b h0)
-                                                          end h)
-"""
-_HLIST_ABOUT = """dojo_x@{} : forall [ls : list iT] (h : hlist ls), @eq (hlist ls) h (match ls as ls0 return (forall _ : hlist ls0, hlist ls0) with
-                                                                                   | nil => fun _ : hlist (@nil iT) => Hnil
-                                                                                   | cons a b => fun h0 : hlist (@cons iT a b) => @Hcons a b (@hlist_hd a b h0) (@hlist_tl a b h0)
-                                                                                   end h)
-(*  |= Ui <= hlist_large
-       Ui <= eq.u0
-       Ui <= list.u0
-       Uv <= hlist_large
-       Uv <= eq.u0 *)
-
-dojo_x is universe polymorphic
-Arguments dojo_x [ls]%list_scope h
-dojo_x is opaque
-"""
+_HLIST_GOAL = ('1 goal\n'
+    '  \n'
+    '  iT : Type@{Ui}\n'
+    '  F : forall _ : iT, Type@{Uv}\n'
+    '  ============================\n'
+    '  forall (ls : list iT) (h : hlist ls), @eq (hlist ls) h (match ls as ls0 return (forall _ : hlist l'
+    's0, hlist ls0) with\n'
+    '                                                          | nil => fun _ : hlist (@nil iT) => Hnil\n'
+    '                                                          | cons a b => fun h0 : hlist (@cons iT a b'
+    ') => @Hcons a b (@hlist_hd a b h0) (@hlist_tl a b h0)\n'
+    '                                                          end h)\n')
+_HLIST_ABOUT = ('dojo_x@{} : forall [ls : list iT] (h : hlist ls), @eq (hlist ls) h (match ls as ls0 return (forall _'
+    ' : hlist ls0, hlist ls0) with\n'
+    '                                                                                   | nil => fun _ : '
+    'hlist (@nil iT) => Hnil\n'
+    '                                                                                   | cons a b => fun'
+    ' h0 : hlist (@cons iT a b) => @Hcons a b (@hlist_hd a b h0) (@hlist_tl a b h0)\n'
+    '                                                                                   end h)\n'
+    '(*  |= Ui <= hlist_large\n'
+    '       Ui <= eq.u0\n'
+    '       Ui <= list.u0\n'
+    '       Uv <= hlist_large\n'
+    '       Uv <= eq.u0 *)\n'
+    '\n'
+    'dojo_x is universe polymorphic\n'
+    'Arguments dojo_x [ls]%list_scope h\n'
+    'dojo_x is opaque\n')
 _HLIST_GRAPH = "Set < Ui\n    < Uv\n    < hlist_large\n    < eq.u0\n    < list.u0\nUi <= hlist_large\n    <= eq.u0\n" \
                "    <= list.u0\nUv <= hlist_large\n    <= eq.u0\n"
 
