@@ -530,17 +530,30 @@ def _closed_alike(ours: str, theirs: str, closing: Closing) -> bool:
     the k-th universe annotation of one printing stays the k-th of the other."""
     mine = [_ANNOTATION.sub("@{}", t) if t.startswith("@{") else t for t in _TOKEN.findall(ours)]
     their = [_ANNOTATION.sub("@{}", t) if t.startswith("@{") else t for t in _TOKEN.findall(theirs)]
-    found = _align(mine, their, 0, 0, dict(closing.runs), closing.variables)
+    try:  # each section-local constant's first occurrence tries a few runs: bounded, else not alike
+        found = _align(mine, their, 0, 0, dict(closing.runs), closing.variables, [_ALIGN_STEPS])
+    except (_TooLong, RecursionError):
+        return False
     if found is None:
         return False
     closing.runs.update(found)
     return True
 
 
+_ALIGN_STEPS = 10_000
+
+
+class _TooLong(Exception):
+    """The alignment of two printings took more than its steps."""
+
+
 def _align(ours: list[str], theirs: list[str], i: int, j: int, runs: dict[str, tuple[str, ...]],
-           variables: tuple[str, ...]) -> dict[str, tuple[str, ...]] | None:
+           variables: tuple[str, ...], steps: list[int]) -> dict[str, tuple[str, ...]] | None:
     """The runs under which ``theirs[j:]`` is ``ours[i:]`` with section-local constants applied
-    to their variables (:func:`_closed_alike`), or None."""
+    to their variables (:func:`_closed_alike`), or None; ``steps`` counts the calls left down."""
+    steps[0] -= 1
+    if steps[0] < 0:
+        raise _TooLong
     while i < len(ours) and j < len(theirs):
         mine, their = ours[i], theirs[j]
         if their == "(" and mine != "(":  # ``letter`` as ``(kat_completeness.letter pred)``
@@ -548,7 +561,7 @@ def _align(ours: list[str], theirs: list[str], i: int, j: int, runs: dict[str, t
             if head >= len(theirs) or not _local(mine, theirs[head]):
                 return None
             for run in _runs(theirs, head + 1, runs.get(mine), variables, ")", nonempty=True):
-                found = _align(ours, theirs, i + 1, head + 2 + len(run), {**runs, mine: run}, variables)
+                found = _align(ours, theirs, i + 1, head + 2 + len(run), {**runs, mine: run}, variables, steps)
                 if found is not None:
                     return found
             return None
@@ -562,7 +575,7 @@ def _align(ours: list[str], theirs: list[str], i: int, j: int, runs: dict[str, t
             if start == head + 2 and (i + 1 >= len(ours) or ours[i + 1] != "@{}"):
                 return None
             for run in _runs(theirs, start, runs.get(mine), variables, None, nonempty=at):
-                found = _align(ours, theirs, i + start - head, start + len(run), {**runs, mine: run}, variables)
+                found = _align(ours, theirs, i + start - head, start + len(run), {**runs, mine: run}, variables, steps)
                 if found is not None:
                     return found
             return None

@@ -428,3 +428,16 @@ def test_an_own_universe_no_printing_shows_is_accepted_where_it_is_gone():
     ]:
         with pytest.raises(UniverseError, match="do not appear in its type"):
             proof_universes(_HLIST_GRAPH, _HLIST_STATEMENT, _HLIST_GOAL, after, about, "dojo_x")
+
+
+def test_a_long_section_local_comparison_is_bounded():
+    """Fails if comparing a printing with very many occurrences of section-local constants
+    raises out of the check (a RecursionError) instead of refusing it, or if a few dozen are not
+    compared."""
+    proved = "forall x : A, " + " ".join(["@c x"] * 40)
+    original = "forall (A : Type@{a}) (x : A), " + " ".join(["@M.c A x"] * 40)
+    assert correspondence(proved, ["A : Type@{a}"], original) == {"a": "a"}
+    proved = "forall x : A, " + " ".join(["@c x"] * 5000)
+    original = "forall (A : Type@{a}) (x : A), " + " ".join(["@M.c A x"] * 5000)
+    with pytest.raises(UniverseError):
+        correspondence(proved, ["A : Type@{a}"], original)
