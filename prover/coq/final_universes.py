@@ -19,7 +19,9 @@ The check's universes are named in the final graph thus:
 * the statement's own universes, and those of the section's variables the declared lemma keeps,
   are the declared lemma's: a second small run prints its type (``About`` its full name, every
   universe shown), matched with the proved constant's type universe by universe
-  (:func:`prover.coq.universes.correspondence`);
+  (:func:`prover.coq.universes.correspondence`; a kept variable its type prints ``_`` is named by
+  ``About``'s ``Arguments`` line, and a constant of the statement's section is compared with the
+  closed section's application of it to the variables it abstracts);
 * any other anonymous universe of the theorem's own file (``P.A.7``: an earlier declaration's,
   numbered by a counter that need not be the same as in the file's own compilation) is not
   assumed to be the final graph's universe of that name: a relation the proof adds on it is
@@ -50,7 +52,7 @@ from .install import coq_version, installed_modules, stdlib_root, user_contrib
 from .provenance import bindings
 from .reopened import compiled_module, open_blocks
 from .sandbox import confined, sandbox_dir, sandbox_env
-from .universes import (REPORTS, Graph, Relation, UniverseError, constant, correspondence, graph, inconsistent,
+from .universes import (REPORTS, Graph, Relation, UniverseError, argument_names, constant, correspondence, graph, inconsistent,
                         proof_universes, relations, resolve, shown_universes, written)
 
 #: how the message of a proof refused for the universe relations it adds begins
@@ -90,7 +92,7 @@ def universe_refusal(context: CoqContext, report: Path, name: str, deadline: flo
         # between other libraries' universes alone (``ring``'s and ``list``'s) needs no name of it,
         # and a functor's body, whose lemma ``About`` cannot name, is compared all the same
         touched = {universe for relation in found.added for universe in relation[:2]}
-        names = correspondence(found.proved, found.hypotheses, declared_type(context, deadline)) \
+        names = correspondence(found.proved, found.hypotheses, *declared_type(context, deadline)) \
             if touched & shown_universes([found.proved, *found.hypotheses]) else {}
     except UniverseError as exc:
         return f"{UNIVERSES_REFUSED}: the universe relations it adds ({_listed(found.added)}) cannot be compared " \
@@ -226,13 +228,15 @@ def _cached_graph(key: str, modules: tuple[str, ...], load_path: tuple[str, ...]
     return graph(found)
 
 
-def declared_type(context: CoqContext, deadline: float) -> str:
+def declared_type(context: CoqContext, deadline: float) -> tuple[str, tuple[str, ...]]:
     """The declared theorem's type in its compiled module, every universe shown (``About`` its full
-    name in a run that loads only that module): for a polymorphic one, with its bound universes."""
+    name in a run that loads only that module): for a polymorphic one, with its bound universes;
+    and its argument names (``About``'s ``Arguments`` line, which names the binders its type
+    prints as ``_``)."""
     qualified = declared_name(context)
     text = _print(f"Require {original_module(context)}.\n{_PRINTING}", f"About {qualified}.", context.load_path,
                   context.options, deadline, f"the declared {qualified}")
-    return constant(text, qualified)[0]
+    return constant(text, qualified)[0], argument_names(text, qualified)
 
 
 def declared_name(context: CoqContext) -> str:

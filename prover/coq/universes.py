@@ -197,6 +197,27 @@ def constant(text: str, name: str) -> tuple[str, list[str], list[Relation]]:
     return kind, bound, relations(context.group("constraints"))
 
 
+def argument_names(text: str, name: str) -> tuple[str, ...]:
+    """The names ``About name`` gives the constant's arguments on its ``Arguments`` line, in order
+    (``[T]%type_scope [eqt r] rc x y _`` is ``T eqt r rc x y _``), or none where the line is missing
+    or holds anything else. Its type prints a binder nothing depends on as ``_`` (``forall (_ :
+    RelDec_Correct T eqt r)``); this line names it as the constant does (a closed section's
+    variable ``rc``)."""
+    short = re.escape(name.rpartition(".")[2])
+    m = re.search(rf"^Arguments (?:[^\s]+\.)?{short} (?P<args>.*)$", text, re.MULTILINE)
+    if m is None:
+        return ()
+    found: list[str] = []
+    for group in re.finditer(r"\[[^]]*\]\S*|\{[^}]*\}\S*|\S+", m.group("args")):
+        token = re.sub(r"%\w+$", "", group.group(0))  # the scope
+        bracketed = token[:1] + token[-1:] in ("[]", "{}")
+        for part in (token[1:-1].split() if bracketed else [token]):
+            if not (_IDENT.fullmatch(part) or part == "_"):
+                return ()
+            found.append(part)
+    return tuple(found)
+
+
 def explicit(text: str) -> str:
     """``text`` with its implicit binders (``forall [A : Type] {B : Type}``, as ``About`` prints a
     constant's type) written as explicit ones (``(A : Type)``), as ``Show`` prints the statement:
@@ -221,7 +242,8 @@ def explicit(text: str) -> str:
     return "".join(out)
 
 
-def matching(hypotheses: Sequence[str], conclusion: str, proved: str, own: set[str]) -> dict[str, str]:
+def matching(hypotheses: Sequence[str], conclusion: str, proved: str, own: set[str],
+             hidden: bool = False) -> dict[str, str]:
     """The constant's name for each of the statement's universes ``own``, matched binder by binder.
 
     ``About`` prints the constant's type ``proved`` as ``forall`` the statement's binders Coq
@@ -235,7 +257,9 @@ def matching(hypotheses: Sequence[str], conclusion: str, proved: str, own: set[s
     renamed, in order, to the same fresh names (:func:`_renamed`; the names differ, the terms
     are one). The k-th universe of one text is then the k-th of the other; one that is not the
     statement's own must be the same universe, and an own one one universe of the constant.
-    Anything else is an error: this never matches a universe with one at another place."""
+    Anything else is an error: this never matches a universe with one at another place. A
+    universe of ``own`` neither printing shows is an error too, unless ``hidden`` (the caller
+    then makes sure it is gone: :func:`proof_universes`)."""
     theirs, their_body = binders(proved)
     ours_tail, our_body = binders(conclusion)
     leading = len(theirs) - len(ours_tail)
@@ -259,7 +283,7 @@ def matching(hypotheses: Sequence[str], conclusion: str, proved: str, own: set[s
                 side[bound] = f"\x01{k}\x01"
     _matched(_renamed(our_body, ours_fresh), _renamed(their_body, theirs_fresh), own, names)
     missing = own - set(names)
-    if missing:
+    if missing and not hidden:
         raise UniverseError(f"universes of the statement do not appear in its type: {', '.join(sorted(missing))}")
     if len(set(names.values())) != len(names):
         raise UniverseError("the proof made two of the statement's universes one")
@@ -334,7 +358,17 @@ def proof_universes(before: str, statement: str, shown: str, after: str, about: 
     hypotheses, conclusion = goal(shown)
     # the match names the statement's own universes; without any, nothing it finds is used (and a
     # printing it cannot match need not refuse the proof)
-    names = matching(hypotheses, conclusion, proved, set(own)) if own else {}
+    names = matching(hypotheses, conclusion, proved, set(own), hidden=True) if own else {}
+    hidden = set(own) - set(names)
+    if hidden:
+        # an own universe no printing shows (the sort of a match's return predicate, which the
+        # term does not hold) is accepted only where it is gone once the proof is done: no
+        # universe exists after the Qed that did not before but the shown own ones' (not it, nor
+        # one it could have become), so no relation can be on it
+        after_qed = set(graph(now)) | set(bound) | {u for a, b, _ in context for u in (a, b)}
+        new = after_qed - set(old) - _ALWAYS
+        if hidden & after_qed or new - set(names.values()):
+            raise UniverseError(f"universes of the statement do not appear in its type: {', '.join(sorted(hidden))}")
     # a monomorphic constant's universes are declared above Set, as any global one (Set < u)
     declared = [("Set", universe, True) for universe in names.values() if universe not in bound]
     expected = graph(relations(before) + declared + [(names.get(a, a), names.get(b, b), s) for a, b, s in imposed])
@@ -446,14 +480,16 @@ def _top_level(text: str, token: str) -> int:
     raise UniverseError(f"a printed type's binders cannot be read: {text[:200]!r}")
 
 
-def same_term(ours: str, theirs: str, names: dict[str, str]) -> None:
+def same_term(ours: str, theirs: str, names: dict[str, str], closing: Closing | None = None) -> None:
     """Record in ``names`` which universe of ``theirs`` each universe of ``ours`` is, where the two
     printed terms are the same but for their universes and how their names are qualified
     (:class:`UniverseError` otherwise, or where one of ours would be two of theirs): the k-th
     annotation of one is then the k-th of the other. Both print the same statement, elaborated
     from the same text in the same context (the check's file up to it), so the names are the same
-    constants; the comparison makes sure the annotations line up."""
-    if _bare(ours) != _bare(theirs):
+    constants; the comparison makes sure the annotations line up. With ``closing``, ``theirs`` may
+    also apply a constant of the closed section to the section's variables it abstracts
+    (:func:`_closed_alike`)."""
+    if _bare(ours) != _bare(theirs) and (closing is None or not _closed_alike(ours, theirs, closing)):
         raise UniverseError(f"two printings of the statement differ: {ours[:200]!r}, {theirs[:200]!r}")
     for left, right in zip(_ANNOTATION.findall(ours), _ANNOTATION.findall(theirs), strict=True):
         a_levels, b_levels = _LEVEL.findall(left), _LEVEL.findall(right)
@@ -468,6 +504,112 @@ def same_term(ours: str, theirs: str, names: dict[str, str]) -> None:
                 raise UniverseError(f"the universe {a} of the statement is two universes of the declared lemma")
 
 
+@dataclass
+class Closing:
+    """What closing the statement's sections does to the names it uses, for :func:`_closed_alike`:
+    ``variables`` are the section's variables the declared lemma keeps (in order), ``runs`` the
+    variables each section-local constant was found applied to (one list per constant, filled as
+    the printings are compared)."""
+
+    variables: tuple[str, ...]
+    runs: dict[str, tuple[str, ...]]
+
+
+_TOKEN = re.compile(r"@\{[^{}]*\}|[()]|@(?=[^\s{])|[^\s()@]+")
+
+
+def _closed_alike(ours: str, theirs: str, closing: Closing) -> bool:
+    """Whether ``theirs`` (the declared lemma's printing, its section closed) is ``ours`` (the
+    statement's, inside the section) but for section-local constants applied to the section's
+    variables they abstract: ``@ForallV P n vs`` is ``@Vector.ForallV T P n vs``, an unapplied
+    ``letter`` is ``(kat_completeness.letter pred)``. Such a constant is printed qualified in
+    ``theirs`` (the declared run does not import its module) and unqualified in ``ours``; it is
+    applied to the same variables, kept ones of the declared lemma in their order, at every
+    occurrence (``closing.runs``). Everything else, token for token, must be the same but for
+    qualification and universes. The inserted tokens are variables, which carry no universe, so
+    the k-th universe annotation of one printing stays the k-th of the other."""
+    mine = [_ANNOTATION.sub("@{}", t) if t.startswith("@{") else t for t in _TOKEN.findall(ours)]
+    their = [_ANNOTATION.sub("@{}", t) if t.startswith("@{") else t for t in _TOKEN.findall(theirs)]
+    try:  # each section-local constant's first occurrence tries a few runs: bounded, else not alike
+        found = _align(mine, their, 0, 0, dict(closing.runs), closing.variables, [_ALIGN_STEPS])
+    except (_TooLong, RecursionError):
+        return False
+    if found is None:
+        return False
+    closing.runs.update(found)
+    return True
+
+
+_ALIGN_STEPS = 10_000
+
+
+class _TooLong(Exception):
+    """The alignment of two printings took more than its steps."""
+
+
+def _align(ours: list[str], theirs: list[str], i: int, j: int, runs: dict[str, tuple[str, ...]],
+           variables: tuple[str, ...], steps: list[int]) -> dict[str, tuple[str, ...]] | None:
+    """The runs under which ``theirs[j:]`` is ``ours[i:]`` with section-local constants applied
+    to their variables (:func:`_closed_alike`), or None; ``steps`` counts the calls left down."""
+    steps[0] -= 1
+    if steps[0] < 0:
+        raise _TooLong
+    while i < len(ours) and j < len(theirs):
+        mine, their = ours[i], theirs[j]
+        if their == "(" and mine != "(":  # ``letter`` as ``(kat_completeness.letter pred)``
+            head = j + 2 if j + 1 < len(theirs) and theirs[j + 1] == "@" else j + 1
+            if head >= len(theirs) or not _local(mine, theirs[head]):
+                return None
+            for run in _runs(theirs, head + 1, runs.get(mine), variables, ")", nonempty=True):
+                found = _align(ours, theirs, i + 1, head + 2 + len(run), {**runs, mine: run}, variables, steps)
+                if found is not None:
+                    return found
+            return None
+        # ``app_nil l`` as ``@A.app_nil A l``: the section's variable is an implicit argument
+        at = their == "@" and mine != "@" and j + 1 < len(theirs) and _local(mine, theirs[j + 1])
+        if not at and _QUALIFIED.sub(r"\1", mine) != _QUALIFIED.sub(r"\1", their):
+            return None
+        if at or _local(mine, their):
+            head = j + 1 if at else j
+            start = head + 2 if head + 1 < len(theirs) and theirs[head + 1] == "@{}" else head + 1
+            if start == head + 2 and (i + 1 >= len(ours) or ours[i + 1] != "@{}"):
+                return None
+            for run in _runs(theirs, start, runs.get(mine), variables, None, nonempty=at):
+                found = _align(ours, theirs, i + start - head, start + len(run), {**runs, mine: run}, variables, steps)
+                if found is not None:
+                    return found
+            return None
+        i += 1
+        j += 1
+    return runs if i == len(ours) and j == len(theirs) else None
+
+
+def _local(mine: str, their: str) -> bool:
+    """Whether ``their`` may be the closed section's name of the constant ``ours`` prints as
+    ``mine``: qualified there, not here, the same name."""
+    return "." not in mine and _IDENT.fullmatch(mine) is not None and their.endswith("." + mine) \
+        and _QUALIFIED.fullmatch(their) is not None
+
+
+def _runs(theirs: list[str], start: int, known: tuple[str, ...] | None, variables: tuple[str, ...],
+          then: str | None, nonempty: bool) -> list[tuple[str, ...]]:
+    """The runs of variables ``theirs`` may apply a section-local constant to from ``start``: the
+    one ``known`` for it, else each run of the ``variables`` in their order (longest first),
+    followed by ``then`` where given."""
+    if known is not None:
+        candidates = [known]
+    else:
+        candidates = []
+        end, last = start, -1
+        while end < len(theirs) and theirs[end] in variables and variables.index(theirs[end]) > last:
+            last = variables.index(theirs[end])
+            end += 1
+            candidates.insert(0, tuple(theirs[start:end]))
+        candidates.append(())
+    return [run for run in candidates if (run or not nonempty) and tuple(theirs[start:start + len(run)]) == run
+            and (then is None or theirs[start + len(run):start + len(run) + 1] == [then])]
+
+
 def _bare(term: str) -> str:
     """A printed term without its universes and with each qualified name cut to its last part: two
     runs that load different libraries print one constant as ``map`` and ``List.map``."""
@@ -479,28 +621,37 @@ def shown_universes(texts: Iterable[str]) -> set[str]:
     return {level for text in texts for annotation in _ANNOTATION.findall(text) for level in _LEVEL.findall(annotation)}
 
 
-def correspondence(proved: str, hypotheses: Iterable[str], original: str) -> dict[str, str]:
+def correspondence(proved: str, hypotheses: Iterable[str], original: str,
+                   arguments: Sequence[str] = ()) -> dict[str, str]:
     """Which universe of the declared lemma's type ``original`` (``About`` in the development) each
     universe of the proved constant's type ``proved`` is, and each universe of the types of the
     section's variables among the goal's ``hypotheses`` that the declared lemma keeps. Inside a
     section ``proved`` is the statement alone, ``original`` is ``forall`` the kept variables (named
-    as in the section) then the statement; elsewhere they are the same but for their universes."""
+    as in the section) then the statement; elsewhere they are the same but for their universes.
+    ``arguments`` are the declared lemma's argument names (:func:`argument_names`): a kept
+    variable nothing depends on, which its type prints as ``_``, is named by them. A constant
+    of the section, which the closed section applies to the variables it abstracts, is compared
+    as :func:`_closed_alike` says."""
     ours, our_body = binders(proved)
     theirs, their_body = binders(original)
     kept = len(theirs) - len(ours)
     if kept < 0:
         raise UniverseError("the declared lemma's type has fewer binders than the proved one")
+    # the Arguments line names every binder, ``_`` ones included; used only where it agrees with the type
+    if len(arguments) == len(theirs) and all(name in ("_", argument) for (name, _), argument in zip(theirs, arguments)):
+        theirs[:kept] = [(argument, kind) for (_, kind), argument in zip(theirs[:kept], arguments)]
+    closing = Closing(tuple(name for name, _ in theirs[:kept]), {})
     names: dict[str, str] = {}
-    same_term(our_body, their_body, names)
+    same_term(our_body, their_body, names, closing)
     for (name, kind), (their_name, their_kind) in zip(ours, theirs[kept:], strict=True):
         if name != their_name:
             raise UniverseError(f"the declared lemma binds {their_name} where the proof's constant binds {name}")
-        same_term(kind, their_kind, names)
+        same_term(kind, their_kind, names, closing)
     variables = _variables(hypotheses)
     for name, their_kind in theirs[:kept]:
         if name not in variables:
             raise UniverseError(f"the declared lemma binds {name}, which is not a variable of its section")
-        same_term(variables[name], their_kind, names)
+        same_term(variables[name], their_kind, names, closing)
     return names
 
 

@@ -183,3 +183,68 @@ def test_a_stdlib_proof_that_adds_a_relation_is_checked_against_the_stdlib(priva
         assert list(cache_path("x").parent.glob("*.json")), "the stdlib's universe graph was not cached"
         verdict = env.verify(theorem, linear_proof(tactics))
         assert verdict.ok, verdict.message
+
+
+# -- printings the check could not match (ExtLib, RelationAlgebra), now read ------------------------
+
+_REWRITE = ["intros l.", "induction l as [|a l IH].", "reflexivity.", "simpl.", "rewrite IH.", "reflexivity."]
+
+
+@pytest.mark.parametrize("declared, tactics", [
+    # a constant of the section, which gains the section's variable once it closes (ExtLib's ForallV_vector_In)
+    ("Section S.\nVariable A : Type.\nDefinition app_nil (l : list A) := app l nil.\n"
+     "Lemma target : forall l : list A, app_nil l = l.\nAdmitted.\nEnd S.\n", ["unfold app_nil.", *_REWRITE]),
+    # ... unapplied, and with implicit arguments (RelationAlgebra's o_sup)
+    ("Section S.\nContext {A : Type}.\nDefinition nils : list A := nil.\nDefinition app_nil (l : list A) := app l nils.\n"
+     "Lemma target : forall l : list A, app_nil l = app l nils.\nAdmitted.\nEnd S.\n",
+     ["intros l.", "unfold app_nil.", "rewrite (eq_refl : nils = nil).", "reflexivity."]),
+    # an own universe no printing shows, the sort of a match's return predicate (ExtLib's hlist_eta, vector_eta)
+    ("Lemma target : forall (A : Type) (n : nat) (l : list A), l = match n as n0 return (forall _ : list A, list A) "
+     "with O => fun l => l | S _ => fun l => l end l.\nAdmitted.\n",
+     ["intros A n l.", "destruct n.", "reflexivity.", "reflexivity."]),
+])
+def test_honest_proofs_the_printings_hid_are_proved(project_env, declared, tactics):
+    """Fails if the universe check refuses these honest proofs for how Coq prints their statements:
+    each was refused ("the declared lemma binds _", "two printings of the statement differ",
+    "universes of the statement do not appear in its type") before."""
+    env, target = project_env({"A.v": declared, "B.v": "Require Import P.A.\nLemma other : True.\nProof. exact I. Qed.\n"})
+    verdict = env.verify(target, linear_proof(tactics))
+    assert verdict.ok, verdict.message
+
+
+_ATTACKED = "Require Import P.A.\nConstraint v < u.\n"
+_UNDERSCORE = ("Universes u v.\nSection S.\nVariable A : Type@{u}.\nHypothesis H : inhabited A.\n"
+               "Lemma target : exists B : Type@{v}, A = B.\nProof. destruct H as [_]. Admitted.\nEnd S.\n")
+
+
+def test_a_proof_on_a_kept_variable_printed_underscore_is_compared(project_env):
+    """The declared lemma keeps ``H``, which nothing in its type depends on: ``About`` prints it
+    ``(_ : inhabited A)``. ``exists A`` adds ``u <= v``, which the later file allows. Fails if the
+    proof is refused ("the declared lemma binds _, which is not a variable of its section")."""
+    env, target = project_env({"A.v": _UNDERSCORE,
+                               "B.v": "Require Import P.A.\nDefinition lift : Type@{v} := Type@{u}.\n"})
+    verdict = env.verify(target, linear_proof(["exists A.", "reflexivity."]))
+    assert verdict.ok, verdict.message
+
+
+@pytest.mark.parametrize("declared, tactics", [
+    (_UNDERSCORE, ["exists A.", "reflexivity."]),
+    ("Universes u v.\nSection S.\nVariable A : Type@{u}.\nDefinition same (B : Type@{v}) := A = B.\n"
+     "Lemma target : exists B : Type@{v}, same B.\nAdmitted.\nEnd S.\n", ["exists A.", "reflexivity."]),
+    ("Universes u v.\nLemma target : forall A : Type@{u}, exists B : Type@{v}, A = B /\\ nil = match 0 as n0 return "
+     "(forall _ : list A, list A) with O => fun l => l | S _ => fun l => l end nil.\nAdmitted.\n",
+     ["intros A.", "exists A.", "split; reflexivity."]),
+    ("Polymorphic Lemma target@{u v +} : forall A : Type@{u}, exists B : Type@{v}, A = B /\\ nil = match 0 as n0 "
+     "return (forall _ : list A, list A) with O => fun l => l | S _ => fun l => l end nil.\nAdmitted.\n",
+     ["intros A.", "exists A.", "split; reflexivity."]),
+], ids=["underscore binder", "section constant", "hidden universe", "hidden universe, polymorphic"])
+def test_a_refuted_proof_is_refused_in_the_printings_now_read(project_env, declared, tactics):
+    """``exists A`` adds ``u <= v``, which the later file contradicts, in each shape the check now
+    reads (a kept section variable printed ``_``, a section-local constant, an own universe no
+    printing shows); on a polymorphic statement's universes it is refused whatever the development
+    says. Fails if it is proved, or refused for not being read."""
+    env, target = project_env({"A.v": declared, "B.v": _ATTACKED if "Universes" in declared else "Require Import P.A.\n"})
+    verdict = env.verify(target, linear_proof(tactics))
+    assert not verdict.ok, verdict
+    assert verdict.message.startswith(UNIVERSES_REFUSED), verdict.message
+    assert ("polymorphic" if "Polymorphic" in declared else "contradicts") in verdict.message, verdict.message

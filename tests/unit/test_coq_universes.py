@@ -261,3 +261,183 @@ def test_a_compiled_module_that_cannot_be_read_refuses_the_proof_in_one_line(tmp
     context = _context(load_path=("-Q", str(tmp_path), "P"))
     with pytest.raises(UniverseError, match="cannot be read"):
         development_graph(context, deadline=1e18)
+
+
+# -- printings the check could not match (real printings of Coq 8.16: ExtLib, RelationAlgebra) ------
+
+_REL_DEC_DECLARED = ('RelDec.rel_dec_neq_false : forall [T : Type@{ExtLib.Core.RelDec.12}] [eqt : forall (_ : T) (_ : T), '
+    'Prop] [r : @RelDec.RelDec T eqt] (_ : @RelDec.RelDec_Correct T eqt r) (x y : T) (_ : not (eqt x y)),'
+    ' @eq bool (@RelDec.rel_dec T eqt r x y) false\n'
+    '\n'
+    'RelDec.rel_dec_neq_false is not universe polymorphic\n'
+    'Arguments RelDec.rel_dec_neq_false [T]%type_scope [eqt]%function_scope [r] rc x y _\n'
+    'RelDec.rel_dec_neq_false is opaque\n')
+_REL_DEC_PROVED = "forall (x y : T) (_ : not (eqt x y)), @eq bool (@rel_dec T eqt r x y) false"
+_REL_DEC_HYPOTHESES = ["T : Type@{ExtLib.Core.RelDec.12}", "eqt : forall (_ : T) (_ : T), Prop", "r : @RelDec T eqt",
+                       "rc : @RelDec_Correct T eqt r"]
+
+
+def test_a_kept_variable_printed_underscore_is_named_by_the_arguments_line():
+    """Fails if the declared lemma's kept section variable ``rc``, which its type prints ``(_ :
+    RelDec_Correct T eqt r)`` since nothing depends on it, refuses the proof (ExtLib's
+    rel_dec_neq_false, refused: "the declared lemma binds _"); or if a name the Arguments line
+    gives that is no variable of the section, or a line that disagrees with the type, is used."""
+    from prover.coq.universes import argument_names
+
+    qualified = "ExtLib.Core.RelDec.rel_dec_neq_false"
+    original = constant(_REL_DEC_DECLARED, qualified)[0]
+    arguments = argument_names(_REL_DEC_DECLARED, qualified)
+    assert arguments == ("T", "eqt", "r", "rc", "x", "y", "_")
+    assert correspondence(_REL_DEC_PROVED, _REL_DEC_HYPOTHESES, original, arguments) == {
+        "ExtLib.Core.RelDec.12": "ExtLib.Core.RelDec.12"}
+    with pytest.raises(UniverseError, match="binds _"):
+        correspondence(_REL_DEC_PROVED, _REL_DEC_HYPOTHESES, original)
+    with pytest.raises(UniverseError, match="binds rd"):
+        correspondence(_REL_DEC_PROVED, _REL_DEC_HYPOTHESES, original, ("T", "eqt", "r", "rd", "x", "y", "_"))
+    with pytest.raises(UniverseError, match="binds _"):  # T named otherwise: the line is not used
+        correspondence(_REL_DEC_PROVED, _REL_DEC_HYPOTHESES, original, ("U", "eqt", "r", "rc", "x", "y", "_"))
+    assert argument_names("Arguments f {A}%type_scope / x\n", "f") == ()  # anything but names: none
+
+
+_FORALLV_PROVED = ("forall (n : nat) (t : T) (vs : vector T n) (P : forall _ : T, Prop) (_ : @ForallV P n vs) "
+                   "(_ : @vector_In t n vs), P t")
+_FORALLV_DECLARED = ("forall (T : Type@{ExtLib.Data.Vector.6}) (n : nat) (t : T) (vs : Vector.vector T n) "
+                     "(P : forall _ : T, Prop) (_ : @Vector.ForallV T P n vs) (_ : @Vector.vector_In T t n vs), P t")
+_O_SUP_PROVED = ("forall (n m : ob (@kar (gregex_kat_ops pred s t))) (I : Type@{dojo_x.u0}) (J : list I) (f : forall _ "
+                 ": I, car (@mor (@kar (gregex_kat_ops pred s t)) n m)), @eq (car (@mor (@expr_ops letter src' tgt' BKA) "
+                 "n m)) (@o n m (@sup (@mor (@kar (gregex_kat_ops pred s t)) n m) I f J)) (@sup (@mor (@expr_ops letter "
+                 "src' tgt' BKA) n m) I (fun i : I => @o n m (f i)) J)")
+_O_SUP_DECLARED = (
+    "forall (pred : nat) (s t : forall _ : BinNums.positive, BinNums.positive) (n m : monoid.ob (@kat.kar "
+    "(gregex.gregex_kat_ops pred s t))) (I : Type@{kat_completeness.o_sup.u0}) (J : list I) (f : forall _ : I, "
+    "lattice.car (@monoid.mor (@kat.kar (gregex.gregex_kat_ops pred s t)) n m)), @eq (lattice.car (@monoid.mor "
+    "(@syntax.expr_ops (kat_completeness.letter pred) (@kat_completeness.src' pred s) (@kat_completeness.tgt' pred t) "
+    "level.BKA) n m)) (@kat_completeness.o pred s t n m (@sups.sup (@monoid.mor (@kat.kar (gregex.gregex_kat_ops pred "
+    "s t)) n m) I f J)) (@sups.sup (@monoid.mor (@syntax.expr_ops (kat_completeness.letter pred) "
+    "(@kat_completeness.src' pred s) (@kat_completeness.tgt' pred t) level.BKA) n m) I (fun i : I => "
+    "@kat_completeness.o pred s t n m (f i)) J)")
+_O_SUP_HYPOTHESES = ["pred : nat", "s, t : forall _ : positive, positive", "n, m : ob (@kar (gregex_kat_ops pred s t))",
+                     "I : Type@{RelationAlgebra.kat_completeness.372}", "J : list I",
+                     "f : forall _ : I, car (@mor (@kar (gregex_kat_ops pred s t)) n m)"]
+
+
+def test_a_section_local_constant_is_compared_with_the_closed_section_s_application():
+    """Fails if a constant of the statement's section, which the closed section applies to the
+    variables it abstracts (``@ForallV P n vs`` is ``@Vector.ForallV T P n vs``; an unapplied
+    ``letter`` is ``(kat_completeness.letter pred)``, ``src'`` is ``(@kat_completeness.src' pred
+    s)``), refuses the proof: ExtLib's ForallV_vector_In and RelationAlgebra's o_sup, refused
+    ("two printings of the statement differ")."""
+    assert correspondence(_FORALLV_PROVED, ["T : Type@{ExtLib.Data.Vector.6}"], _FORALLV_DECLARED) == {
+        "ExtLib.Data.Vector.6": "ExtLib.Data.Vector.6"}
+    assert correspondence(_O_SUP_PROVED, _O_SUP_HYPOTHESES, _O_SUP_DECLARED) == {
+        "dojo_x.u0": "kat_completeness.o_sup.u0"}
+
+
+@pytest.mark.parametrize("proved, original", [
+    # one constant applied to different variables at two places
+    ("forall (x : A) (y : B), @eq nat (@c x) (@c y)", "forall (A : Type@{a}) (B : Type@{b}) (x : A) (y : B), "
+     "@eq nat (@M.c A x) (@M.c B y)"),
+    # a term that is no variable of the section inserted
+    ("forall x : A, @eq nat (@c x) O", "forall (A : Type@{a}) (x : A), @eq nat (@M.c O x) O"),
+    # the section's variables out of their order
+    ("forall x : A, @eq nat (@c x) O", "forall (A : Type@{a}) (B : Type@{b}) (x : A), @eq nat (@M.c B A x) O"),
+    # a constant this side qualifies alike (not the section's): no argument inserted
+    ("forall x : A, @eq nat (@M.c x) O", "forall (A : Type@{a}) (x : A), @eq nat (@M.c A x) O"),
+    # an argument of ours dropped, not one of theirs inserted
+    ("forall x : A, @eq nat (@c A x) O", "forall (A : Type@{a}) (x : A), @eq nat (@M.c x) O"),
+])
+def test_a_section_local_constant_that_is_not_applied_alike_is_refused(proved, original):
+    """Fails if the closed section's application is read loosely: the same constant applied to
+    different variables, to a term that is no kept variable, to variables out of order, a
+    constant qualified on both sides, or an argument missing on the declared side."""
+    with pytest.raises(UniverseError):
+        correspondence(proved, ["A : Type@{a}", "B : Type@{b}"], original)
+
+
+_HLIST_STATEMENT = """UNIVERSES:
+ {ExtLib.Data.HList.27} |= Set <= ExtLib.Data.HList.27
+                           Ui <= hlist_large
+                           Ui <= eq.u0
+                           Ui <= ExtLib.Data.HList.27
+                           Ui <= list.u0
+                           Uv <= hlist_large
+                           Uv <= eq.u0
+                           Uv <= ExtLib.Data.HList.27
+ALGEBRAIC UNIVERSES:
+ {ExtLib.Data.HList.26}
+UNDEFINED UNIVERSES:
+ ExtLib.Data.HList.27
+ ExtLib.Data.HList.26 := max(Set, ExtLib.Data.HList.5)
+WEAK CONSTRAINTS:
+\x20
+
+Normalized constraints: {ExtLib.Data.HList.27} |= Set <= ExtLib.Data.HList.27
+                                                  Ui <= hlist_large
+                                                  Ui <= eq.u0
+                                                  Ui <= ExtLib.Data.HList.27
+                                                  Ui <= list.u0
+                                                  Uv <= hlist_large
+                                                  Uv <= eq.u0
+                                                  Uv <= ExtLib.Data.HList.27
+"""
+_HLIST_GOAL = ('1 goal\n'
+    '  \n'
+    '  iT : Type@{Ui}\n'
+    '  F : forall _ : iT, Type@{Uv}\n'
+    '  ============================\n'
+    '  forall (ls : list iT) (h : hlist ls), @eq (hlist ls) h (match ls as ls0 return (forall _ : hlist l'
+    's0, hlist ls0) with\n'
+    '                                                          | nil => fun _ : hlist (@nil iT) => Hnil\n'
+    '                                                          | cons a b => fun h0 : hlist (@cons iT a b'
+    ') => @Hcons a b (@hlist_hd a b h0) (@hlist_tl a b h0)\n'
+    '                                                          end h)\n')
+_HLIST_ABOUT = ('dojo_x@{} : forall [ls : list iT] (h : hlist ls), @eq (hlist ls) h (match ls as ls0 return (forall _'
+    ' : hlist ls0, hlist ls0) with\n'
+    '                                                                                   | nil => fun _ : '
+    'hlist (@nil iT) => Hnil\n'
+    '                                                                                   | cons a b => fun'
+    ' h0 : hlist (@cons iT a b) => @Hcons a b (@hlist_hd a b h0) (@hlist_tl a b h0)\n'
+    '                                                                                   end h)\n'
+    '(*  |= Ui <= hlist_large\n'
+    '       Ui <= eq.u0\n'
+    '       Ui <= list.u0\n'
+    '       Uv <= hlist_large\n'
+    '       Uv <= eq.u0 *)\n'
+    '\n'
+    'dojo_x is universe polymorphic\n'
+    'Arguments dojo_x [ls]%list_scope h\n'
+    'dojo_x is opaque\n')
+_HLIST_GRAPH = "Set < Ui\n    < Uv\n    < hlist_large\n    < eq.u0\n    < list.u0\nUi <= hlist_large\n    <= eq.u0\n" \
+               "    <= list.u0\nUv <= hlist_large\n    <= eq.u0\n"
+
+
+def test_an_own_universe_no_printing_shows_is_accepted_where_it_is_gone():
+    """ExtLib's hlist_eta: the sort of the match's return predicate is a universe of the statement
+    (HList.27) that no printing shows, and the proved constant has none left. Fails if it refuses
+    the proof (refused: "universes of the statement do not appear in its type"), or if it is
+    accepted where a universe exists after the Qed that the printings do not name (it, or one it
+    may have become)."""
+    from prover.coq.universes import proof_universes
+
+    found = proof_universes(_HLIST_GRAPH, _HLIST_STATEMENT, _HLIST_GOAL, _HLIST_GRAPH, _HLIST_ABOUT, "dojo_x")
+    assert found.added == ()
+    for after, about in [
+        (_HLIST_GRAPH + "ExtLib.Data.HList.27 <= eq.u0\n", _HLIST_ABOUT),  # still there
+        (_HLIST_GRAPH + "dojo_x.u0 <= eq.u0\n", _HLIST_ABOUT),  # a new global universe
+        (_HLIST_GRAPH, _HLIST_ABOUT.replace("dojo_x@{}", "dojo_x@{dojo_x.u0}").replace("(*  |=", "(* dojo_x.u0 |=")),
+    ]:
+        with pytest.raises(UniverseError, match="do not appear in its type"):
+            proof_universes(_HLIST_GRAPH, _HLIST_STATEMENT, _HLIST_GOAL, after, about, "dojo_x")
+
+
+def test_a_long_section_local_comparison_is_bounded():
+    """Fails if comparing a printing with very many occurrences of section-local constants
+    raises out of the check (a RecursionError) instead of refusing it, or if a few dozen are not
+    compared."""
+    proved = "forall x : A, " + " ".join(["@c x"] * 40)
+    original = "forall (A : Type@{a}) (x : A), " + " ".join(["@M.c A x"] * 40)
+    assert correspondence(proved, ["A : Type@{a}"], original) == {"a": "a"}
+    proved = "forall x : A, " + " ".join(["@c x"] * 5000)
+    original = "forall (A : Type@{a}) (x : A), " + " ".join(["@M.c A x"] * 5000)
+    with pytest.raises(UniverseError):
+        correspondence(proved, ["A : Type@{a}"], original)
