@@ -188,10 +188,13 @@ def constant(text: str, name: str) -> tuple[str, list[str], list[Relation]]:
     kind = explicit(m.group("type").strip())
     if m.group("bound") is None:
         return kind, [], []
+    # a polymorphic constant keeps its constraints in its own context, those on global universes
+    # too (they are not in Print Universes), also where it binds no universe (``name@{} : T`` then
+    # ``(*  |= u <= v *)``): Coq prints the context only where it holds something
     bound = m.group("bound").split()
-    if not bound:
-        return kind, [], []
     context = re.search(r"^\(\*(?P<names>[^|]*)\|=(?P<constraints>.*?)\*\)", text, re.MULTILINE | re.DOTALL)
+    if context is None and not bound and not re.search(r"^\(\*", text, re.MULTILINE):
+        return kind, [], []
     if context is None or context.group("names").split() != bound:
         raise UniverseError(f"the proved constant's universe context (About {name}) cannot be read")
     return kind, bound, relations(context.group("constraints"))

@@ -142,6 +142,25 @@ def test_honest_proofs_with_universes_are_proved(project_env, declared, tactics)
     assert verdict.ok, verdict.message
 
 
+CAST = ["pose (fun X : Type@{u} => (X : Type@{v})).", "exact I."]
+
+
+@pytest.mark.parametrize("declared, tactics", [
+    ("Universes u v.\nPolymorphic Lemma target : True.\nAdmitted.\n", CAST),
+    ("Universes u v.\n#[universes(polymorphic)] Lemma target : True.\nAdmitted.\n", CAST),
+    ("Universes u v.\nSet Universe Polymorphism.\nLemma target : True.\nAdmitted.\n", CAST),
+], ids=["Polymorphic", "attribute", "Set Universe Polymorphism"])
+def test_a_polymorphic_lemma_s_relations_on_global_universes_are_checked(project_env, declared, tactics):
+    """A universe-polymorphic lemma that binds no universe of its own keeps the relations its proof
+    adds between global universes in its own context (``target@{} : True`` then ``(* |= u <= v
+    *)``), not in the global graph. Fails if the proof adding ``u <= v`` is proved while a later file
+    imposes ``v < u``: the check read no context where the bound list is empty (audit, stop 34)."""
+    env, target = project_env({"A.v": declared, "B.v": "Require Import P.A.\nConstraint v < u.\n"})
+    verdict = env.verify(target, linear_proof(tactics))
+    assert not verdict.ok, verdict
+    assert verdict.message.startswith(UNIVERSES_REFUSED) and "contradicts" in verdict.message, verdict.message
+
+
 def test_a_polymorphic_statement_s_universes_are_not_made_equal(project_env):
     """Fails if ``exists A`` proves the polymorphic ``forall A : Type@{i}, exists B : Type@{j}, A =
     B``: it makes ``i <= j``, which the declared lemma does not impose, and an instance ``j < i``

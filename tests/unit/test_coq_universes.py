@@ -112,6 +112,18 @@ def test_about_is_read_with_implicit_binders_and_a_short_name():
     assert explicit("forall {A : Type@{u}}, A") == "forall (A : Type@{u}), A"
 
 
+def test_a_polymorphic_constant_without_bound_universes_keeps_its_global_constraints():
+    """A polymorphic constant that binds no universe keeps the relations its proof adds between
+    global universes in its own context, not in ``Print Universes`` (Coq 8.16's printing below).
+    Fails if they are dropped because the bound list ``@{}`` is empty: a proof adding ``u <= v``
+    that the development contradicts was then "proved" (audit, stop 34)."""
+    printed = "t2@{} : True\n(*  |= u <= v *)\n\nt2 is universe polymorphic\nt2 is opaque\n"
+    assert constant(printed, "t2") == ("True", [], [("u", "v", False)])
+    assert constant("t1@{} : True\n\nt1 is universe polymorphic\n", "t1") == ("True", [], [])
+    with pytest.raises(UniverseError):  # a context there that cannot be read refuses, it is not taken for none
+        constant("t3@{} : True\n(* u <= v *)\n", "t3")
+
+
 def _context(**fields) -> CoqContext:
     base = dict(key="k", name="target", statement="Lemma target : True.", prefix=(), source_prefix="", module="P.A")
     base.update(fields)
