@@ -142,12 +142,12 @@ def library_proof_lengths(theorems: list) -> dict[str, int]:
     """``{theorem key: sentences of its library proof}``: the proof's sentences between the statement
     and its terminator, less ``Proof.``, bullets and braces (a ``;``-chain counts as one), read from
     each theorem's project index; a theorem not found there is left out."""
-    from prover.coq.index import load_index
+    from prover.coq.index import CoqIndex, load_index
     from prover.coq.project import load_project_ref, read_source
     from prover.coq.records import CoqFields
     from prover.run.evaluation import theorem_key
 
-    indexes: dict[str, object] = {}
+    indexes: dict[str, CoqIndex] = {}
     lengths: dict[str, int] = {}
     for theorem in theorems:
         fields = CoqFields.of(theorem)
