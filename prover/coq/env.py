@@ -38,7 +38,7 @@ from .records import CoqFields
 from .render import render_proof
 from .reopened import compiled_module, reopen
 from .session import CoqSession
-from .verify import ASSUMES_REFUSED, LEAK_REFUSED, LEAK_UNCHECKED, unavoidable, verify_proof
+from .verify import ASSUMES_REFUSED, LEAK_REFUSED, LEAK_UNCHECKED, SECTION_VARIABLES_REFUSED, unavoidable, verify_proof
 from .worker import Worker
 
 #: a tactic that builds a fixpoint, whose guard Coq checks only when the proof is closed
@@ -304,7 +304,7 @@ class CoqEnvironment(Environment):
         return fields.prelude is None and load_project_ref(fields.project).kind != "project"
 
     def _finish_refusal(self, theorem: Theorem, reopened: bool, proof: Proof) -> str | None:
-        """Why the search must not end with ``proof``, which it has just finished, or None. Three
+        """Why the search must not end with ``proof``, which it has just finished, or None. Four
         kinds of proof are checked at once by the final check itself (:meth:`verify`'s checks, whose
         verdicts the final check then takes instead of checking again: :meth:`_keep`), so that the
         search refuses them exactly when that check would and goes on, where ending on them would
@@ -330,19 +330,27 @@ class CoqEnvironment(Environment):
           whether used or not; a project's axiom the statement itself needs), which ends the
           search, the final check saying why.
 
+        * one of a lemma in a section (:attr:`CoqFields.in_section`): refused where it uses a section
+          variable the declared lemma does not abstract over
+          (:data:`prover.coq.verify.SECTION_VARIABLES_REFUSED`): ``auto`` or ``intuition`` reach for
+          every hypothesis in the context, and in the stdlib's test split searches ended at once on
+          such proofs (``SReqe_Reqe`` through ``Rsth``) where another proof needs none.
+
         Any of these refused for the universe relations it adds
         (:data:`prover.coq.final_universes.UNIVERSES_REFUSED`) is refused too: another proof may add
         none (``exists unit`` where ``exists A`` related ``A``'s universe to ``B``'s).
         """
         fixpoint = any(_FIXPOINT.search(tactic) for tactic in proof_tactics(proof))
         user = not self._installed(theorem)
-        if not (reopened or fixpoint or user):
+        in_section = CoqFields.of(theorem).in_section
+        if not (reopened or fixpoint or user or in_section):
             return None
         verdict = self._verify(theorem, proof, self._keep)
         if verdict.ok or verdict.message.startswith(LEAK_UNCHECKED):
             return None
         assumes = user and verdict.message.startswith(ASSUMES_REFUSED) and not unavoidable(verdict.message)
-        if not (fixpoint or assumes or verdict.message.startswith((LEAK_REFUSED, UNIVERSES_REFUSED))):
+        refused = (LEAK_REFUSED, UNIVERSES_REFUSED, SECTION_VARIABLES_REFUSED)
+        if not (fixpoint or assumes or verdict.message.startswith(refused)):
             return None
         self._refused = verdict.message
         return verdict.message

@@ -159,6 +159,10 @@ WHATEVER_THE_PROOF = "the theorem's context declares or loads an untrusted axiom
 #: axiom that is refused where used (``Parameter a : A.`` then ``Lemma t : a = a.``): ``Print
 #: Assumptions`` of the statement's meaning lists it, so every proof of it is refused too
 STATEMENT_NEEDS = "no proof of it can pass: the statement itself needs"
+#: how the message of a section lemma's proof refused for the section variables it uses begins
+#: (:func:`section_variables_problem`): another proof may not need them, so a search refuses that
+#: step and goes on (:meth:`prover.coq.env.CoqEnvironment._finish_refusal`)
+SECTION_VARIABLES_REFUSED = "the proof uses the section variable(s)"
 
 
 def unavoidable(message: str) -> bool:
@@ -286,7 +290,7 @@ def section_variables_problem(ours: str, statement: str, keep: str, declared: st
         return Unabstracted(f"cannot read whether Keep Admitted Variables is on ({keep.strip()[:200]!r})", ())
     extra = tuple(sorted(section_variables(ours) - allowed))
     if extra:
-        return Unabstracted(f"the proof uses the section variable(s) {', '.join(extra)}, which the lemma as its file "
+        return Unabstracted(f"{SECTION_VARIABLES_REFUSED} {', '.join(extra)}, which the lemma as its file "
                             f"declares it does not abstract over (it uses {', '.join(sorted(allowed)) or 'none'}): "
                             "once the section closes it would prove a weaker statement", extra)
     return None

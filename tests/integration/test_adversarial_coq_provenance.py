@@ -708,6 +708,37 @@ def test_a_section_lemma_is_not_proved_with_a_hypothesis_it_does_not_have(projec
     assert "is used but not declared" in verdict.message or "does not abstract over" in verdict.message, verdict.message
 
 
+@pytest.mark.parametrize("stdlib", [False, True], ids=["project", "stdlib"])
+def test_the_search_goes_on_past_a_proof_that_uses_a_section_variable_it_may_not(project_env, stdlib):
+    """A proof that uses a section variable the declared lemma does not abstract over is a refused
+    step, and the search goes on to one that does not: in a project (``destruct H`` where the lemma
+    has ``Hb``), and in the stdlib (``SReqe_Reqe``, whose ``constructor; solve_proper`` takes the
+    section's ``Rsth``: a default search on the test split ended there at once). Fails if the search
+    ends, unproved, on the first proof."""
+    from generator import FixedTacticGenerator
+    from prover.proof_search import BestFirstSearchProver
+    from search_tree import Status
+    from search_tree.events import TacticRun
+
+    if stdlib:
+        env = CoqEnvironment(tactic_timeout=5)
+        target = env.theorem("Coq.setoid_ring.Ring_theory.SReqe_Reqe")
+        tactics = [("constructor;solve_proper.", -0.1), ("constructor.", -1.0), ("exact (SRadd_ext SReqe).", -1.1),
+                   ("exact (SRmul_ext SReqe).", -1.2), ("exact SRopp_ext.", -1.3)]
+    else:
+        env, target = project_env({"A.v": SECTION + "Lemma target : b = true.\nProof. exact Hb. Qed.\nEnd S.\n"})
+        tactics = [("destruct H.", -0.1), ("exact Hb.", -1.0)]
+    outcomes: list[str | None] = []
+    try:
+        result = BestFirstSearchProver(FixedTacticGenerator(tactics), timeout=120, num_sampled_tactics=8).search(
+            env, target, on_event=lambda e: outcomes.append(e.outcome if isinstance(e, TacticRun) else None))
+    finally:
+        if stdlib:
+            env.close()
+    assert result.status == Status.PROVED, (outcomes, result.stop_reason)
+    assert "refused" in outcomes and tactics[0][0] not in result.script, (outcomes, result.script)
+
+
 def test_without_keeping_admitted_variables_an_admitted_lemma_has_only_its_statements(project_env):
     """Fails if ``Unset Keep Admitted Variables`` is ignored: the admitted lemma then abstracts over
     the section variables of its statement only, and a proof by ``H : False`` proves less."""
