@@ -135,7 +135,7 @@ def leak_refusals(run) -> tuple[int, int]:
 #: the buckets of :func:`by_length`: (label, fewest sentences, most)
 LENGTHS = (("1", 1, 1), ("2-3", 2, 3), ("4-6", 4, 6), ("7-15", 7, 15), ("16+", 16, None))
 #: a proof sentence that is no step: ``Proof.`` (``Proof using``/``with``), a bullet, a brace
-_NO_STEP = re.compile(r"(?:[-+*]+|[{}]|Proof\b.*)", re.S)
+_NO_STEP = re.compile(r"(?:[-+*]+|[{}]|Proof(?:\s+(?:using|with)\b.*)?)", re.S)  # ``Proof term.`` is one step
 
 
 def library_proof_lengths(theorems: list) -> dict[str, int]:
@@ -165,8 +165,9 @@ def library_proof_lengths(theorems: list) -> dict[str, int]:
     return lengths
 
 
-def by_length(proved: dict[str, dict[str, float]], lengths: dict[str, int]) -> None:
-    """Prints each system's proofs per bucket of :data:`LENGTHS` of the library's own proofs."""
+def by_length(proved: dict[str, dict[str, float]], lengths: dict[str, int], n: int) -> None:
+    """Prints each system's proofs per bucket of :data:`LENGTHS` of the library's own proofs of the
+    ``n`` theorems, and how many are in none."""
     print("Proved by the length of the library's own proof (its sentences less `Proof.`, bullets and braces):\n")
     print("| system | " + " | ".join(label for label, _, _ in LENGTHS) + " |")
     print("|---|" + "---|" * len(LENGTHS))
@@ -175,7 +176,9 @@ def by_length(proved: dict[str, dict[str, float]], lengths: dict[str, int]) -> N
     print("| theorems | " + " | ".join(str(len(keys)) for keys in buckets) + " |")
     for name, times in proved.items():
         print(f"| {name} | " + " | ".join(f"{len(keys & set(times))}" for keys in buckets) + " |")
-    print()
+    left_out = n - sum(len(keys) for keys in buckets)
+    print(f"\n{left_out} of the {n} theorems are in no column (not in their project's index, or no tactic sentence)\n"
+          if left_out else "")
 
 
 def _ratio(what: str, mine: set[str], other: set[str], n: int) -> None:
@@ -431,7 +434,7 @@ def compare(args: argparse.Namespace, parser: argparse.ArgumentParser, benchmark
             if given_back:
                 _ratio("on the theorems the leak check gives back to CoqHammer, default / hammer",
                        mine & given_back, set(proved["hammer"]) & given_back, len(given_back))
-    by_length(proved, library_proof_lengths(theorems))
+    by_length(proved, library_proof_lengths(theorems), n)
     return proved, n
 
 

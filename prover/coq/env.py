@@ -328,13 +328,18 @@ class CoqEnvironment(Environment):
           and fill-admitted exists to replace exactly those lemmas. Not where the refusal is one
           no proof can escape (:func:`prover.coq.verify.unavoidable`: a prelude's axiom, refused
           whether used or not; a project's axiom the statement itself needs), which ends the
-          search, the final check saying why.
-
+          search, the final check saying why;
         * one of a lemma in a section (:attr:`CoqFields.in_section`): refused where it uses a section
           variable the declared lemma does not abstract over
           (:data:`prover.coq.verify.SECTION_VARIABLES_REFUSED`): ``auto`` or ``intuition`` reach for
           every hypothesis in the context, and in the stdlib's test split searches ended at once on
           such proofs (``SReqe_Reqe`` through ``Rsth``) where another proof needs none.
+
+        The check runs inside the step, on the search's clock: a proof found in its last seconds
+        may end past the limit and not count (a cost measured as none yet: most proofs come
+        within seconds), and a refusal no proof of a section lemma can escape (an admitted one
+        under ``Unset Keep Admitted Variables`` that needs a hypothesis) spends the search's time
+        refusing proofs where it used to end at once, unproved either way.
 
         Any of these refused for the universe relations it adds
         (:data:`prover.coq.final_universes.UNIVERSES_REFUSED`) is refused too: another proof may add

@@ -205,15 +205,17 @@ def argument_names(text: str, name: str) -> tuple[str, ...]:
     (``[T]%type_scope [eqt r] rc x y _`` is ``T eqt r rc x y _``), or none where the line is missing
     or holds anything else. Its type prints a binder nothing depends on as ``_`` (``forall (_ :
     RelDec_Correct T eqt r)``); this line names it as the constant does (a closed section's
-    variable ``rc``)."""
+    variable ``rc``). None either where the development renamed them (``Arguments target A H2 H :
+    rename``, which ``About`` notes): the names are then not the binders', and a universe would be
+    paired with another binder's."""
     short = re.escape(name.rpartition(".")[2])
     m = re.search(rf"^Arguments (?:[^\s]+\.)?{short} (?P<args>.*)$", text, re.MULTILINE)
-    if m is None:
+    if m is None or "original arguments have been renamed" in text:
         return ()
     found: list[str] = []
-    for group in re.finditer(r"\[[^]]*\]\S*|\{[^}]*\}\S*|\S+", m.group("args")):
+    for group in re.finditer(r"\[[^]]*\]\S*|\{[^}]*\}\S*|\([^)]*\)\S*|\S+", m.group("args")):
         token = re.sub(r"%\w+$", "", group.group(0))  # the scope
-        bracketed = token[:1] + token[-1:] in ("[]", "{}")
+        bracketed = token[:1] + token[-1:] in ("[]", "{}", "()")  # ``(A B)%type_scope``: explicit, one scope
         for part in (token[1:-1].split() if bracketed else [token]):
             if not (_IDENT.fullmatch(part) or part == "_"):
                 return ()

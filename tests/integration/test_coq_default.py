@@ -289,9 +289,10 @@ def test_library_proof_lengths_count_the_steps_of_the_library_proof(capsys):
     theorems = [index.theorem(name) for name in names]
     lengths = library_proof_lengths(theorems)
     assert [lengths[theorem_key(t)] for t in theorems] == [1, 3, 2]
-    by_length({"default": {theorem_key(t): 1.0 for t in theorems[:2]}}, lengths)
+    by_length({"default": {theorem_key(t): 1.0 for t in theorems[:2]}}, lengths, 4)
     table = capsys.readouterr().out
     assert "| theorems | 1 | 2 | 0 | 0 | 0 |" in table and "| default | 1 | 1 | 0 | 0 | 0 |" in table
+    assert "1 of the 4 theorems are in no column" in table
 
 
 def test_coq_run_config_survives_its_json_round_trip():

@@ -311,6 +311,33 @@ def test_a_kept_variable_printed_underscore_is_named_by_the_arguments_line():
     assert argument_names("Arguments f {A}%type_scope / x\n", "f") == ()  # anything but names: none
 
 
+#: ``About`` in Coq 8.16 of a section lemma whose arguments the development renamed (``Arguments
+#: target2 A H2 H : rename``, which swapped two hypotheses' names)
+_RENAMED = """target2 :
+forall (A : Type@{t5.1}) (_ : forall (T : Type@{t5.2}) (_ : T), A)
+  (_ : forall (T : Type@{t5.3}) (_ : T), A), A
+
+target2 is not universe polymorphic
+Arguments target2 A%type_scope (H2 H)%function_scope
+  (where some original arguments have been renamed)
+Expands to: Constant t5.target2
+"""
+
+
+def test_arguments_a_development_renamed_name_no_binder():
+    """Fails if the names of an ``Arguments`` line the development renamed are read as the binders'
+    (review, stop 34): the universe of ``H2``'s type would be paired with ``H``'s and the other way
+    round, and a relation the development contradicts on one compared with the other. A scoped
+    group of explicit arguments ``(H2 H)%function_scope`` is read as its names."""
+    from prover.coq.universes import argument_names
+
+    assert argument_names(_RENAMED, "t5.target2") == ()
+    bare = _RENAMED.replace("A%type_scope (H2 H)%function_scope", "A H2 H")  # arguments with no scope print bare
+    assert argument_names(bare, "t5.target2") == ()
+    unrenamed = _RENAMED.replace("  (where some original arguments have been renamed)\n", "")
+    assert argument_names(unrenamed, "t5.target2") == ("A", "H2", "H")
+
+
 _FORALLV_PROVED = ("forall (n : nat) (t : T) (vs : vector T n) (P : forall _ : T, Prop) (_ : @ForallV P n vs) "
                    "(_ : @vector_In t n vs), P t")
 _FORALLV_DECLARED = ("forall (T : Type@{ExtLib.Data.Vector.6}) (n : nat) (t : T) (vs : Vector.vector T n) "
