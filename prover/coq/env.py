@@ -336,7 +336,7 @@ class CoqEnvironment(Environment):
           such proofs (``SReqe_Reqe`` through ``Rsth``) where another proof needs none.
 
         The check runs inside the step, on the search's clock: a proof found in its last seconds
-        may end past the limit and not count (a cost measured as none yet: most proofs come
+        may end past the limit and not count (a cost not measured; most proofs come
         within seconds), and a refusal no proof of a section lemma can escape (an admitted one
         under ``Unset Keep Admitted Variables`` that needs a hypothesis) spends the search's time
         refusing proofs where it used to end at once, unproved either way.
