@@ -141,10 +141,15 @@ class TacticState:
 
 @dataclass(frozen=True)
 class ProofFinished:
-    """No goal is left (and none is shelved or given up): the proof is complete."""
+    """No goal is left (and none is shelved or given up): the proof is complete.
+
+    ``checked_seconds``: how long the environment spent checking the finished proof inside the
+    step (a Coq section lemma's, a reopened theorem's): the final check's work done early, which
+    the search's clock does not count, as it does not count the final check."""
 
     id: int = -1
     message: str = ""
+    checked_seconds: float = 0.0
 
 
 class ErrorKind(str, enum.Enum):
@@ -158,6 +163,8 @@ class ErrorKind(str, enum.Enum):
 class TacticError:
     message: str
     kind: ErrorKind = ErrorKind.ERROR
+    #: a ``REFUSED`` finished proof: how long its check took (as :attr:`ProofFinished.checked_seconds`)
+    checked_seconds: float = 0.0
 
 
 @dataclass(frozen=True)

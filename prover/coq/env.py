@@ -335,11 +335,12 @@ class CoqEnvironment(Environment):
           every hypothesis in the context, and in the stdlib's test split searches ended at once on
           such proofs (``SReqe_Reqe`` through ``Rsth``) where another proof needs none.
 
-        The check runs inside the step, on the search's clock: a proof found in its last seconds
-        may end past the limit and not count (a cost not measured; most proofs come
-        within seconds), and a refusal no proof of a section lemma can escape (an admitted one
-        under ``Unset Keep Admitted Variables`` that needs a hypothesis) spends the search's time
-        refusing proofs where it used to end at once, unproved either way.
+        The check runs inside the step, off the search's clock (``checked_seconds`` of the result,
+        :meth:`search_tree.budget.Meter.run_tac`: it is the final check's work, done early), and a
+        refusal no proof of a section lemma can escape (an admitted one
+        under ``Unset Keep Admitted Variables`` that needs a hypothesis) spends the search's time,
+        and up to as much again in checks, refusing proofs where it used to end at once, unproved
+        either way.
 
         Any of these refused for the universe relations it adds
         (:data:`prover.coq.final_universes.UNIVERSES_REFUSED`) is refused too: another proof may add

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -262,10 +263,12 @@ class CoqSession:
                 coq_id, view = self._worker.show()
             depth = node.focus_depth + opens_focus
             if view.outcome == Outcome.FINISHED:
+                started = time.monotonic()
                 refused = self._refused(node_id, checked) if depth == 0 else None
+                spent = time.monotonic() - started  # the final check's, done early: not the search's
                 if refused is not None:
-                    return TacticError(refused, ErrorKind.REFUSED)
-                return ProofFinished(self._add(node_id, checked, view, "", coq_id, depth), "No more goals.")
+                    return TacticError(refused, ErrorKind.REFUSED, spent)
+                return ProofFinished(self._add(node_id, checked, view, "", coq_id, depth), "No more goals.", spent)
             if view.outcome == Outcome.SUBPROOF_DONE and depth:  # no user block inside a focus: it is ours
                 if view.shelved:  # e.g. `shelve.`: the focused goal was put aside, not proved
                     return TacticError(f"{checked.sentences!r} left the focused goal with {view.shelved} shelved "

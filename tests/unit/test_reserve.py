@@ -391,3 +391,30 @@ def test_mcts_runs_every_tactic_within_the_time_left(clock):
     result = prover.search(env, THM)
     assert [limit for _, _, limit in env.limits] == [5.0, 5.0, 2.0]
     assert result.total_time == pytest.approx(12.0)
+
+
+class CheckingSession(TimedScriptedSession):
+    """Checks a finished proof inside the step, as the Coq environment does a section lemma's: the
+    check costs ``env.costs["check"]`` seconds of the test's clock, said in ``checked_seconds``."""
+
+    def run_tac(self, state: TacticState, tactic: str, seconds: float | None = None, at_most: bool = False):
+        result = super().run_tac(state, tactic, seconds, at_most)
+        if isinstance(result, ProofFinished):
+            check = self.env.costs["check"]
+            self.env.clock.now += check
+            return ProofFinished(result.id, result.message, checked_seconds=check)
+        return result
+
+
+@pytest.mark.parametrize(("check", "total"), [(5.0, 1.1), (12.8, 3.9), (200.0, None)])
+def test_a_proof_checked_inside_its_step_is_not_late_for_the_check(clock, check, total):
+    """A 10-s search finds a proof at 1.1 s whose check inside the step takes 12.8 s (the stdlib's
+    PaddX_ok in the demo): the proof counts. Fails if the check's time makes the proof late (it
+    was: status open, timeout). The clock gives back at most the timeout in all: 10 of the 12.8 s
+    (the search took 3.9 s), 10 of 200 s (the proof late)."""
+    env = TimedEnv({"s0": {"found.": "proved"}}, clock, {"found.": 1.1, "check": check}, session=CheckingSession)
+    result = search(env, [("found.", -0.1)], reserve=None, timeout=10.0)
+    if total is not None:
+        assert result.status == Status.PROVED and result.total_time == pytest.approx(total), result
+    else:
+        assert result.status == Status.OPEN and result.stop_reason.kind == StopKind.TIMEOUT, result
