@@ -148,6 +148,7 @@ def library_proof_lengths(theorems: list) -> dict[str, int]:
     from prover.run.evaluation import theorem_key
 
     indexes: dict[str, CoqIndex] = {}
+    texts: dict[tuple[str, str], str] = {}  # (project, file): a file's theorems share one read
     lengths: dict[str, int] = {}
     for theorem in theorems:
         fields = CoqFields.of(theorem)
@@ -159,7 +160,9 @@ def library_proof_lengths(theorems: list) -> dict[str, int]:
         entry = next((t for t in source.theorems if t.offset == fields.offset), None) if source else None
         if entry is None:
             continue
-        text = read_source(index.root, theorem.file_path)
+        if (ref, theorem.file_path) not in texts:
+            texts[ref, theorem.file_path] = read_source(index.root, theorem.file_path)
+        text = texts[ref, theorem.file_path]
         lengths[theorem_key(theorem)] = sum(not _NO_STEP.fullmatch(text[start:end].strip().rstrip("."))
                                             for start, end in entry.proof)
     return lengths
